@@ -1,0 +1,115 @@
+"""ember: a PyTorch-compatible tensor library with define-by-run autograd, on NumPy.
+
+    import ember as torch
+"""
+import numpy as _np
+
+# PyTorch never warns about floating-point exceptions (1/0 -> inf, log(0) -> -inf); ember
+# computes through NumPy, so its warnings for them are silenced once, here.
+_np.seterr(all="ignore")
+
+from . import _dtype
+from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16,
+                     bfloat16, float32, float64, complex64, complex128, get_default_dtype,
+                     set_default_dtype, promote_types, can_cast, finfo, iinfo)
+from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as half,
+                     float32 as float, float64 as double, complex64 as cfloat,
+                     complex128 as cdouble)
+from ._device import device, set_default_device, get_default_device
+from ._tensor import Tensor, Size
+from .ops import methods as _methods  # noqa: F401  (binds Tensor methods and operators)
+from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
+                           zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
+                           randint_like, empty_strided, eye, arange, linspace, logspace, rand,
+                           randn, randint, randperm, normal, bernoulli, multinomial, poisson,
+                           manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+                           Generator, default_generator, clone, scalar_tensor)
+from .ops.pointwise import (add, sub, mul, div, true_divide,
+                            floor_divide, remainder, fmod, pow, float_power, atan2, arctan2,
+                            maximum, minimum, fmax, fmin, neg, negative, abs, absolute, sign,
+                            sgn, reciprocal, sqrt, rsqrt, square, exp, exp2, expm1, log, log2,
+                            log10, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+                            asinh, acosh, atanh, arcsin, arccos, arctan, arcsinh, arccosh,
+                            arctanh, sigmoid, erf, erfc, erfinv, relu, floor, ceil, trunc, fix,
+                            frac, round, logit, nan_to_num, clamp, clip, clamp_min, clamp_max,
+                            where, masked_fill, lerp, addcmul, addcdiv, eq, ne, lt, le, gt, ge,
+                            less, less_equal, greater, greater_equal, not_equal, logical_and,
+                            logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
+                            bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift,
+                            isclose, allclose, equal, isnan, isinf, isfinite, isposinf,
+                            isneginf, signbit, rsub)
+from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std,
+                            var_mean, std_mean, norm, logsumexp, softmax, log_softmax, all, any,
+                            cumsum, cumprod, count_nonzero)
+from .ops.views import (reshape, flatten, unflatten, squeeze, unsqueeze, permute, movedim,
+                        transpose, t, narrow, select, unbind, split, chunk, tensor_split,
+                        diagonal, as_strided)
+from .ops.views import transpose as swapaxes, transpose as swapdims, movedim as moveaxis
+from .ops.joining import cat, concat, concatenate, stack, hstack, vstack, dstack, column_stack
+from .ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,
+                           sort, argsort, topk, kthvalue, flip, fliplr, flipud, roll, tile,
+                           tril, triu, index_add, index_put, argwhere, msort)
+from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger, addmm, einsum
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from . import autograd, cuda, linalg, backends
+from ._printing import set_printoptions, get_printoptions
+from .ops.creation import make_legacy_types as _make_legacy_types
+
+globals().update(_make_legacy_types())
+
+strided = "torch.strided"
+contiguous_format = "torch.contiguous_format"
+preserve_format = "torch.preserve_format"
+channels_last = "torch.channels_last"
+inf = _np.inf
+nan = _np.nan
+pi = 3.141592653589793
+e = 2.718281828459045
+newaxis = None
+
+Tensor.__module__ = "ember"
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input._dtype.is_floating_point
+
+
+def is_complex(input):
+    return input._dtype.is_complex
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    return _dtype.result_dtype([tensor1, tensor2])
+
+
+def broadcast_shapes(*shapes):
+    try:
+        return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,)
+                                           for s in shapes]))
+    except ValueError:
+        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") \
+            from None
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def detach(input):
+    return input.detach()
+
+
+subtract = sub
+multiply = mul
+divide = div

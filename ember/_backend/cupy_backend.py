@@ -1,0 +1,28 @@
+"""The CUDA backend: CuPy (optional; imported only when a CUDA device is used)."""
+import cupy as cp
+import cupyx
+from cupy.lib.stride_tricks import as_strided as _cp_as_strided
+
+xp = cp
+name = "cuda"
+
+
+def to_host(array):
+    return cp.asnumpy(array)
+
+
+def from_host(array):
+    return cp.asarray(array)
+
+
+def scatter_add(target, index, values):
+    cupyx.scatter_add(target, index, values)
+
+
+def windows(array, window_shape, axis):
+    from cupy.lib.stride_tricks import sliding_window_view
+    return sliding_window_view(array, window_shape, axis=axis)
+
+
+def as_strided(array, shape, strides_bytes):
+    return _cp_as_strided(array, shape=shape, strides=strides_bytes)

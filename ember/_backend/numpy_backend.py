@@ -1,0 +1,28 @@
+"""The CPU backend: NumPy."""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided as _np_as_strided, sliding_window_view
+
+xp = np
+name = "cpu"
+
+
+def to_host(array):
+    return array
+
+
+def from_host(array):
+    return array
+
+
+def scatter_add(target, index, values):
+    """target[index] += values, accumulating repeated indices."""
+    np.add.at(target, index, values)
+
+
+def windows(array, window_shape, axis):
+    """Read-only strided sliding windows (no copy)."""
+    return sliding_window_view(array, window_shape, axis=axis)
+
+
+def as_strided(array, shape, strides_bytes):
+    return _np_as_strided(array, shape=shape, strides=strides_bytes, writeable=True)

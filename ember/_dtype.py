@@ -1,0 +1,239 @@
+"""dtype objects and PyTorch's type-promotion rules.
+
+A dtype pairs ember's name for a type with the NumPy dtype that stores it. Promotion follows
+PyTorch: tensors with dimensions outrank zero-dim tensors, which outrank Python scalars, but a
+lower-priority operand still wins when it belongs to a higher *category*
+(bool < integer < floating < complex).
+"""
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = []  # the public names are re-exported by ember/__init__.py
+
+
+class dtype:
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
+                 "_category", "_rank", "__weakref__")
+
+    def __init__(self, name, np_dtype, category, rank):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_floating_point = category == 2
+        self.is_complex = category == 3
+        self.is_signed = name not in ("bool", "uint8")
+        self._category = category   # 0 bool, 1 integer, 2 floating, 3 complex
+        self._rank = rank           # order by width inside a category
+
+    def __repr__(self):
+        return "ember." + self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+    def to_real(self):
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self):
+        return {float64: complex128}.get(self, complex64) if self._category >= 2 else self
+
+    @property
+    def is_integer(self):
+        return self._category == 1
+
+
+bool_ = dtype("bool", np.bool_, 0, 0)
+uint8 = dtype("uint8", np.uint8, 1, 1)
+int8 = dtype("int8", np.int8, 1, 1)
+int16 = dtype("int16", np.int16, 1, 2)
+int32 = dtype("int32", np.int32, 1, 3)
+int64 = dtype("int64", np.int64, 1, 4)
+float16 = dtype("float16", np.float16, 2, 1)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, 1)
+float32 = dtype("float32", np.float32, 2, 2)
+float64 = dtype("float64", np.float64, 2, 3)
+complex64 = dtype("complex64", np.complex64, 3, 2)
+complex128 = dtype("complex128", np.complex128, 3, 3)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+              complex64, complex128)
+
+ALIASES = {
+    "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
+    "int32": int32, "int": int32, "int64": int64, "long": int64, "float16": float16,
+    "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
+    "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
+    "complex128": complex128, "cdouble": complex128,
+}
+
+
+def _dtype_by_name(name):
+    return ALIASES[name]
+
+
+_FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+
+
+def from_numpy_dtype(np_dtype):
+    """The ember dtype of a NumPy dtype; TypeError for types ember has no tensor of."""
+    try:
+        return _FROM_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
+
+
+# ----------------------------------------------------------------------------- default dtype
+_default = [float32]
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or d not in (float32, float64, float16, bfloat16):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def default_complex_dtype():
+    return complex128 if _default[0] is float64 else complex64
+
+
+# ----------------------------------------------------------------------------- promotion
+_INT_BY_RANK = {1: int8, 2: int16, 3: int32, 4: int64}
+
+
+def _promote_uncached(a, b):
+    if a is b:
+        return a
+    if a._category < b._category:
+        a, b = b, a                       # a now has the higher category
+    if b is bool_:
+        return a
+    cat = a._category
+    if cat == 1:                          # two integer types
+        if uint8 in (a, b):
+            other = b if a is uint8 else a
+            return _INT_BY_RANK[builtins.max(other._rank, 2)]
+        return a if a._rank >= b._rank else b
+    if cat == 2:
+        if b._category == 1:
+            return a
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a._rank >= b._rank else b
+    # complex with anything: keep at least the other's precision
+    if b._category == 3:
+        return a if a._rank >= b._rank else b
+    if b._category == 2 and b is float64:
+        return complex128
+    return a
+
+
+_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+
+
+def promote_types(type1, type2):
+    return _PROMOTE[(type1, type2)]
+
+
+def _combine(higher, lower):
+    """Merge the result of a higher-priority operand group with a lower one (may be None)."""
+    if lower is None:
+        return higher
+    if higher is None:
+        return lower
+    if higher._category == 3:
+        return higher
+    if lower._category == 3:
+        return higher.to_complex() if higher._category == 2 else lower
+    if higher._category == 2:
+        return higher
+    if higher is bool_ or lower._category == 2:
+        return _PROMOTE[(higher, lower)]
+    return higher
+
+
+def scalar_dtype(value):
+    """The dtype a bare Python number takes when it is an operand (a "wrapped number")."""
+    cls = type(value)
+    if cls is bool:
+        return bool_
+    if cls is int:
+        return int64
+    if cls is float:
+        return _default[0]
+    if cls is complex:
+        return default_complex_dtype()
+    if isinstance(value, (np.bool_, bool)):
+        return bool_
+    if isinstance(value, np.integer):
+        return int64
+    if isinstance(value, np.floating):
+        return _default[0]
+    if isinstance(value, np.complexfloating):
+        return default_complex_dtype()
+    raise TypeError(f"unsupported scalar type {cls.__name__}")
+
+
+def result_dtype(operands):
+    """PyTorch's result type over tensors and Python scalars (import-free: duck-typed on .ndim)."""
+    dim = zero = wrapped = None
+    for x in operands:
+        d = getattr(x, "_dtype", None)
+        if d is None:
+            s = scalar_dtype(x)
+            wrapped = s if wrapped is None else _PROMOTE[(wrapped, s)]
+        elif x._data.ndim:
+            dim = d if dim is None else _PROMOTE[(dim, d)]
+        else:
+            zero = d if zero is None else _PROMOTE[(zero, d)]
+    return _combine(_combine(dim, zero), wrapped)
+
+
+def can_cast(from_, to):
+    """Whether PyTorch's casting rules allow writing `from_` into `to` (same-kind rule)."""
+    return from_._category <= to._category
+
+
+class finfo:
+    def __init__(self, type=None):
+        type = type or _default[0]
+        if not (type.is_floating_point or type.is_complex):
+            raise TypeError(f"finfo() requires a floating point input type. Use iinfo to "
+                            f"handle '{type!r}'".replace("ember.", "torch."))
+        info = ml_dtypes.finfo(type.to_real().np)
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = float(info.resolution)
+        self.dtype = type.to_real().name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    def __init__(self, type):
+        if type._category > 1:
+            raise TypeError(f"iinfo() requires an integer input type. Use finfo to handle "
+                            f"'{type!r}'".replace("ember.", "torch."))
+        info = np.iinfo(type.np) if type is not bool_ else None
+        self.bits = type.itemsize * 8
+        self.max = int(info.max) if info else 1
+        self.min = int(info.min) if info else 0
+        self.dtype = type.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

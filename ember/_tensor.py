@@ -1,0 +1,532 @@
+"""The Tensor: an array on a device, plus what autograd needs to know about it.
+
+Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods.py` binds them
+as methods and operators. This file holds the data model: storage and views, the autograd
+fields, conversions, and the few methods that are about the tensor itself.
+"""
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, as_device, array_module
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as ember.Size([...])."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor:
+    __slots__ = (
+        "_data",           # the array (a view of the base's array for a view)
+        "_dtype", "_device",
+        "_base",           # the tensor whose memory a view shares, else None
+        "_version",        # VersionCounter shared with the base and all views
+        "_requires_grad",  # leaf flag, or True for an output recorded in the graph
+        "_grad_fn", "_output_nr",
+        "_grad",
+        "_fn_version",     # a view's version when its grad_fn was set (stale -> regenerate)
+        "_extra",          # rarely used state: hooks, retains_grad, the grad accumulator
+        "__dict__", "__weakref__",
+    )
+
+    # ------------------------------------------------------------------ construction
+    def __new__(cls, *args, device=None, dtype=None):
+        from .ops.creation import legacy_tensor
+        return legacy_tensor(cls, args, device=device, dtype=dtype)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @classmethod
+    def _make(cls, data, dtype=None, device=CPU, requires_grad=False):
+        """Wrap an array without copying (the one internal constructor)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._dtype = dtype if dtype is not None else D.from_numpy_dtype(data.dtype)
+        t._device = device
+        t._base = None
+        t._version = VersionCounter()
+        t._requires_grad = requires_grad
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._fn_version = 0
+        t._extra = None
+        return t
+
+    def _make_view(self, data):
+        """A tensor sharing this tensor's memory and version counter."""
+        t = Tensor._make(data, self._dtype, self._device)
+        t._base = self._base if self._base is not None else self
+        t._version = self._version
+        t._fn_version = self._version.value
+        return t
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def ndimension(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._dtype.itemsize
+
+    def stride(self, dim=None):
+        size = self._dtype.itemsize
+        strides = tuple(s // size for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        base = self._base
+        if base is None:
+            return 0
+        return (self._data_ptr() - base._data_ptr()) // self._dtype.itemsize
+
+    def _data_ptr(self):
+        return self._data.__array_interface__["data"][0] if self._device.type == "cpu" \
+            else self._data.data.ptr
+
+    def data_ptr(self):
+        return self._data_ptr()
+
+    def untyped_storage(self):
+        from ._storage import UntypedStorage
+        return UntypedStorage._of(self)
+
+    def is_contiguous(self, memory_format=None):
+        return _is_contiguous(self._data.shape, self.stride())
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return self._dtype.is_complex
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def _wrap_dim(self, dim):
+        from .ops._utils import wrap_dim
+        return wrap_dim(dim, self._data.ndim)
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else self._device.index
+
+    @property
+    def layout(self):
+        from . import strided
+        return strided
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def names(self):
+        return (None,) * self._data.ndim
+
+    # ------------------------------------------------------------------ autograd fields
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None or (self._base is not None and self._base._requires_grad
+                                         and self.grad_fn is not None):
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        base = self._base
+        if base is not None and self._fn_version != self._version.value and base._requires_grad:
+            # the base was written in place since this view's grad_fn was set: the view now
+            # reads its gradient through the base's (rebased) history
+            from .ops.views import regenerate_view_grad_fn
+            regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version_value(self):
+        return self._version.value
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad():
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+                "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:498.)",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def _get_extra(self):
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
+
+    def _retains_grad(self):
+        return self._extra is not None and self._extra.get("retains_grad", False)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad()
+
+    def retain_grad(self):
+        fn = self.grad_fn
+        if fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return                          # a leaf keeps its grad anyway
+        if self._retains_grad():
+            return
+        import weakref
+        self._get_extra()["retains_grad"] = True
+        if fn._retain_grad_hooks is None:
+            fn._retain_grad_hooks = {}
+        fn._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is not None:
+            return fn._register_tensor_hook(self._output_nr, hook)
+        return self._accumulator()._register_tensor_hook(0, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hooks = self._get_extra().setdefault("post_accumulate_hooks", {})
+        return add_hook(hooks, hook)
+
+    def _accumulator(self):
+        """The leaf's AccumulateGrad node, kept alive by the graph that uses it (weakly here)."""
+        import weakref
+        extra = self._get_extra()
+        ref = extra.get("accumulator")
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            extra["accumulator"] = weakref.ref(acc)
+        return acc
+
+    def _edge(self):
+        """The (node, input_nr) through which a gradient reaches this tensor."""
+        if not self._requires_grad:
+            return (None, 0)
+        fn = self._grad_fn if self._base is None else self.grad_fn
+        if fn is None:
+            return (self._accumulator(), 0)
+        return (fn, self._output_nr)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        t = self._make_view(self._data)
+        t._fn_version = -1
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and gradient "
+                               "as bucket view is set as True, gradients are views of DDP "
+                               "buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        # shares memory but not the version counter: changes through .data are invisible to
+        # autograd (the silent wrong gradient the seed notes warn about)
+        t = Tensor._make(self._data, self._dtype, self._device)
+        return t
+
+    @data.setter
+    def data(self, other):
+        self._data = other._data
+        self._dtype = other._dtype
+        self._device = other._device
+
+    # ------------------------------------------------------------------ conversions
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               f"to Scalar")
+        return self._host().reshape(()).item() if self._dtype is not D.bfloat16 \
+            else float(self._host().reshape(()))
+
+    def tolist(self):
+        host = self._host()
+        if self._dtype is D.bfloat16 or self._dtype is D.float16:
+            host = host.astype(np.float32)
+        return host.tolist()
+
+    def _host(self):
+        if self._device.type == "cpu":
+            return self._data
+        return array_module(self._device).asnumpy(self._data)
+
+    def numpy(self, *, force=False):
+        if force:
+            return self.detach().cpu()._data
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device.type}:{self._device.index} device "
+                            f"type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+                            f"memory first.")
+        if self._dtype is D.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def _scalar_check(self, kind):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               f"to Scalar")
+
+    def __float__(self):
+        self._scalar_check("float")
+        return float(self.item())
+
+    def __int__(self):
+        self._scalar_check("int")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __index__(self):
+        if self._dtype._category != 1 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self).__new__(type(self)) if type(self) is not Tensor else None
+        t = Tensor._make(self._data.copy(), self._dtype, self._device, self._requires_grad)
+        if new is not None:
+            new = _copy_into_subclass(new, t)
+            t = new
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__:
+            import copy
+            t.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        memo[id(self)] = t
+        return t
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_tensor, (self._host().copy(), self._dtype.name, str(self._device),
+                                  self._requires_grad))
+
+    def __setstate__(self, state):
+        pass
+
+    # ------------------------------------------------------------------ devices and types
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(as_device("cuda" if device is None else device))
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        from ._printing import legacy_type_name
+        if dtype is None:
+            return "torch." + legacy_type_name(self._dtype, self._device)
+        from .ops.creation import legacy_type_dtype
+        return self.to(legacy_type_dtype(dtype))
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from .ops.creation import tensor
+        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
+                      requires_grad=requires_grad)
+
+
+def _copy_into_subclass(new, t):
+    for slot in Tensor.__slots__:
+        if slot not in ("__dict__", "__weakref__"):
+            setattr(new, slot, getattr(t, slot))
+    return new
+
+
+def _rebuild_tensor(array, dtype_name, device, requires_grad):
+    t = Tensor._make(array, D.ALIASES[dtype_name])
+    if device != "cpu":
+        t = t.to(device)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _is_contiguous(shape, strides):
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True

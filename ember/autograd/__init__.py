@@ -1,0 +1,149 @@
+"""ember.autograd: backward, grad, grad modes, custom Functions, and checking tools."""
+import warnings
+
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                        is_grad_enabled, is_inference_mode_enabled)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from . import engine, graph
+from .function import Function, once_differentiable, FunctionCtx
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    from .._tensor import Tensor
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """Fill in implicit gradients (ones for scalars) and check given ones, as PyTorch does."""
+    from .._tensor import Tensor
+    from ..ops.creation import ones_like
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._dtype._category < 2:
+                    raise RuntimeError(f"grad can be computed only for real floating point "
+                                       f"outputs, but got {out._dtype}".replace("ember.",
+                                                                                 "torch."))
+                g = ones_like(out)
+        elif isinstance(g, Tensor):
+            if g.shape != out.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of {out.shape}."
+                                   .replace("ember.Size", "torch.Size"))
+            if g._dtype._category >= 2 and out._dtype._category < 2 or \
+                    (g._dtype.is_complex != out._dtype.is_complex):
+                raise RuntimeError(f"For complex Tensors, both grad_output and output are "
+                                   f"required to have the same dtype. Mismatch in dtype: "
+                                   f"grad_output[{i}] has a dtype of {g._dtype} and output[{i}] "
+                                   f"has a dtype of {out._dtype}.")
+        else:
+            from ..ops.creation import full_like
+            g = full_like(out, g)
+        result.append(g)
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
+                               "passed to backward(). Please only use 'grad_tensors'.")
+    from .._tensor import Tensor
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    tensors = _as_tuple(tensors)
+    inputs = _as_tuple(inputs)
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    grads = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = []
+    for t in tensors:
+        if not t._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                               "grad_fn")
+        roots.append(t._edge())
+    if inputs is not None:
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    engine.run_backward(roots, grads, retain_graph, create_graph, inputs=inputs,
+                        accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    from .._tensor import Tensor
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
+                         "True, but got False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} "
+                           f"grad_outputs and {len(outputs)} outputs")
+    grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError("grad(): inputs must be Tensors")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    roots = []
+    for t in outputs:
+        if not t._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                               "grad_fn")
+        roots.append(t._edge())
+    result = engine.run_backward(roots, grads, retain_graph, create_graph, inputs=inputs,
+                                 accumulate=False)
+    out = []
+    for t, g in zip(inputs, result):
+        if g is None:
+            if materialize_grads:
+                from ..ops.creation import zeros_like
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        elif not create_graph:
+            g = g.detach()
+        out.append(g)
+    return tuple(out)
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The pre-0.4 wrapper: returns the tensor itself. `volatile` only warns, as in torch 2.x."""
+    if volatile:
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                      "instead.", UserWarning, stacklevel=2)
+    if requires_grad:
+        data.requires_grad_(True)
+    return data
+
+
+from . import functional  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

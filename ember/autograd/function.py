@@ -1,0 +1,224 @@
+"""Custom autograd Functions: user-written forward and backward as one graph node.
+
+`MyFn.apply(...)` runs `forward` without recording, then, if an input requires grad, makes a node
+of class `MyFnBackward` (which is also the `ctx` that forward saw) the outputs' grad_fn.
+"""
+import functools
+import warnings
+
+from . import grad_mode
+from .graph import Node, SavedTensor
+
+
+class FunctionCtx:
+    """What `forward` may record for `backward` (mixed into each Function's node class)."""
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            from .graph import FREED_ERROR
+            raise RuntimeError(FREED_ERROR)
+        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in saved)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """Base of every custom Function's node class."""
+    __slots__ = ("_to_save", "_saved", "_dirty", "_non_differentiable", "_materialize",
+                 "needs_input_grad", "_input_meta", "_tensor_positions", "_n_outputs")
+    _forward_cls = None
+
+    def __init__(self):
+        Node.__init__(self, ())
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize = True
+        self.needs_input_grad = ()
+        self._input_meta = ()
+        self._tensor_positions = ()
+        self._n_outputs = 1
+
+    def __repr__(self):
+        return f"<ember.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def release(self):
+        self._saved = None
+
+    def apply(self, grads, needs):
+        from ..ops.creation import zeros
+        from ..ops.registry import _fit_grads
+        if self._materialize:
+            grads = tuple(g if g is not None else zeros(shape, dtype=dtype)
+                          for g, (shape, dtype) in zip(grads, self._output_meta))
+        result = self._forward_cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_inputs = len(self.needs_input_grad)
+        if len(result) != n_inputs:
+            if len(result) > n_inputs and all(r is None for r in result[n_inputs:]):
+                result = result[:n_inputs]
+            else:
+                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
+                                   f"of gradients (expected {n_inputs}, got {len(result)})")
+        tensor_grads = [result[i] for i in self._tensor_positions]
+        return _fit_grads(tensor_grads, self._input_meta)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class `<Name>Backward`."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": "ember.autograd.function"})
+
+
+class Function(metaclass=FunctionMeta):
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      f"are all static, so you should invoke them on the class itself. "
+                      f"Instantiating an autograd function will raise an error in a future "
+                      f"version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd."
+                           "Function)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .._tensor import Tensor
+        ctx = cls._backward_cls()
+        positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        record = grad_mode.state.enabled and any(needs)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with grad_mode.no_grad():
+            if uses_setup:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        if not record:
+            return outputs
+        is_tuple = isinstance(outputs, tuple)
+        outs = outputs if is_tuple else (outputs,)
+        ctx._tensor_positions = positions
+        ctx._input_meta = tuple((args[i]._data.shape, args[i]._dtype) for i in positions)
+        Node.__init__(ctx, tuple(args[i]._edge() for i in positions))
+        dirty = {id(t) for t in ctx._dirty}
+        non_diff = {id(t) for t in ctx._non_differentiable}
+        inputs_by_id = {id(args[i]): args[i] for i in positions}
+        wrapped = []
+        for nr, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                wrapped.append(o)
+                continue
+            if id(o) in inputs_by_id and id(o) not in dirty:
+                o = o.detach()     # an input returned as is becomes a new output alias
+            if id(o) in dirty:
+                from ..ops.registry import check_inplace_allowed
+                check_inplace_allowed(o)
+                o._version.bump()
+            if id(o) not in non_diff and (o._dtype.is_floating_point or o._dtype.is_complex):
+                o._grad_fn = ctx
+                o._output_nr = nr
+                o._requires_grad = True
+                if o._base is not None and id(o) in dirty:
+                    from ..ops.views import CopySlices
+                    CopySlices.rebase(o._base, o, _AliasFn(ctx, nr))
+            wrapped.append(o)
+        ctx._n_outputs = len(outs)
+        ctx._output_meta = tuple((o._data.shape, o._dtype) if isinstance(o, Tensor)
+                                 else ((), None) for o in wrapped)
+        out_ids = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor)}
+        ctx._saved = tuple(
+            (SavedTensor(t, True, out_ids[id(t)]) if id(t) in out_ids and t._grad_fn is ctx
+             else SavedTensor(t)) if isinstance(t, Tensor) else t
+            for t in ctx._to_save)
+        ctx._to_save = ()
+        return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+class _AliasFn:
+    """CopySlices adapter for a custom Function that wrote into a view (mark_dirty)."""
+
+    def __init__(self, node, nr):
+        self.next_functions = ((node, nr),)
+
+    def apply(self, grads, needs):
+        return (None,) + tuple(grads)
+
+    def release(self):
+        pass
+
+
+def once_differentiable(fn):
+    """Run a backward with grad mode off; its result cannot be differentiated again."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.state.enabled:
+            return outputs
+        requires = any(getattr(a, "_requires_grad", False) for a in args)
+        if not requires:
+            return outputs
+        # mark the results so that differentiating them raises a clear error
+        from .._tensor import Tensor
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        marked = tuple(_DelayedError.apply(o) if isinstance(o, Tensor) else o for o in outs)
+        return marked[0] if single else marked
+    return wrapper
+
+
+class _DelayedError(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")

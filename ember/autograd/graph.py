@@ -1,0 +1,243 @@
+"""The backward graph: nodes, the leaf accumulator, saved tensors and version checks.
+
+A node is created by an op when grad mode is on and an input requires grad. It holds
+`next_functions` (one `(node, input_nr)` edge per input, `(None, 0)` where no gradient flows) and
+whatever its derivative reads. Nodes reference their inputs' nodes, never their own outputs, so a
+graph is freed by reference counting alone.
+"""
+import itertools
+import weakref
+
+from . import grad_mode
+
+_sequence = itertools.count()    # creation order: the engine runs newer nodes first
+
+
+class RemovableHandle:
+    """Returned by every register_*hook; `remove()` unregisters the hook."""
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.id = next(RemovableHandle._ids)
+        self._hooks_ref = weakref.ref(hooks_dict)
+
+    def remove(self):
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(hooks, fn):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class Node:
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
+                 "_retain_grad_hooks", "_metadata", "_trace", "__weakref__")
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._seq = next(_sequence)
+        self._pre_hooks = None          # node.register_prehook(fn(grad_outputs))
+        self._post_hooks = None         # node.register_hook(fn(grad_inputs, grad_outputs))
+        self._tensor_pre_hooks = None   # {output_nr: {id: fn(grad)}} from Tensor.register_hook
+        self._retain_grad_hooks = None  # {output_nr: weakref to the tensor that retains grad}
+        self._metadata = None
+        self._trace = None              # forward stack, recorded under anomaly detection
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _tensor_hooks(self, output_nr):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return self._tensor_pre_hooks.setdefault(output_nr, {})
+
+    def _register_tensor_hook(self, output_nr, fn):
+        return add_hook(self._tensor_hooks(output_nr), fn)
+
+    def __call__(self, *grads):
+        return self.apply(grads, ())
+
+    def release(self):
+        """Drop what the node saved for backward (after a backward without retain_graph)."""
+
+    def apply(self, grads, needs):
+        raise NotImplementedError
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def apply(self, grads, needs):
+        accumulate_into_grad(self.variable, grads[0])
+        return ()
+
+
+def accumulate_into_grad(variable, new):
+    """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
+    from .._tensor import Tensor
+    old = variable._grad
+    if old is None:
+        if grad_mode.state.enabled:           # create_graph: keep the graph of the gradient
+            variable._grad = new
+        else:
+            # The engine hands over gradients nobody else holds; anything shared is copied so
+            # that later in-place accumulation cannot write into a user's tensor.
+            variable._grad = new if _owned(new) else Tensor._make(new._data.copy(), new._dtype,
+                                                                   new._device)
+        return
+    if grad_mode.state.enabled:
+        variable._grad = old + new
+    else:
+        old._data += new._data
+        old._version.bump()
+
+
+def _owned(t):
+    import sys
+    # refs: the caller's local, the engine's list slot, getrefcount's argument (3)
+    data = t._data
+    return (sys.getrefcount(t) <= 4 and t._base is None and data.base is None
+            and sys.getrefcount(data) <= 3 and t._grad_fn is None)
+
+
+# ----------------------------------------------------------------------------- saved tensors
+FREED_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    An op's own output is kept as its array alone (not the Tensor) and rebuilt on unpacking with
+    the node as grad_fn: keeping the Tensor would make a cycle output -> node -> output.
+    """
+    __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "dtype",
+                 "device", "requires_grad")
+
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        self.saved_version = tensor._version.value
+        self.version_counter = tensor._version
+        if is_output:
+            self.tensor = None
+            self.data = tensor._data
+            self.dtype = tensor._dtype
+            self.device = tensor._device
+            self.output_nr = output_nr
+            self.requires_grad = True
+        else:
+            self.tensor = tensor
+            self.data = None
+
+    def unpack(self, node):
+        counter = self.version_counter
+        if counter.value != self.saved_version:
+            raise RuntimeError(_modified_message(self, node))
+        if self.tensor is not None:
+            return self.tensor
+        from .._tensor import Tensor
+        t = Tensor._make(self.data, self.dtype, self.device)
+        t._version = counter
+        t._grad_fn = node
+        t._output_nr = self.output_nr
+        t._requires_grad = True
+        return t
+
+
+def _modified_message(saved, node):
+    from .._printing import legacy_type_name
+    if saved.tensor is not None:
+        t = saved.tensor
+        shape, dtype, device = t.shape, t._dtype, t._device
+        fn = t._grad_fn
+        where = (f"output {t._output_nr} of {_short_name(fn)}" if fn is not None
+                 else "a leaf Variable")
+    else:
+        shape, dtype, device = saved.data.shape, saved.dtype, saved.device
+        where = f"output {saved.output_nr} of {_short_name(node)}"
+    counter = saved.version_counter
+    msg = (f"one of the variables needed for gradient computation has been modified by an "
+           f"inplace operation: [{legacy_type_name(dtype, device)} [{', '.join(map(str, shape))}]]"
+           f", which is {where}, is at version {counter.value}; expected version "
+           f"{saved.saved_version} instead. Hint: enable anomaly detection to find the operation "
+           f"that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+           f"check_nan=False).")
+    if counter.site is not None:
+        # ember's addition: where the offending in-place op was called
+        msg += f"\n(ember) The last in-place change was made at {counter.site}."
+    return msg
+
+
+def _short_name(node):
+    name = node.name()
+    i = name.rfind("Backward")
+    return name[:i] if i > 0 else name
+
+
+class VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place write."""
+    __slots__ = ("value", "site")
+
+    def __init__(self):
+        self.value = 0
+        self.site = None
+
+    def bump(self):
+        self.value += 1
+        self.site = _user_site()
+
+
+def _user_site():
+    """'file:line' of the innermost frame outside ember (the user's in-place call)."""
+    import sys
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _package_dir():
+    import os
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+_PACKAGE_DIR = _package_dir()

@@ -1,0 +1,50 @@
+"""Argument helpers shared by the op modules (PyTorch's dim wrapping and its errors)."""
+
+
+def wrap_dim(dim, ndim):
+    """A possibly negative dim as an index in [0, ndim); scalars accept -1 and 0."""
+    if dim.__class__ is not int:
+        dim = _as_int_dim(dim)
+    n = ndim if ndim > 0 else 1
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim if ndim > 0 else 0
+
+
+def _as_int_dim(dim):
+    if hasattr(dim, "__index__"):
+        return dim.__index__()
+    raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+
+
+def wrap_dims(dims, ndim):
+    """A dim argument (None, int, list or tuple) as a sorted tuple of wrapped dims; None = all."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, (list, tuple)):
+        out = tuple(wrap_dim(d, ndim) for d in dims)
+        if len(set(out)) != len(out):
+            for d in out:
+                if out.count(d) > 1:
+                    raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        if ndim == 0:
+            return ()
+        return tuple(sorted(out))
+    return (wrap_dim(dims, ndim),) if ndim > 0 else ()
+
+
+def as_shape(args):
+    """A size given as ints, a tuple/list, or a Size (PyTorch accepts f(2, 3) and f((2, 3)))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    out = []
+    for a in args:
+        if a.__class__ is not int:
+            if hasattr(a, "__index__") and not isinstance(a, bool):
+                a = a.__index__()
+            else:
+                raise TypeError(f"expected a sequence of integers or a single integer, got "
+                                f"'{type(a).__name__}'")
+        out.append(a)
+    return tuple(out)

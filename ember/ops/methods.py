@@ -1,0 +1,364 @@
+"""Binds the ops as Tensor methods, in-place methods and operators (the one place that does)."""
+from .. import _dtype as D
+from .._tensor import Tensor
+from . import creation, indexing, joining, linalg, pointwise as P, reduction as R, views as V
+
+# methods that are the op itself, called with the tensor first
+_SAME_NAME = {
+    P: ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+        "float_power", "atan2", "arctan2", "maximum", "minimum", "fmax", "fmin", "neg",
+        "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "sqrt", "rsqrt", "square",
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsin", "arccos",
+        "arctan", "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "relu",
+        "floor", "ceil", "trunc", "fix", "frac", "round", "logit", "nan_to_num", "clamp", "clip",
+        "clamp_min", "clamp_max", "masked_fill", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt",
+        "le", "gt", "ge", "less", "less_equal", "greater", "greater_equal", "not_equal",
+        "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
+        "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+        "rsub"],
+    R: ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
+        "norm", "logsumexp", "softmax", "log_softmax", "all", "any", "cumsum", "cumprod",
+        "sum_to_size", "count_nonzero"],
+    V: ["view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "squeeze",
+        "unsqueeze", "permute", "movedim", "transpose", "t", "expand", "expand_as", "narrow",
+        "select", "unbind", "split", "chunk", "tensor_split", "diagonal", "unfold",
+        "as_strided"],
+    indexing: ["gather", "scatter", "scatter_add", "index_select", "masked_select", "nonzero",
+               "sort", "argsort", "topk", "kthvalue", "flip", "fliplr", "flipud", "roll",
+               "repeat", "tile", "tril", "triu", "index_add", "index_put", "index_put_",
+               "scatter_", "scatter_add_", "masked_scatter", "argwhere", "msort"],
+    linalg: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "inner_product"],
+    creation: ["clone", "contiguous", "to", "copy_", "fill_", "zero_"],
+}
+
+for _module, _names in _SAME_NAME.items():
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))
+
+Tensor.swapaxes = Tensor.swapdims = V.transpose
+Tensor.moveaxis = V.movedim
+Tensor.T = property(V.T)
+Tensor.mT = property(V.mT)
+Tensor.H = property(lambda self: V.T(self).conj())
+Tensor.mH = property(lambda self: V.mT(self).conj())
+Tensor.__getitem__ = indexing.getitem
+Tensor.__setitem__ = indexing.setitem
+Tensor.real = property(lambda self: self if not self._dtype.is_complex else
+                       Tensor._make(self._data.real.copy(), self._dtype.to_real(), self._device))
+Tensor.imag = property(lambda self: Tensor._make(self._data.imag.copy(), self._dtype.to_real(),
+                                                 self._device))
+Tensor.conj = lambda self: self if not self._dtype.is_complex else \
+    Tensor._make(self._data.conj(), self._dtype, self._device)
+Tensor.dim_order = lambda self: tuple(range(self._data.ndim))
+
+
+# ----------------------------------------------------------------------------- in-place methods
+def _inplace_via(fn):
+    """In-place method for ops whose public function needs argument handling first: compute
+    out of place, then copy into self (the copy is the op's node, as PyTorch's graph shows for
+    composite in-place ops)."""
+    def method(self, *args, **kwargs):
+        result = fn(self, *args, **kwargs)
+        if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
+            from .._printing import scalar_type_name
+            raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to "
+                               f"the desired output type {scalar_type_name(self._dtype)}")
+        return _write_result(self, result)
+    return method
+
+
+def _write_result(self, result):
+    """Make `self` hold `result`, with the graph of an in-place op on self."""
+    from .registry import check_inplace_allowed, write_into
+    from ..autograd import grad_mode
+    if grad_mode.state.enabled and result._requires_grad:
+        check_inplace_allowed(self)
+        node = result._grad_fn
+        write_into(self, result._data)
+        if self._base is None:
+            self._grad_fn, self._output_nr, self._requires_grad = node, result._output_nr, True
+            self._version = self._version   # keep the shared counter
+        else:
+            from .views import CopySlices
+            # route through an identity copy so that CopySlices has one op node to call
+            CopySlices.rebase(self._base, self, _IdentityFn(node, result._output_nr))
+        return self
+    write_into(self, result._data)
+    return self
+
+
+class _IdentityFn:
+    """Adapter so an out-of-place result's node can serve as CopySlices' `fn`."""
+
+    def __init__(self, node, output_nr):
+        self.node, self.output_nr = node, output_nr
+        self.next_functions = ((node, output_nr),)
+
+    def apply(self, grads, needs):
+        return (None,) + tuple(grads)
+
+    def release(self):
+        pass
+
+
+# simple in-place forms: the primitive's own inplace()
+_PRIMITIVE_INPLACE = {
+    "add_": (P._add, P._check_bool_sub), "sub_": (P._sub, P._check_bool_sub),
+    "mul_": (P._mul, None), "div_": (P._div, None),
+}
+
+for _name, (_op, _check) in _PRIMITIVE_INPLACE.items():
+    def _method(self, other, *, alpha=None, _op=_op, _check=_check, **kw):
+        if _check is not None and _op.name == "sub":
+            _check(self, other)
+        if alpha is not None:
+            kw["alpha"] = alpha
+        return _op.inplace(self, other, **kw)
+    setattr(Tensor, _name, _method)
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        return _inplace_via(P.div)(self, other, rounding_mode=rounding_mode)
+    return P._div.inplace(self, other)
+
+
+Tensor.div_ = Tensor.true_divide_ = _div_
+
+for _name in ["pow", "remainder", "fmod", "atan2", "neg", "abs", "sign", "reciprocal", "sqrt",
+              "rsqrt", "square", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+              "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+              "atanh", "sigmoid", "erf", "erfc", "erfinv", "relu", "floor", "ceil", "trunc",
+              "frac", "round", "logit", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max",
+              "masked_fill", "lerp", "addcmul", "addcdiv", "floor_divide", "maximum", "minimum",
+              "tril", "triu", "index_add", "masked_scatter", "negative", "absolute", "fix",
+              "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+              "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+              "float_power", "cumsum", "cumprod"]:
+    setattr(Tensor, _name + "_", _inplace_via(getattr(Tensor, _name)))
+
+
+def _unsqueeze_(self, dim):
+    return _set_view_shape(self, V.unsqueeze(self, dim))
+
+
+def _squeeze_(self, dim=None):
+    return _set_view_shape(self, V.squeeze(self, dim))
+
+
+def _t_(self):
+    return _set_view_shape(self, V.t(self))
+
+
+def _transpose_(self, d0, d1):
+    return _set_view_shape(self, V.transpose(self, d0, d1))
+
+
+def _set_view_shape(self, result):
+    self._data = result._data
+    return self
+
+
+Tensor.unsqueeze_ = _unsqueeze_
+Tensor.squeeze_ = _squeeze_
+Tensor.t_ = _t_
+Tensor.transpose_ = Tensor.swapdims_ = Tensor.swapaxes_ = _transpose_
+
+
+# ----------------------------------------------------------------------------- operators
+def _reflect(fn):
+    return lambda self, other: fn(other, self) if isinstance(other, Tensor) else \
+        _reflected_scalar(fn, self, other)
+
+
+def _reflected_scalar(fn, self, other):
+    from .creation import scalar_tensor
+    if fn is P.sub:
+        return P._rsub(self, other)
+    if fn is P.div:
+        return P.mul(P.reciprocal(self), other)
+    if fn is P.pow:
+        return P._pow_scalar_base(other, self)
+    return fn(scalar_tensor(other, self), self)
+
+
+def _binary(fn):
+    def op(self, other):
+        if not isinstance(other, (Tensor, int, float, bool, complex)) and \
+                not hasattr(other, "dtype"):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
+Tensor.__add__ = _binary(P.add)
+Tensor.__radd__ = _binary(P.add)
+Tensor.__sub__ = _binary(P.sub)
+Tensor.__rsub__ = _reflect(P.sub)
+Tensor.__mul__ = _binary(P.mul)
+Tensor.__rmul__ = _binary(P.mul)
+Tensor.__truediv__ = _binary(P.div)
+Tensor.__rtruediv__ = _reflect(P.div)
+Tensor.__floordiv__ = _binary(P.floor_divide)
+Tensor.__rfloordiv__ = _reflect(P.floor_divide)
+Tensor.__mod__ = _binary(P.remainder)
+Tensor.__rmod__ = _reflect(P.remainder)
+Tensor.__pow__ = _binary(P.pow)
+Tensor.__rpow__ = _reflect(P.pow)
+Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)
+Tensor.__neg__ = P.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = P.abs
+Tensor.__invert__ = P.bitwise_not
+Tensor.__and__ = _binary(P.bitwise_and)
+Tensor.__rand__ = _binary(P.bitwise_and)
+Tensor.__or__ = _binary(P.bitwise_or)
+Tensor.__ror__ = _binary(P.bitwise_or)
+Tensor.__xor__ = _binary(P.bitwise_xor)
+Tensor.__rxor__ = _binary(P.bitwise_xor)
+Tensor.__lshift__ = _binary(P.bitwise_left_shift)
+Tensor.__rshift__ = _binary(P.bitwise_right_shift)
+Tensor.__lt__ = _binary(P.lt)
+Tensor.__le__ = _binary(P.le)
+Tensor.__gt__ = _binary(P.gt)
+Tensor.__ge__ = _binary(P.ge)
+
+
+def _eq(self, other):
+    if other is None:
+        return False
+    return _binary(P.eq)(self, other)
+
+
+def _ne(self, other):
+    if other is None:
+        return True
+    return _binary(P.ne)(self, other)
+
+
+Tensor.__eq__ = _eq
+Tensor.__ne__ = _ne
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__ipow__ = Tensor.pow_
+Tensor.__iand__ = Tensor.bitwise_and_
+Tensor.__ior__ = Tensor.bitwise_or_
+Tensor.__ixor__ = Tensor.bitwise_xor_
+
+
+# ----------------------------------------------------------------------------- dtype shorthands
+def _caster(dtype):
+    return lambda self, memory_format=None: self.to(dtype)
+
+
+for _n, _d in {"float": D.float32, "double": D.float64, "half": D.float16,
+               "bfloat16": D.bfloat16, "long": D.int64, "int": D.int32, "short": D.int16,
+               "char": D.int8, "byte": D.uint8, "bool": D.bool_, "cfloat": D.complex64,
+               "cdouble": D.complex128}.items():
+    setattr(Tensor, _n, _caster(_d))
+
+
+def _new(factory):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return factory(*size, dtype=dtype or self._dtype, device=device or self._device,
+                       requires_grad=requires_grad)
+    return method
+
+
+Tensor.new_zeros = _new(creation.zeros)
+Tensor.new_ones = _new(creation.ones)
+Tensor.new_empty = _new(creation.empty)
+Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, \
+    requires_grad=False: creation.full(size, fill_value, dtype=dtype or self._dtype,
+                                       device=device or self._device,
+                                       requires_grad=requires_grad)
+Tensor.type_as = lambda self, other: self.to(other._dtype)
+
+
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    from .registry import write_into
+    write_into(self, creation._rng(generator).uniform(a, b, self.shape))
+    return self
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    from .registry import write_into
+    write_into(self, creation._rng(generator).normal(mean, std, self.shape))
+    return self
+
+
+def _random_(self, low=0, high=None, *, generator=None):
+    from .registry import write_into
+    if high is None:
+        low, high = 0, low if low else 2 ** 24
+    write_into(self, creation._rng(generator).integers(low, high, self.shape))
+    return self
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    from .registry import write_into
+    probs = p._data if isinstance(p, Tensor) else p
+    write_into(self, creation._rng(generator).random(self.shape) < probs)
+    return self
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    from .registry import write_into
+    write_into(self, creation._rng(generator).exponential(1.0 / lambd, self.shape))
+    return self
+
+
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+Tensor.random_ = _random_
+Tensor.bernoulli_ = _bernoulli_
+Tensor.exponential_ = _exponential_
+Tensor.bernoulli = lambda self, p=None, *, generator=None: creation.bernoulli(self, p,
+                                                                              generator=generator)
+Tensor.multinomial = creation.multinomial
+
+
+def _resize_(self, *sizes):
+    """Grow (old values kept in front, new ones zero) or shrink, in place."""
+    from ._utils import as_shape
+    shape = as_shape(sizes)
+    import numpy as np
+    n = int(np.prod(shape))
+    flat = self._data.reshape(-1)
+    if n <= flat.size and self._data.flags.c_contiguous:
+        self._data = flat[:n].reshape(shape)
+    else:
+        new = np.zeros(n, self._dtype.np)
+        new[:min(n, flat.size)] = flat[:n]
+        self._data = new.reshape(shape)
+    self._version.bump()
+    return self
+
+
+def _resize(self, *sizes):
+    import warnings
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    from ._utils import as_shape
+    from ..autograd.function import Function
+    shape = as_shape(sizes)
+    import numpy as np
+    if int(np.prod(shape)) != self._data.size:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({int(np.prod(shape))} elements "
+            f"in total), but the given tensor has a size of "
+            f"{'x'.join(map(str, self.shape))} ({self._data.size} elements). autograd's resize "
+            f"can only change the shape of a given tensor, while preserving the number of "
+            f"elements. ")
+    return self.contiguous().view(shape)
+
+
+Tensor.resize_ = _resize_
+Tensor.resize = _resize
+Tensor.resize_as_ = lambda self, other: _resize_(self, other.shape)

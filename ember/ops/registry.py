@@ -1,0 +1,334 @@
+"""THE op mechanism: an op is declared once, as a forward on raw arrays and a derivative in ember ops.
+
+    @primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON)
+    def mul(xp, self, other):            # raw arrays (numpy or cupy); Python scalars stay scalars
+        return xp.multiply(self, other)
+
+    @mul.derivative
+    def _(ctx, grad):                    # ember Tensors, so the derivative is differentiable too
+        return grad * ctx.other, grad * ctx.self
+
+The forward's positional parameters are its tensor inputs (a `*args` parameter takes a list of
+tensors); keyword-only parameters are the op's options, readable on `ctx` in the derivative.
+
+Everything else happens here, once, for every op: type promotion, picking the array module of the
+inputs' device, wrapping results, recording a node only when grad mode is on and an input
+requires grad, saving (with version checks) what the derivative reads, and reducing broadcast
+gradients back to each input's shape and dtype.
+"""
+import inspect
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence
+from .._backend import backend
+
+COMMON = "common"    # promote all operands to their PyTorch result type
+FLOAT = "float"      # ... and integers/bools on to the default float dtype
+_state = grad_mode.state
+_ndarray = np.ndarray
+_XP = {"cpu": np}
+
+
+def xp_of(device):
+    xp = _XP.get(device.type)
+    if xp is None:
+        xp = _XP[device.type] = backend(device.type).xp
+    return xp
+
+
+class OpNode(Node):
+    """A node made by a registered op; subclassed once per op with PyTorch's node name."""
+    __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad")
+
+    def __getattr__(self, name):
+        # ctx.<name> in a derivative: an option of the op, or a saved tensor
+        if name.startswith("_saved_"):
+            name = name[7:]
+        try:
+            params = object.__getattribute__(self, "_params")
+            if name in params:
+                return params[name]
+            saved = object.__getattribute__(self, "_saved")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if saved is None:
+            raise RuntimeError(FREED_ERROR)
+        try:
+            value = saved[name]
+        except KeyError:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") \
+                from None
+        if isinstance(value, SavedTensor):
+            return value.unpack(self)
+        if isinstance(value, list):
+            return [v.unpack(self) if isinstance(v, SavedTensor) else v for v in value]
+        return value
+
+    def input_shape(self, i=0):
+        return self._input_meta[i][0]
+
+    def input_dtype(self, i=0):
+        return self._input_meta[i][1]
+
+    def release(self):
+        if self._op.save:
+            self._saved = None
+
+    def apply(self, grads, needs):
+        op = self._op
+        self.needs_input_grad = needs
+        if op.n_outputs == 1:
+            out = op.derivative_fn(self, grads[0])
+        else:
+            out = op.derivative_fn(self, *grads)
+        if not isinstance(out, (tuple, list)):
+            out = (out,)
+        return _fit_grads(out, self._input_meta)
+
+
+def _fit_grads(grads, metas):
+    """Reduce broadcast gradients to each input's shape and cast them to its dtype."""
+    result = []
+    for g, meta in zip(grads, metas):
+        if g is not None and meta is not None:
+            shape, dtype = meta
+            if g._data.shape != shape:
+                from .reduction import sum_to_size
+                g = sum_to_size(g, shape)
+            if g._dtype is not dtype:
+                if dtype._category < 3 and g._dtype._category == 3:
+                    g = g.real
+                g = g.to(dtype)
+        result.append(g)
+    return tuple(result)
+
+
+class Op:
+    """One registered op. Calling it runs the forward and records the graph."""
+
+    def __init__(self, fn, name, node, save, promote, differentiable, n_outputs,
+                 differentiable_outputs, view):
+        self.forward = fn
+        self.name = name
+        self.save = tuple(save)
+        self.promote = promote
+        self.differentiable = differentiable
+        self.n_outputs = n_outputs
+        self.differentiable_outputs = differentiable_outputs or n_outputs
+        self.view = view
+        self.derivative_fn = None
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())[1:]          # skip xp
+        self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+        self.arg_names = [p.name for p in params
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                        p.VAR_POSITIONAL)]
+        self.node_cls = type(node or name, (OpNode,), {"__slots__": ()}) if differentiable \
+            else None
+        self.__name__ = name
+        self.__doc__ = fn.__doc__
+
+    def derivative(self, fn):
+        self.derivative_fn = fn
+        return fn
+
+    def __repr__(self):
+        return f"<ember op {self.name}>"
+
+    # ------------------------------------------------------------------ forward
+    def __call__(self, *inputs, **params):
+        if self.varargs:
+            inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
+        arrays, dtype, device = self._prepare(inputs)
+        out = self.forward(xp_of(device), *arrays, **params)
+        outputs = self._wrap(out, inputs, device)
+        if _state.enabled and self.differentiable:
+            for x in inputs:
+                if x.__class__ is not int and getattr(x, "_requires_grad", False):
+                    self._record(inputs, outputs, params)
+                    break
+        return outputs
+
+    def _prepare(self, inputs):
+        """Find the device and the compute dtype; return the operands as arrays/scalars."""
+        device = None
+        first = None
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if device is None:
+                    device, first = x._device, x
+                elif x._device is not device and x._device != device:
+                    device = _pick_device(first, x)
+        if device is None:
+            raise TypeError(f"{self.name}(): expected at least one Tensor argument")
+        promote = self.promote
+        if promote is None:
+            return [x._data if isinstance(x, Tensor) else x for x in inputs], None, device
+        if len(inputs) == 2 and isinstance(inputs[1], Tensor) and \
+                inputs[0]._dtype is inputs[1]._dtype:
+            dtype = inputs[0]._dtype                      # the common case, no table walk
+        else:
+            dtype = D.result_dtype(inputs)
+        if promote is FLOAT and dtype._category < 2:
+            dtype = D._default[0]
+        npd = dtype.np
+        arrays = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                a = x._data
+                if x._dtype is not dtype:
+                    a = a.astype(npd)
+                    if x._device is not device and x._device.type != device.type:
+                        a = xp_of(device).asarray(a)
+                arrays.append(a)
+            else:
+                arrays.append(x)
+        return arrays, dtype, device
+
+    def _wrap(self, out, inputs, device):
+        if self.n_outputs == 1:
+            return self._wrap_one(out, inputs, device)
+        return tuple(self._wrap_one(o, inputs, device) for o in out)
+
+    def _wrap_one(self, a, inputs, device):
+        if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
+            a = np.asarray(a)
+        if self.view:
+            return inputs[0]._make_view(a)
+        return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
+
+    # ------------------------------------------------------------------ graph
+    def _record(self, inputs, outputs, params, in_place=False, original_self=None):
+        node = self.node_cls.__new__(self.node_cls)
+        Node.__init__(node, tuple(x._edge() if isinstance(x, Tensor) else (None, 0)
+                                  for x in inputs))
+        node._op = self
+        node._params = params
+        node._input_meta = tuple((x._data.shape, x._dtype) if isinstance(x, Tensor) else None
+                                 for x in inputs)
+        node.needs_input_grad = ()
+        outs = outputs if self.n_outputs != 1 else (outputs,)
+        if self.save:
+            saved = {}
+            names = self.arg_names
+            for name in self.save:
+                if name == "result":
+                    saved[name] = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
+                        [SavedTensor(o, True, i) for i, o in
+                         enumerate(outs[:self.differentiable_outputs])]
+                elif name.startswith("result"):
+                    i = int(name[6:])
+                    saved[name] = outs[i]._data     # a non-differentiable output (indices)
+                elif self.varargs and name == names[0]:
+                    saved[name] = [SavedTensor(x) for x in inputs]
+                else:
+                    i = names.index(name)
+                    x = inputs[i]
+                    if not isinstance(x, Tensor):
+                        saved[name] = x
+                    elif in_place and i == 0:
+                        saved[name] = SavedTensor(original_self)
+                    else:
+                        saved[name] = SavedTensor(x)
+            node._saved = saved
+        else:
+            node._saved = {}
+        from ..autograd import anomaly_mode
+        if anomaly_mode.state.enabled:
+            anomaly_mode.record_trace(node)
+        for i, o in enumerate(outs[:self.differentiable_outputs]):
+            if o._dtype._category >= 2:
+                o._grad_fn = node
+                o._output_nr = i
+                o._requires_grad = True
+        return node
+
+    # ------------------------------------------------------------------ in place
+    def inplace(self, target, *others, **params):
+        """`target.op_(others)`: compute, write into target, bump its version, rebase its graph."""
+        inputs = (target,) + others
+        record = _state.enabled and self.differentiable and any(
+            getattr(x, "_requires_grad", False) for x in inputs)
+        if record:
+            check_inplace_allowed(target)
+        arrays, dtype, device = self._prepare(inputs)
+        if dtype is not None and dtype is not target._dtype and \
+                not D.can_cast(dtype, target._dtype):
+            raise RuntimeError(f"result type {_type_word(dtype)} can't be cast to the desired "
+                               f"output type {_type_word(target._dtype)}")
+        original = None
+        if record and "self" in self.save:
+            original = Tensor._make(target._data.copy(), target._dtype, target._device)
+            original._requires_grad = target._requires_grad
+            original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
+        out = self.forward(xp_of(device), *arrays, **params)
+        write_into(target, out)
+        if record:
+            rebase_history(target, self, inputs, params, original)
+        return target
+
+
+def write_into(target, value):
+    """Write an array (or scalar) into a tensor's memory and bump its version."""
+    data = target._data
+    if data.ndim == 0 and not data.flags.writeable:
+        raise RuntimeError("cannot write into a read-only tensor")
+    xp_of(target._device).copyto(data, value, casting="unsafe")
+    target._version.bump()
+
+
+def check_inplace_allowed(target):
+    if target._requires_grad and target._grad_fn is None:
+        base = target._base
+        if base is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+    base = target._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def rebase_history(target, op, inputs, params, original):
+    """Make `target` the output of a new node for the in-place op just applied to it.
+
+    For a view, the base's history is rewritten instead (CopySlices), and every view of the
+    base regenerates its grad_fn from the base on next access.
+    """
+    node = op._record(inputs, target, params, in_place=True, original_self=original)
+    # _record attached node to target; the saved result is target after the write
+    if "result" in op.save:
+        node._saved["result"] = SavedTensor(target, True, 0)
+    base = target._base
+    if base is None:
+        return
+    from .views import CopySlices
+    CopySlices.rebase(base, target, node)
+
+
+def _type_word(dtype):
+    from .._printing import scalar_type_name
+    return scalar_type_name(dtype)
+
+
+def _pick_device(a, b):
+    # a zero-dim CPU tensor may join a computation on another device, as in PyTorch
+    if b._data.ndim == 0 and b._device.type == "cpu":
+        return a._device
+    if a._data.ndim == 0 and a._device.type == "cpu":
+        return b._device
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {a._device} and {b._device}!")
+
+
+def primitive(name, node=None, save=(), promote=None, differentiable=True, n_outputs=1,
+              differentiable_outputs=None, view=False):
+    """Declare an op (see the module docstring)."""
+    def wrap(fn):
+        return Op(fn, name, node, save, promote, differentiable, n_outputs,
+                  differentiable_outputs, view)
+    return wrap
