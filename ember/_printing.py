@@ -248,20 +248,20 @@ def _body_and_size_suffix(t, data):
     """The bracketed values, and whether a ``size=`` suffix is needed."""
     if data.size == 0:
         return "[]", data.ndim != 1
-    summarise = data.size > _OPTS.threshold
     edgeitems = _OPTS.edgeitems
-    if summarise and not edgeitems:
-        # Nothing left to show but the shape.
-        if data.ndim == 0:
-            return _scalar_text(data, t._dtype), True
-        return "[...]", True
+    # With edgeitems=0 a summary would hide every value, so PyTorch always states the size
+    # (even when this tensor is small enough to print in full).
+    size_suffix = not edgeitems
     if data.ndim == 0:
-        return _scalar_text(data, t._dtype), False
+        return _scalar_text(data, t._dtype), size_suffix
+    summarise = data.size > _OPTS.threshold
+    if summarise and not edgeitems:
+        return "[...]", size_suffix
     cut = [False] * data.ndim
     if summarise:
         data, cut = _summarise(data, edgeitems)
     formatter, values = _make_formatter(data, t._dtype)
-    return _Layout(values, formatter, cut, edgeitems).body(len(_PREFIX)), False
+    return _Layout(values, formatter, cut, edgeitems).body(len(_PREFIX)), size_suffix
 
 
 def _scalar_text(data, dtype):
@@ -292,12 +292,9 @@ def _suffixes(t, data, size_suffix):
 def _append_suffixes(text, suffixes):
     """Add ``, suffix`` items, each moving to a new indented line when it would not fit.
 
-    PyTorch's measure of the current line is slightly generous: the line's length plus one
-    when the text is a single line, plus two after a line break."""
-    if "\n" in text:
-        line_len = len(text) - text.rfind("\n") + 1
-    else:
-        line_len = len(text) + 1
+    PyTorch's test is slightly conservative: it counts the current line as two characters
+    longer than it is (found by experiment), then adds ", " and the suffix."""
+    line_len = len(text) - (text.rfind("\n") + 1) + 2
     for suffix in suffixes:
         if line_len + len(suffix) + 2 > _OPTS.linewidth:
             text += ",\n" + " " * len(_PREFIX) + suffix

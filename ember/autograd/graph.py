@@ -19,12 +19,10 @@ class RemovableHandle:
 
     def __init__(self, hooks_dict):
         self.id = next(RemovableHandle._ids)
-        self._hooks_ref = weakref.ref(hooks_dict)
+        self._hooks = hooks_dict
 
     def remove(self):
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        self._hooks.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -100,6 +98,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads, needs):
         accumulate_into_grad(self.variable, grads[0])
@@ -194,7 +195,7 @@ def _modified_message(saved, node):
         where = f"output {saved.output_nr} of {_short_name(node)}"
     counter = saved.version_counter
     msg = (f"one of the variables needed for gradient computation has been modified by an "
-           f"inplace operation: [{legacy_type_name(dtype, device)} [{', '.join(map(str, shape))}]]"
+           f"inplace operation: [torch.{legacy_type_name(dtype, device)} [{', '.join(map(str, shape))}]]"
            f", which is {where}, is at version {counter.value}; expected version "
            f"{saved.saved_version} instead. Hint: enable anomaly detection to find the operation "
            f"that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "

@@ -15,7 +15,7 @@ from . import views as V
 # ----------------------------------------------------------------------------- view derivatives
 def _array_view(a, kind, args):
     if kind == "select":
-        return a[(slice(None),) * args["dim"] + (args["index"],)]
+        return a[(slice(None),) * args["dim"] + (args["index"], Ellipsis)]
     if kind == "slice":
         return a[(slice(None),) * args["dim"] + (slice(args["start"], args["stop"],
                                                        args["step"]),)]

@@ -202,7 +202,7 @@ def fmod(input, other, *, out=None):
     return _out(_fmod(input, other), out)
 
 
-@primitive("pow", node="PowBackward0", save=("self",), promote=COMMON)
+@primitive("pow", node="PowBackward0", save=("self", "exponent"), promote=COMMON)
 def _pow_scalar(xp, self, exponent):
     if xp.issubdtype(self.dtype, xp.integer) and not isinstance(exponent, float) and \
             exponent < 0:
@@ -236,7 +236,7 @@ def _(ctx, grad):
     return ga, gb
 
 
-@primitive("pow.scalar_base", node="PowBackward2", save=("exponent", "result"),
+@primitive("pow.scalar_base", node="PowBackward2", save=("exponent", "self", "result"),
            promote=COMMON)
 def _pow_scalar_base(xp, exponent, self):
     return xp.power(self, exponent)

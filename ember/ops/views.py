@@ -306,7 +306,7 @@ def expand_as(self, other):
 
 @primitive("select", node="SelectBackward0", view=True)
 def _select(xp, self, *, dim, index):
-    return self[(slice(None),) * dim + (index,)]
+    return self[(slice(None),) * dim + (index, Ellipsis)]
 
 
 @_select.derivative
@@ -371,7 +371,7 @@ def narrow(self, dim, start, length):
 
 @primitive("unbind", node="UnbindBackward0", view=True, n_outputs=None)
 def _unbind(xp, self, *, dim):
-    return [self[(slice(None),) * dim + (i,)] for i in range(self.shape[dim])]
+    return [self[(slice(None),) * dim + (i, Ellipsis)] for i in range(self.shape[dim])]
 
 
 @_unbind.derivative
@@ -546,6 +546,9 @@ class CopySlices(Node):
         base._output_nr = 0
         base._requires_grad = True
         view_tensor._fn_version = -1          # regenerate from the base on next access
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def release(self):
         self.fn.release()
