@@ -94,7 +94,7 @@ def scalar_type_name(dtype):
 def legacy_type_name(dtype, device):
     """The legacy tensor type name without 'torch.', e.g. 'FloatTensor', 'cuda.LongTensor'."""
     name = scalar_type_name(dtype) + "Tensor"
-    device_type = getattr(device, "type", device)
+    device_type = getattr(device, "type", None) or str(device).split(":")[0]
     return name if device_type == "cpu" else f"{device_type}.{name}"
 
 
@@ -169,7 +169,7 @@ class _ComplexFormatter:
 
 
 def _make_formatter(values, dtype):
-    """A formatter for ``values`` (ndarray) and the matching Python scalars to feed it."""
+    """A formatter for ``values``, and ``values`` converted to the type it formats."""
     if dtype.is_complex:
         values = values.astype(np.complex128)
         return _ComplexFormatter(values.reshape(-1)), values

@@ -193,13 +193,22 @@ def _binary(fn):
     return op
 
 
-Tensor.__add__ = _binary(P.add)
+def _fast(op, public):
+    """Operator for the hot path: straight to the primitive when `other` is a tensor."""
+    def method(self, other):
+        if other.__class__ is Tensor:
+            return op(self, other)
+        return public(self, other)
+    return method
+
+
+Tensor.__add__ = _fast(P._add, _binary(P.add))
 Tensor.__radd__ = _binary(P.add)
-Tensor.__sub__ = _binary(P.sub)
+Tensor.__sub__ = _fast(P._sub, _binary(P.sub))
 Tensor.__rsub__ = _reflect(P.sub)
-Tensor.__mul__ = _binary(P.mul)
+Tensor.__mul__ = _fast(P._mul, _binary(P.mul))
 Tensor.__rmul__ = _binary(P.mul)
-Tensor.__truediv__ = _binary(P.div)
+Tensor.__truediv__ = _fast(P._div, _binary(P.div))
 Tensor.__rtruediv__ = _reflect(P.div)
 Tensor.__floordiv__ = _binary(P.floor_divide)
 Tensor.__rfloordiv__ = _reflect(P.floor_divide)

@@ -31,6 +31,7 @@ FLOAT = "float"      # ... and integers/bools on to the default float dtype
 _state = grad_mode.state
 _ndarray = np.ndarray
 _XP = {"cpu": np}
+_FROM_NUMPY = D._FROM_NUMPY
 
 
 def xp_of(device):
@@ -52,6 +53,9 @@ class OpNode(Node):
             params = object.__getattribute__(self, "_params")
             if name in params:
                 return params[name]
+            defaults = object.__getattribute__(self, "_op").defaults
+            if name in defaults:
+                return defaults[name]
             saved = object.__getattribute__(self, "_saved")
         except AttributeError:
             raise AttributeError(name) from None
@@ -124,6 +128,8 @@ class Op:
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+        self.defaults = {p.name: p.default for p in params
+                         if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
         self.arg_names = [p.name for p in params
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                         p.VAR_POSITIONAL)]
@@ -143,6 +149,29 @@ class Op:
     def __call__(self, *inputs, **params):
         if self.varargs:
             inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
+        # Fast path (most calls): tensors only, one dtype, one device, nothing to promote.
+        first = inputs[0]
+        if first.__class__ is Tensor:
+            dtype, device = first._dtype, first._device
+            if self.promote is not FLOAT or dtype._category >= 2:
+                arrays = []
+                requires_grad = False
+                for x in inputs:
+                    if x.__class__ is not Tensor or x._dtype is not dtype or \
+                            x._device is not device:
+                        break
+                    arrays.append(x._data)
+                    requires_grad = requires_grad or x._requires_grad
+                else:
+                    out = self.forward(np if device.type == "cpu" else xp_of(device), *arrays,
+                                       **params)
+                    if self.n_outputs == 1 and not self.view and out.__class__ is _ndarray:
+                        result = Tensor._make(out, _FROM_NUMPY[out.dtype], device)
+                    else:
+                        result = self._wrap(out, inputs, device)
+                    if requires_grad and _state.enabled and self.differentiable:
+                        self._record(inputs, result, params)
+                    return result
         arrays, dtype, device = self._prepare(inputs)
         out = self.forward(xp_of(device), *arrays, **params)
         outputs = self._wrap(out, inputs, device)

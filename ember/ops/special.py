@@ -99,10 +99,12 @@ _ERF_TAYLOR = [_TWO_OVER_SQRT_PI * (-1) ** n / (math.factorial(n) * (2 * n + 1))
 # For 1/2 <= x < 10: erfc(x) = (2x/pi) e^(-x^2) * integral_0^inf e^(-t^2) / (t^2 + x^2) dt.
 # The trapezoidal rule with step h on this analytic integrand is exact up to (a) the pole of the
 # integrand at t = ix, whose contribution is exactly -2 / (e^(2 pi x / h) - 1) in erfc, and
-# (b) an error of order e^(-pi^2/h^2) = 7e-18 for h = 1/2. The terms e^(-n^2 h^2) fall below
-# 1e-17 after n = 13. Sums of positive terms only, so the result is good to a few ulps.
-_TRAP_H = 0.5
-_TRAP_TERMS = [(math.exp(-(n * _TRAP_H) ** 2), (n * _TRAP_H) ** 2) for n in range(1, 15)]
+# (b) an error of order e^(-pi^2/h^2) = 1e-69 for h = 1/4. (a) is exact only while x is well
+# below pi/h = 12.6 (beyond, the neglected part grows like e^(x^2 - 8 pi x) relative to erfc),
+# hence the switch at x = 10. The terms e^(-n^2 h^2) fall below 1e-17 after n = 25. Sums of
+# positive terms only, so the result is good to a few ulps.
+_TRAP_H = 0.25
+_TRAP_TERMS = [(math.exp(-(n * _TRAP_H) ** 2), (n * _TRAP_H) ** 2) for n in range(1, 28)]
 
 # For x >= 10: the asymptotic series erfc(x) = e^(-x^2)/(x sqrt(pi)) sum_n (-1)^n (2n-1)!!/(2x^2)^n;
 # at x = 10 the first term left out (n = 15) is 2e-19 of the sum.
@@ -234,10 +236,11 @@ def _one_minus_gamma():
 
 # Around 2 (|z| < 2):  lgamma(2 + z) = (1 - gamma) z + sum_{k>=2} (-1)^k (zeta(k) - 1) z^k / k
 #                      digamma(2 + z) = (1 - gamma) + sum_{k>=2} (-1)^k (zeta(k) - 1) z^(k-1).
-# zeta(k) - 1 ~ 2^-k, so for |z| <= 0.6 the terms shrink like 0.3^k; 40 terms leave < 1e-19.
-_ZM1 = {k: _zeta_minus_one(k) for k in range(2, 42)}
+# zeta(k) - 1 ~ 2^-k, so for |z| <= 0.8 the terms shrink like 0.4^k; 50 terms leave < 1e-19.
+_SERIES_TERMS = 52
+_ZM1 = {k: _zeta_minus_one(k) for k in range(2, _SERIES_TERMS)}
 _LGAMMA_AT_2 = [0.0, float(_one_minus_gamma())] + [
-    float((-1) ** k * _ZM1[k] / k) for k in range(2, 42)]
+    float((-1) ** k * _ZM1[k] / k) for k in range(2, _SERIES_TERMS)]
 
 # Stirling: lgamma(x) = (x - 1/2) log x - x + log(2 pi)/2 + sum_k B_2k / (2k (2k-1) x^(2k-1)),
 #           digamma(x) = log x - 1/(2x) - sum_k B_2k / (2k x^2k).
@@ -245,6 +248,10 @@ _LGAMMA_AT_2 = [0.0, float(_one_minus_gamma())] + [
 _STIRLING_LGAMMA = [float(b / (2 * k * (2 * k - 1))) for k, b in enumerate(_BERNOULLI[:8], 1)]
 _STIRLING_DIGAMMA = [float(b / (2 * k)) for k, b in enumerate(_BERNOULLI[:8], 1)]
 _STIRLING_FROM = 10.0
+# Below that, x is moved into [_BASE, _BASE + 1) = [1.2, 2.2), i.e. z = x - 2 in [-0.8, 0.2),
+# an interval that holds lgamma's zero at 2 and digamma's zero at 1.4616 (lgamma's zero at 1
+# comes from lgamma(x) = lgamma(x + 1) - log(x), which keeps 3 ulp there).
+_BASE = 1.2
 
 
 def _shift_products(xp, x, base):
@@ -268,7 +275,7 @@ def _lgamma_positive(xp, x):
     """lgamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
     small = xp.minimum(x, _STIRLING_FROM)
-    _, z, up, down = _shift_products(xp, small, 1.5)
+    _, z, up, down = _shift_products(xp, small, _BASE)
     near_two = z * _horner(xp, z, _LGAMMA_AT_2[1:])
     shifted = near_two + xp.log(up) - xp.log(down)
 
@@ -289,7 +296,7 @@ def _sin_pi_reduced(xp, x):
 
 @_float_function
 def lgamma(xp, x, wide):
-    # x > 0: Stirling for x >= 10, otherwise the series around 2 after moving x into [1.5, 2.5)
+    # x > 0: Stirling for x >= 10, otherwise the series around 2 after moving x into [1.2, 2.2)
     # with Gamma(x+1) = x Gamma(x). x < 0: reflection Gamma(x) Gamma(1-x) = pi / sin(pi x).
     # Poles (0, negative integers, -inf) give +inf like PyTorch.
     r, sin_pi = _sin_pi_reduced(xp, x)
@@ -308,7 +315,7 @@ _Z0 = _X0_HI - 2.0
 
 def _digamma_slope_series():
     """Coefficients c_k = (-1)^k (zeta(k) - 1) for the divided-difference form of digamma(2+z)."""
-    return [float((-1) ** k * _ZM1[k]) for k in range(2, 42)]
+    return [float((-1) ** k * _ZM1[k]) for k in range(2, _SERIES_TERMS)]
 
 
 _DIGAMMA_C = _digamma_slope_series()
@@ -317,7 +324,7 @@ _TRIGAMMA_X0 = math.fsum(c * (k + 1) * _Z0 ** k for k, c in enumerate(_DIGAMMA_C
 
 
 def _digamma_near_two(xp, z):
-    """digamma(2 + z) for z in [-0.6, 0.4), accurate relative to the result even at the zero.
+    """digamma(2 + z) for z in [-0.8, 0.2), accurate relative to the result even at the zero.
 
     digamma(2+z) - digamma(2+z0) = (z - z0) D with D = sum_k c_k h_(k-2)(z, z0) and
     h_m = (z^(m+1) - z0^(m+1)) / (z - z0) = z h_(m-1) + z0^m: no cancellation, and
@@ -335,7 +342,7 @@ def _digamma_positive(xp, x):
     """digamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
     small = xp.minimum(x, _STIRLING_FROM)
-    m, z, _, _ = _shift_products(xp, small, 1.4)
+    m, z, _, _ = _shift_products(xp, small, _BASE)
     shifted = _digamma_near_two(xp, z)
     for k in range(1, 9):          # digamma(x) = digamma(x - 1) + 1 / (x - 1)
         shifted = shifted + xp.where(m >= k, 1.0 / (small - k), 0.0)
@@ -350,7 +357,7 @@ def _digamma_positive(xp, x):
 
 @_float_function
 def digamma(xp, x, wide):
-    # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.4, 2.4) and the series
+    # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.2, 2.2) and the series
     # around 2. x < 0: reflection digamma(x) = digamma(1 - x) - pi cot(pi x). Like PyTorch:
     # digamma(+0) = -inf, digamma(-0) = +inf, negative integers and -inf give nan.
     r, _ = _sin_pi_reduced(xp, x)

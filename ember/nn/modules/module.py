@@ -653,57 +653,68 @@ class _BackwardHook:
         self.grad_outputs = None
         self.n_inputs = 0
         self.inputs_wrapped = False
+        self.input_slots = self.output_slots = ()
+        self.n_outputs = 0
 
     def wrap_inputs(self, args):
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         self.n_inputs = len(positions)
-        if not grad_mode.state.enabled or \
-                not any(args[i]._requires_grad for i in positions):
-            return args
-        self.inputs_wrapped = True
-        wrapped = BackwardHookFunction.apply(self, "inputs", *[args[i] for i in positions])
-        if not isinstance(wrapped, tuple):
-            wrapped = (wrapped,)
-        args = list(args)
-        for i, w in zip(positions, wrapped):
-            args[i] = w
-        return tuple(args)
+        args, self.input_slots = self._wrap(args, positions, "inputs")
+        self.inputs_wrapped = bool(self.input_slots)
+        return args
 
     def wrap_outputs(self, result):
         single = isinstance(result, Tensor)
         outs = (result,) if single else result
-        if not isinstance(outs, tuple) or not grad_mode.state.enabled:
+        if not isinstance(outs, tuple):
             return result
         positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
-        if not any(outs[i]._requires_grad for i in positions):
-            return result
-        wrapped = BackwardHookFunction.apply(self, "outputs", *[outs[i] for i in positions])
+        self.n_outputs = len(positions)
+        outs, self.output_slots = self._wrap(outs, positions, "outputs")
+        return outs[0] if single else outs
+
+    def _wrap(self, values, positions, where):
+        """Pass the tensors that require grad through one identity node; return the new values
+        and, for each wrapped tensor, its index among the tensor values."""
+        slots = [k for k, i in enumerate(positions) if values[i]._requires_grad]
+        if not slots or not grad_mode.state.enabled:
+            return values, []
+        wrapped = BackwardHookFunction.apply(self, where, *[values[positions[k]] for k in slots])
         if not isinstance(wrapped, tuple):
             wrapped = (wrapped,)
-        outs = list(outs)
-        for i, w in zip(positions, wrapped):
-            outs[i] = w
-        return outs[0] if single else tuple(outs)
+        values = list(values)
+        for k, w in zip(slots, wrapped):
+            values[positions[k]] = w
+        return tuple(values), slots
+
+    @staticmethod
+    def _spread(grads, slots, n):
+        full = [None] * n
+        for k, g in zip(slots, grads):
+            full[k] = g
+        return tuple(full)
 
     def on_grad_outputs(self, grads):
         module = self.module
+        full = self._spread(grads, self.output_slots, self.n_outputs)
         for hook in list(module._backward_pre_hooks.values()):
-            out = hook(module, grads)
+            out = hook(module, full)
             if out is not None:
-                grads = _check_hook_grads(out, grads, "backward pre hook")
-        self.grad_outputs = grads
+                full = _check_hook_grads(out, full, "backward pre hook")
+        self.grad_outputs = full
         if not self.inputs_wrapped:
             # no input needs a gradient: the hooks run now, with None for every input
-            self.run_hooks((None,) * self.n_inputs)
-        return grads
+            self.run_hooks(())
+        return tuple(full[k] for k in self.output_slots)
 
-    def run_hooks(self, grad_inputs):
+    def run_hooks(self, grads):
         module = self.module
+        full = self._spread(grads, self.input_slots, self.n_inputs)
         for hook in list(module._backward_hooks.values()):
-            out = hook(module, grad_inputs, self.grad_outputs)
+            out = hook(module, full, self.grad_outputs)
             if out is not None:
-                grad_inputs = _check_hook_grads(out, grad_inputs, "backward hook")
-        return grad_inputs
+                full = _check_hook_grads(out, full, "backward hook")
+        return tuple(full[k] for k in self.input_slots)
 
 
 def _check_hook_grads(new, old, what):
@@ -723,7 +734,6 @@ def _make_backward_hook_function():
         @staticmethod
         def forward(ctx, hook, where, *tensors):
             ctx.hook, ctx.where = hook, where
-            ctx.mark_non_differentiable(*[t for t in tensors if not t._requires_grad])
             return tensors if len(tensors) != 1 else tensors[0]
 
         @staticmethod

@@ -1,0 +1,458 @@
+"""The shared op-sample table and the generic checks it drives (OpInfo-style), against torch.
+
+An `OpInfo` names an op, says how to call it in either library, and generates sample inputs.
+Samples hold NumPy arrays; `to_ember` / `to_torch` turn them into tensors of each library, so
+both see exactly the same numbers. One check function per property:
+
+    check_forward(op, dtype)      values, dtype and shape of every output vs torch
+    check_backward(op, dtype)     input gradients for a random upstream gradient vs torch
+    check_gradcheck(op)           ember.autograd.gradcheck in float64
+    check_gradgradcheck(op)       ember.autograd.gradgradcheck in float64
+    check_node_names(op, dtype)   grad_fn.name() along next_functions vs torch's graph
+
+Usage from a test file:
+
+    from opinfo import OpInfo, Sample, make, check_forward
+    OPS = [OpInfo("add", lambda lib, a, b: lib.add(a, b), samples=binary_samples)]
+
+    @pytest.mark.parametrize("op", OPS, ids=str)
+    def test_forward(op): ...
+
+An op function takes the library module first (`ember` or `torch`), then the sample's args and
+kwargs; when the two libraries must be called differently, give `torch_fn` as well.
+"""
+import itertools
+import math
+
+import ml_dtypes
+import numpy as np
+import torch
+
+import ember
+
+# ----------------------------------------------------------------------------- dtypes
+ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+              "float32", "float64", "complex64", "complex128")
+INTS = ("uint8", "int8", "int16", "int32", "int64")
+FLOATS = ("float32", "float64")
+HALFS = ("float16", "bfloat16")
+ALL_FLOATS = FLOATS + HALFS
+COMPLEX = ("complex64", "complex128")
+NUMERIC = INTS + ALL_FLOATS
+
+NP_DTYPE = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
+            "int32": np.int32, "int64": np.int64, "float16": np.float16,
+            "bfloat16": ml_dtypes.bfloat16, "float32": np.float32, "float64": np.float64,
+            "complex64": np.complex64, "complex128": np.complex128}
+
+# (atol, rtol) for comparing values computed in each dtype by two different libraries
+TOLERANCE = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1.6e-2), "float32": (1e-5, 1.3e-6),
+             "float64": (1e-7, 1e-7), "complex64": (1e-5, 1.3e-6),
+             "complex128": (1e-7, 1e-7)}
+
+
+def is_float(name):
+    return name in ALL_FLOATS or name in COMPLEX
+
+
+# ----------------------------------------------------------------------------- sample arrays
+class NoGrad:
+    """Marks a float array argument that must not require grad (e.g. a mask-like operand)."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+def make(shape, dtype, rng, low=-3.0, high=3.0, exclude_zero=False):
+    """A random array of `shape` and ember/torch dtype name `dtype` with values in [low, high)."""
+    shape = tuple(shape)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in INTS:
+        lo = max(int(math.floor(low)), 0 if dtype == "uint8" else -128)
+        hi = max(int(math.ceil(high)), lo + 1)
+        a = rng.integers(lo, hi, shape)
+        if exclude_zero:
+            a[a == 0] = 1
+        return a.astype(NP_DTYPE[dtype])
+    a = rng.uniform(low, high, shape)
+    if dtype in COMPLEX:
+        a = a + 1j * rng.uniform(low, high, shape)
+    if exclude_zero:
+        a[np.abs(a) < 0.1] = 0.5
+    return np.asarray(a).astype(NP_DTYPE[dtype])
+
+
+class Sample:
+    """The positional and keyword arguments of one call. Arrays become tensors; a list of
+    arrays becomes a list of tensors; anything else is passed as it is."""
+
+    def __init__(self, *args, **kwargs):
+        self.args = args
+        self.kwargs = kwargs
+
+    def __repr__(self):
+        def show(a):
+            if isinstance(a, np.ndarray):
+                return f"array{a.shape}:{a.dtype}"
+            if isinstance(a, NoGrad):
+                return f"nograd({show(a.array)})"
+            if isinstance(a, (list, tuple)):
+                return "[" + ", ".join(show(x) for x in a) + "]"
+            return repr(a)
+        return "Sample(" + ", ".join([show(a) for a in self.args] +
+                                     [f"{k}={show(v)}" for k, v in self.kwargs.items()]) + ")"
+
+
+def _convert(value, make_tensor, requires_grad):
+    if isinstance(value, NoGrad):
+        return make_tensor(value.array, False)
+    if isinstance(value, np.ndarray):
+        floating = value.dtype.kind in "fc" or value.dtype == ml_dtypes.bfloat16
+        return make_tensor(value, requires_grad and floating)
+    if isinstance(value, list):
+        return [_convert(v, make_tensor, requires_grad) for v in value]
+    return value
+
+
+def _ember_tensor(a, requires_grad):
+    t = ember.tensor(a.copy())
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def _torch_tensor(a, requires_grad):
+    if a.dtype == ml_dtypes.bfloat16:
+        t = torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    else:
+        t = torch.from_numpy(a.copy())
+    return t.requires_grad_(requires_grad)
+
+
+def to_ember(sample, requires_grad=False):
+    """(args, kwargs) for ember; float arrays require grad when asked."""
+    return ([_convert(a, _ember_tensor, requires_grad) for a in sample.args],
+            {k: _convert(v, _ember_tensor, requires_grad) for k, v in sample.kwargs.items()})
+
+
+def to_torch(sample, requires_grad=False):
+    return ([_convert(a, _torch_tensor, requires_grad) for a in sample.args],
+            {k: _convert(v, _torch_tensor, requires_grad) for k, v in sample.kwargs.items()})
+
+
+def grad_leaves(args, kwargs):
+    """The tensors of a converted call that require grad, in argument order."""
+    found = []
+
+    def walk(v):
+        if isinstance(v, (ember.Tensor, torch.Tensor)):
+            if v.requires_grad:
+                found.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    for a in list(args) + list(kwargs.values()):
+        walk(a)
+    return found
+
+
+# ----------------------------------------------------------------------------- the record
+class OpInfo:
+    """One op of the table.
+
+    name          test id
+    fn            fn(lib, *args, **kwargs): calls the op through module `lib` (ember or torch)
+    samples       samples(dtype, rng) -> iterable of Sample
+    dtypes        the dtype names the forward is checked in
+    torch_fn      optional: how to call torch when it differs from fn(torch, ...)
+    grad          whether the op is differentiable (backward and node names are checked)
+    grad_dtypes   dtypes the backward is checked in
+    gradgrad      whether gradgradcheck applies (False for piecewise-constant derivatives...)
+    node          None: node names are compared with torch's; a string: additionally the root
+                  node's expected name (documents it in the table)
+    tol           optional {dtype: (atol, rtol)} overriding TOLERANCE
+    """
+
+    def __init__(self, name, fn, samples, dtypes=FLOATS, *, torch_fn=None, grad=True,
+                 grad_dtypes=FLOATS, gradcheck=True, gradgrad=True, node=None, tol=None):
+        self.name = name
+        self.fn = fn
+        self.torch_fn = torch_fn or fn
+        self.samples = samples
+        self.dtypes = tuple(dtypes)
+        self.grad = grad
+        self.grad_dtypes = tuple(d for d in grad_dtypes) if grad else ()
+        self.gradcheck = grad and gradcheck
+        self.gradgrad = grad and gradcheck and gradgrad
+        self.node = node
+        self.tol = tol or {}
+
+    def __repr__(self):
+        return self.name
+
+    def ember_call(self, args, kwargs):
+        return self.fn(ember, *args, **kwargs)
+
+    def torch_call(self, args, kwargs):
+        return self.torch_fn(torch, *args, **kwargs)
+
+    def sample_list(self, dtype, seed=0):
+        return list(self.samples(dtype, np.random.default_rng(seed)))
+
+    def tolerance(self, dtype):
+        return self.tol.get(dtype, TOLERANCE.get(dtype, (0, 0)))
+
+
+def params(ops, dtypes_attr="dtypes"):
+    """pytest parameters (op, dtype) over each op's dtypes, with readable ids."""
+    import pytest
+    return [pytest.param(op, d, id=f"{op.name}-{d}") for op in ops
+            for d in getattr(op, dtypes_attr)]
+
+
+# ----------------------------------------------------------------------------- comparisons
+def dtype_name(t):
+    return str(t.dtype).split(".")[-1]
+
+
+def as_numpy(t):
+    """A tensor of either library as a float64/complex128/int64/bool NumPy array."""
+    if isinstance(t, torch.Tensor):
+        t = t.detach()
+        if t.dtype in (torch.bfloat16, torch.float16):
+            t = t.to(torch.float64)
+        return t.resolve_conj().numpy()
+    a = np.asarray(t.detach().numpy())
+    if a.dtype == ml_dtypes.bfloat16 or a.dtype == np.float16:
+        a = a.astype(np.float64)
+    return a
+
+
+def assert_same(e, t, atol=0.0, rtol=0.0, what="output"):
+    """ember value `e` equals torch value `t`: type, dtype, shape and (close) values."""
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), f"{what}: expected a Tensor, got {type(e).__name__}"
+        assert dtype_name(e) == dtype_name(t), f"{what}: dtype {e.dtype} != {t.dtype}"
+        assert tuple(e.shape) == tuple(t.shape), f"{what}: shape {tuple(e.shape)} != " \
+                                                 f"{tuple(t.shape)}"
+        ea, ta = as_numpy(e), as_numpy(t)
+        if ta.dtype.kind in "fc":
+            np.testing.assert_allclose(ea, ta, atol=atol, rtol=rtol, equal_nan=True,
+                                       err_msg=what)
+        else:
+            np.testing.assert_array_equal(ea, ta, err_msg=what)
+        return
+    if isinstance(t, tuple):
+        assert isinstance(e, tuple) and len(e) == len(t), f"{what}: {e!r} vs {t!r}"
+        if hasattr(t, "_fields"):
+            assert getattr(e, "_fields", None) == t._fields, f"{what}: fields differ"
+            assert type(e).__name__ == type(t).__name__, f"{what}: return type name"
+        for i, (x, y) in enumerate(zip(e, t)):
+            assert_same(x, y, atol, rtol, f"{what}[{i}]")
+        return
+    if isinstance(t, list):
+        assert isinstance(e, list) and len(e) == len(t), f"{what}: {e!r} vs {t!r}"
+        for i, (x, y) in enumerate(zip(e, t)):
+            assert_same(x, y, atol, rtol, f"{what}[{i}]")
+        return
+    assert type(e) is type(t), f"{what}: type {type(e).__name__} != {type(t).__name__}"
+    if isinstance(t, float) and math.isnan(t):
+        assert math.isnan(e), what
+    else:
+        assert e == t, f"{what}: {e!r} != {t!r}"
+
+
+def _tensors_of(out):
+    if isinstance(out, (ember.Tensor, torch.Tensor)):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors_of(o)]
+    return []
+
+
+# ----------------------------------------------------------------------------- the checks
+def check_forward(op, dtype, seed=0):
+    """Every sample: same values, dtype and shape as torch (or the same error)."""
+    atol, rtol = op.tolerance(dtype)
+    samples = op.sample_list(dtype, seed)
+    assert samples, f"{op.name}: no samples for {dtype}"
+    for sample in samples:
+        targs, tkw = to_torch(sample)
+        eargs, ekw = to_ember(sample)
+        try:
+            expected = op.torch_call(targs, tkw)
+        except Exception as err:            # torch rejects it: ember must reject it the same way
+            check_same_error(lambda: op.ember_call(eargs, ekw), err)
+            continue
+        got = op.ember_call(eargs, ekw)
+        assert_same(got, expected, atol, rtol, f"{op.name}{sample!r}")
+
+
+def check_backward(op, dtype, seed=0):
+    """Gradients of the inputs for a random upstream gradient, vs torch."""
+    atol, rtol = op.tolerance(dtype)
+    rng = np.random.default_rng(seed + 1)
+    checked = 0
+    for sample in op.sample_list(dtype, seed):
+        targs, tkw = to_torch(sample, requires_grad=True)
+        eargs, ekw = to_ember(sample, requires_grad=True)
+        t_leaves, e_leaves = grad_leaves(targs, tkw), grad_leaves(eargs, ekw)
+        if not t_leaves:
+            continue
+        t_outs = [o for o in _tensors_of(op.torch_call(targs, tkw)) if o.requires_grad]
+        e_all = _tensors_of(op.ember_call(eargs, ekw))
+        e_outs = [o for o in e_all if o.requires_grad]
+        assert len(e_outs) == len(t_outs), f"{op.name}{sample!r}: differentiable outputs"
+        if not t_outs:
+            continue
+        ups = [make(o.shape, dtype_name(o), rng) for o in t_outs]
+        t_grads = torch.autograd.grad(t_outs, t_leaves, [_torch_tensor(u, False) for u in ups],
+                                      allow_unused=True)
+        e_grads = ember.autograd.grad(e_outs, e_leaves, [_ember_tensor(u, False) for u in ups],
+                                      allow_unused=True)
+        for i, (eg, tg) in enumerate(zip(e_grads, t_grads)):
+            if tg is None:
+                assert eg is None or not as_numpy(eg).any(), f"{op.name}: grad {i} not None"
+                continue
+            assert eg is not None, f"{op.name}{sample!r}: grad of input {i} is None"
+            assert_same(eg, tg, atol * 10, rtol * 10, f"{op.name}{sample!r} grad {i}")
+        checked += 1
+    assert checked, f"{op.name}: no sample had a differentiable input"
+
+
+def _float64_call(op, sample):
+    """A function of the differentiable float64 tensors only, for gradcheck."""
+    eargs, ekw = to_ember(sample, requires_grad=True)
+    leaves = grad_leaves(eargs, ekw)
+    ids = [id(x) for x in leaves]
+
+    def rebuild(v, new):
+        if isinstance(v, ember.Tensor) and id(v) in ids:
+            return new[ids.index(id(v))]
+        if isinstance(v, list):
+            return [rebuild(x, new) for x in v]
+        return v
+
+    def fn(*new):
+        out = op.ember_call([rebuild(a, new) for a in eargs],
+                            {k: rebuild(v, new) for k, v in ekw.items()})
+        return tuple(o for o in _tensors_of(out) if o.dtype.is_floating_point or
+                     o.dtype.is_complex)
+    return fn, leaves
+
+
+def check_gradcheck(op, seed=0, second_order=False):
+    """ember.autograd.gradcheck (or gradgradcheck) on every float64 sample."""
+    from ember.autograd.gradcheck import gradcheck, gradgradcheck
+    checked = 0
+    for sample in op.sample_list("float64", seed):
+        fn, leaves = _float64_call(op, sample)
+        if not leaves:
+            continue
+        if second_order:
+            assert gradgradcheck(fn, tuple(leaves)), f"{op.name}{sample!r}"
+        else:
+            assert gradcheck(fn, tuple(leaves)), f"{op.name}{sample!r}"
+        checked += 1
+    assert checked, f"{op.name}: no float64 sample with a differentiable input"
+
+
+def check_gradgradcheck(op, seed=0):
+    check_gradcheck(op, seed, second_order=True)
+
+
+def graph_names(root):
+    """Names of the nodes reachable from `root`, breadth first along next_functions (each
+    node once; None edges appear as None): comparable between ember and torch."""
+    if root is None:
+        return []
+    names, seen, queue = [], set(), [root]
+    while queue:
+        node = queue.pop(0)
+        if node is None:
+            names.append(None)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name())
+        queue.extend(fn for fn, _ in node.next_functions)
+    return names
+
+
+def check_node_names(op, dtype="float32", seed=0):
+    """The graph of each sample's outputs has the node names torch's graph has."""
+    checked = 0
+    for sample in op.sample_list(dtype, seed):
+        targs, tkw = to_torch(sample, requires_grad=True)
+        eargs, ekw = to_ember(sample, requires_grad=True)
+        if not grad_leaves(targs, tkw):
+            continue
+        t_outs = _tensors_of(op.torch_call(targs, tkw))
+        e_outs = _tensors_of(op.ember_call(eargs, ekw))
+        for e, t in zip(e_outs, t_outs):
+            t_names = graph_names(t.grad_fn)
+            e_names = graph_names(e.grad_fn)
+            assert e_names == t_names, f"{op.name}{sample!r}: {e_names} != {t_names}"
+            if op.node is not None and e.grad_fn is not None:
+                assert e.grad_fn.name() == op.node
+        checked += 1
+    assert checked, f"{op.name}: no sample had a differentiable input"
+
+
+# ----------------------------------------------------------------------------- errors
+def check_same_error(ember_thunk, torch_error_or_thunk):
+    """ember raises the same exception type with the same message as torch."""
+    if isinstance(torch_error_or_thunk, BaseException):
+        t_err = torch_error_or_thunk
+    else:
+        try:
+            torch_error_or_thunk()
+        except Exception as err:
+            t_err = err
+        else:
+            raise AssertionError("torch did not raise")
+    try:
+        ember_thunk()
+    except Exception as err:
+        e_err = err
+    else:
+        raise AssertionError(f"ember did not raise; torch raised {type(t_err).__name__}: "
+                             f"{t_err}")
+    assert type(e_err).__name__ == type(t_err).__name__, \
+        f"{type(e_err).__name__}: {e_err} != {type(t_err).__name__}: {t_err}"
+    assert normalise_message(str(e_err)) == normalise_message(str(t_err))
+
+
+def normalise_message(msg):
+    """torch appends C++ context to some messages; compare the first line, library-neutral."""
+    return msg.split("\nException raised from")[0].strip().replace("torch.", "ember.") \
+        .replace("ember.", "")
+
+
+# ----------------------------------------------------------------------------- sample helpers
+# Broadcasting shape pairs used by the binary ops (incl. 0-dim and 0-size).
+BROADCAST_PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3)),
+                   ((2, 3), ()), ((0, 3), (1, 3)), ((5,), (1,))]
+
+
+def binary_samples(low=-3.0, high=3.0, exclude_zero_rhs=False, scalar=None, pairs=None):
+    """Samples (a, b) over the broadcasting pairs, plus a tensor-scalar sample."""
+    def gen(dtype, rng):
+        for sa, sb in pairs or BROADCAST_PAIRS:
+            yield Sample(make(sa, dtype, rng, low, high),
+                         make(sb, dtype, rng, low, high, exclude_zero=exclude_zero_rhs))
+        if scalar is not None:
+            yield Sample(make((2, 3), dtype, rng, low, high), scalar)
+    return gen
+
+
+def unary_samples(low=-3.0, high=3.0, shapes=((3, 4), (), (0, 2), (5,))):
+    def gen(dtype, rng):
+        for s in shapes:
+            yield Sample(make(s, dtype, rng, low, high))
+    return gen
+
+
+def product(*iterables):
+    return list(itertools.product(*iterables))
