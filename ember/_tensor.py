@@ -221,8 +221,7 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -272,7 +271,10 @@ class Tensor:
             if value._dtype is not self._dtype:
                 raise RuntimeError("assigned grad has data of a different type")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   f"the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -345,15 +347,17 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        t = self._make_view(self._data)
-        t._fn_version = -1
+        # shares memory and the version counter, but is no autograd view (as torch: not
+        # _is_view()), so it never regenerates a grad_fn from its source
+        t = Tensor._make(self._data, self._dtype, self._device)
+        t._version = self._version
         return t
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
-                               "using DistributedDataParallel (DDP) for training, and gradient "
-                               "as bucket view is set as True, gradients are views of DDP "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of DDP "
                                "buckets, and hence detach_() cannot be called on these "
                                "gradients. To fix this error, please refer to the "
                                "Optimizer.zero_grad() function in torch/optim/optimizer.py as "

@@ -222,7 +222,7 @@ def as_numpy(t):
         if t.dtype in (torch.bfloat16, torch.float16):
             t = t.to(torch.float64)
         return t.resolve_conj().numpy()
-    a = np.asarray(t.detach().numpy())
+    a = np.asarray(t.detach()._data)      # _data: numpy() refuses bfloat16, as torch does
     if a.dtype == ml_dtypes.bfloat16 or a.dtype == np.float16:
         a = a.astype(np.float64)
     return a
@@ -456,3 +456,278 @@ def unary_samples(low=-3.0, high=3.0, shapes=((3, 4), (), (0, 2), (5,))):
 
 def product(*iterables):
     return list(itertools.product(*iterables))
+
+
+# ============================================================================= the op table
+def _s(*args, **kwargs):
+    return Sample(*args, **kwargs)
+
+
+def _fixed(*builders):
+    """Samples from builder functions `b(dtype, rng) -> Sample`."""
+    def gen(dtype, rng):
+        for b in builders:
+            yield b(dtype, rng)
+    return gen
+
+
+def _inplace(method):
+    """`a.clone().<method>(*rest)`: an in-place op on a non-leaf (allowed under autograd)."""
+    return lambda lib, a, *rest, **kw: getattr(a.clone(), method)(*rest, **kw)
+
+
+def _augmented(symbol):
+    """`a = a.clone(); a <symbol>= b`: Python's augmented assignment operators."""
+    code = compile(f"def f(lib, a, b):\n    a = a.clone()\n    a {symbol}= b\n    return a",
+                   "<augmented>", "exec")
+    namespace = {}
+    exec(code, namespace)
+    return namespace["f"]
+
+
+POS = dict(low=0.2, high=3.0)          # domain of log, sqrt, ...
+UNIT = dict(low=-0.9, high=0.9)        # domain of asin, atanh, erfinv, ...
+
+_UNARY = [
+    # name, domain, dtypes, gradgrad
+    ("neg", {}, NUMERIC), ("abs", {}, NUMERIC), ("sign", {}, NUMERIC),
+    ("reciprocal", POS, NUMERIC), ("sqrt", POS, NUMERIC), ("rsqrt", POS, NUMERIC),
+    ("exp", {}, NUMERIC), ("exp2", {}, NUMERIC), ("expm1", {}, NUMERIC), ("log", POS, NUMERIC),
+    ("log2", POS, NUMERIC), ("log10", POS, NUMERIC), ("log1p", POS, NUMERIC),
+    ("sin", {}, NUMERIC), ("cos", {}, NUMERIC), ("tan", UNIT, NUMERIC), ("asin", UNIT, NUMERIC),
+    ("acos", UNIT, NUMERIC), ("atan", {}, NUMERIC), ("sinh", {}, NUMERIC),
+    ("cosh", {}, NUMERIC), ("tanh", {}, NUMERIC), ("asinh", {}, NUMERIC),
+    ("acosh", dict(low=1.2, high=3.0), NUMERIC), ("atanh", UNIT, NUMERIC),
+    ("sigmoid", {}, NUMERIC), ("erf", {}, NUMERIC), ("erfc", {}, NUMERIC),
+    ("erfinv", UNIT, NUMERIC), ("relu", {}, NUMERIC), ("floor", {}, NUMERIC),
+    ("ceil", {}, NUMERIC), ("trunc", {}, NUMERIC), ("frac", {}, ALL_FLOATS),
+    ("round", {}, NUMERIC), ("square", {}, NUMERIC),
+]
+# ops whose derivative is zero/piecewise constant: torch's graph still has their node
+_PIECEWISE = {"sign", "floor", "ceil", "trunc", "round", "frac"}
+
+
+def _unary_op(name, domain, dtypes):
+    return OpInfo(name, lambda lib, a, _n=name: getattr(lib, _n)(a),
+                  unary_samples(**domain), dtypes=dtypes,
+                  gradgrad=name not in ("relu", "abs") and name not in _PIECEWISE)
+
+
+def _int_exponent(dtype, rng):
+    return _s(make((3, 4), dtype, rng, 0.5, 2.5), 3)
+
+
+POINTWISE_OPS = [_unary_op(*u) for u in _UNARY] + [
+    OpInfo("logit", lambda lib, a: lib.logit(a), unary_samples(0.05, 0.95), NUMERIC),
+    OpInfo("logit_eps", lambda lib, a: lib.logit(a, eps=0.2), unary_samples(0.05, 0.95),
+           gradgrad=False),
+    OpInfo("round_decimals", lambda lib, a: lib.round(a, decimals=2), unary_samples(),
+           ALL_FLOATS),
+    OpInfo("round_neg_decimals", lambda lib, a: lib.round(a * 100, decimals=-1),
+           unary_samples()),
+    OpInfo("nan_to_num", lambda lib, a: lib.nan_to_num(lib.log(a)),
+           unary_samples(-1.0, 2.0), ALL_FLOATS, gradgrad=False),
+    OpInfo("nan_to_num_args", lambda lib, a: lib.nan_to_num(lib.log(a), nan=1.5, posinf=9.0,
+                                                            neginf=-9.0),
+           unary_samples(-1.0, 2.0), ALL_FLOATS, gradgrad=False),
+    # arithmetic
+    OpInfo("add", lambda lib, a, b: lib.add(a, b), binary_samples(scalar=2.5),
+           ALL_DTYPES),
+    OpInfo("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), binary_samples(scalar=3),
+           NUMERIC),
+    OpInfo("add_kw", lambda lib, a, b: lib.add(input=a, other=b, alpha=3), binary_samples(),
+           NUMERIC),
+    OpInfo("sub", lambda lib, a, b: lib.sub(a, b), binary_samples(scalar=2), NUMERIC),
+    OpInfo("sub_alpha", lambda lib, a, b: lib.sub(a, b, alpha=0.5), binary_samples(scalar=2),
+           ALL_FLOATS),
+    OpInfo("mul", lambda lib, a, b: lib.mul(a, b), binary_samples(scalar=-1.5), ALL_DTYPES),
+    OpInfo("div", lambda lib, a, b: lib.div(a, b), binary_samples(exclude_zero_rhs=True,
+                                                                   scalar=4), NUMERIC),
+    OpInfo("true_divide", lambda lib, a, b: lib.true_divide(a, b),
+           binary_samples(exclude_zero_rhs=True), NUMERIC),
+    OpInfo("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
+           binary_samples(exclude_zero_rhs=True, scalar=2), NUMERIC, gradgrad=False),
+    OpInfo("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"),
+           binary_samples(exclude_zero_rhs=True, scalar=-2), NUMERIC, gradgrad=False),
+    OpInfo("floor_divide", lambda lib, a, b: lib.floor_divide(a, b),
+           binary_samples(exclude_zero_rhs=True, scalar=2), NUMERIC, grad=False),
+    OpInfo("remainder", lambda lib, a, b: lib.remainder(a, b),
+           binary_samples(exclude_zero_rhs=True, scalar=-2), NUMERIC, gradgrad=False),
+    OpInfo("fmod", lambda lib, a, b: lib.fmod(a, b),
+           binary_samples(exclude_zero_rhs=True, scalar=-2), NUMERIC, gradgrad=False),
+    OpInfo("pow", lambda lib, a, b: lib.pow(a, b), binary_samples(0.5, 2.5), NUMERIC),
+    OpInfo("pow_scalar", lambda lib, a, e: lib.pow(a, e), _fixed(_int_exponent), NUMERIC),
+    OpInfo("pow_float_scalar", lambda lib, a: lib.pow(a, 2.5), unary_samples(0.5, 2.5),
+           NUMERIC),
+    OpInfo("pow_zero_exponent", lambda lib, a: lib.pow(a, 0), unary_samples(), NUMERIC),
+    OpInfo("pow_scalar_base", lambda lib, a: lib.pow(2, a), unary_samples(-2.0, 2.0),
+           NUMERIC),
+    OpInfo("atan2", lambda lib, a, b: lib.atan2(a, b), binary_samples(exclude_zero_rhs=True),
+           NUMERIC),
+    OpInfo("maximum", lambda lib, a, b: lib.maximum(a, b), binary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("minimum", lambda lib, a, b: lib.minimum(a, b), binary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp", lambda lib, a: lib.clamp(a, -1, 1.5), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp_min", lambda lib, a: lib.clamp(a, min=0.5), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp_int_bounds", lambda lib, a: lib.clamp(a, -1, 2), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clip_max", lambda lib, a: lib.clip(a, max=1), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp_tensor", lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r, -2, 0),
+                                  make((3, 1), d, r, 0, 2))), NUMERIC, gradgrad=False),
+    OpInfo("clamp_tensor_min", lambda lib, a, lo: lib.clamp(a, min=lo),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r, -2, 0))), NUMERIC,
+           gradgrad=False),
+    OpInfo("lerp", lambda lib, a, b: lib.lerp(a, b, 0.3), binary_samples(), ALL_FLOATS),
+    OpInfo("lerp_tensor", lambda lib, a, b, w: lib.lerp(a, b, w),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r), make((3, 1), d, r))),
+           ALL_FLOATS),
+    OpInfo("addcmul", lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r), make((3, 1), d, r))),
+           NUMERIC),
+    OpInfo("addcmul_int_value", lambda lib, a, b, c: lib.addcmul(a, b, c, value=2),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r), make((3, 1), d, r))),
+           NUMERIC),
+    OpInfo("addcdiv", lambda lib, a, b, c: lib.addcdiv(a, b, c, value=2),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r),
+                                  make((3, 1), d, r, exclude_zero=True))), NUMERIC),
+    OpInfo("where", lambda lib, c, a, b: lib.where(c, a, b),
+           _fixed(lambda d, r: _s(make((3, 4), "bool", r), make((4,), d, r),
+                                  make((3, 1), d, r)),
+                  lambda d, r: _s(make((3, 4), "bool", r), make((3, 4), d, r), 0.5)),
+           NUMERIC),
+    OpInfo("where_scalar_first", lambda lib, c, b: lib.where(c, 2, b),
+           _fixed(lambda d, r: _s(make((3, 4), "bool", r), make((3, 4), d, r))), NUMERIC),
+    OpInfo("masked_fill", lambda lib, a, m: a.masked_fill(m, 2.5),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), "bool", r))), NUMERIC),
+    OpInfo("masked_fill_tensor", lambda lib, a, m, v: a.masked_fill(m, v),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((3, 4), "bool", r),
+                                  make((), d, r)))),
+    # the Python operators, reflected forms included
+    OpInfo("op_add", lambda lib, a, b: a + b, binary_samples(scalar=2), ALL_DTYPES),
+    OpInfo("op_radd", lambda lib, a: 2.5 + a, unary_samples(), NUMERIC),
+    OpInfo("op_sub", lambda lib, a, b: a - b, binary_samples(scalar=1.5), NUMERIC),
+    OpInfo("op_rsub", lambda lib, a: 2 - a, unary_samples(), NUMERIC),
+    OpInfo("op_rsub_float", lambda lib, a: 2.5 - a, unary_samples(), NUMERIC),
+    OpInfo("op_mul", lambda lib, a, b: a * b, binary_samples(scalar=True), ALL_DTYPES),
+    OpInfo("op_rmul", lambda lib, a: 3 * a, unary_samples(), NUMERIC),
+    OpInfo("op_truediv", lambda lib, a, b: a / b, binary_samples(exclude_zero_rhs=True,
+                                                                 scalar=2), NUMERIC),
+    OpInfo("op_rtruediv", lambda lib, a: 1 / a, unary_samples(**POS), NUMERIC),
+    OpInfo("op_floordiv", lambda lib, a, b: a // b, binary_samples(exclude_zero_rhs=True,
+                                                                   scalar=2), NUMERIC,
+           grad=False),
+    OpInfo("op_rfloordiv", lambda lib, a: 7 // a, unary_samples(**POS), NUMERIC, grad=False),
+    OpInfo("op_mod", lambda lib, a, b: a % b, binary_samples(exclude_zero_rhs=True,
+                                                             scalar=2), NUMERIC,
+           gradgrad=False),
+    OpInfo("op_rmod", lambda lib, a: 7 % a, unary_samples(**POS), NUMERIC, grad=False),
+    OpInfo("op_pow", lambda lib, a, b: a ** b, binary_samples(0.5, 2.5), NUMERIC),
+    OpInfo("op_pow_scalar", lambda lib, a: a ** 2, unary_samples(), NUMERIC),
+    OpInfo("op_rpow", lambda lib, a: 2 ** a, unary_samples(-2.0, 2.0), NUMERIC),
+    OpInfo("op_rpow_float", lambda lib, a: 1.5 ** a, unary_samples(-2.0, 2.0), NUMERIC),
+    OpInfo("op_neg", lambda lib, a: -a, unary_samples(), NUMERIC),
+    OpInfo("op_abs", lambda lib, a: abs(a), unary_samples(), NUMERIC, gradgrad=False),
+    # in-place forms, as methods and as augmented assignment (errors included: int += float)
+    OpInfo("iadd", _augmented("+"), binary_samples(scalar=2.5), NUMERIC),
+    OpInfo("isub", _augmented("-"), binary_samples(scalar=2), NUMERIC),
+    OpInfo("imul", _augmented("*"), binary_samples(scalar=2), NUMERIC),
+    OpInfo("itruediv", _augmented("/"), binary_samples(exclude_zero_rhs=True), NUMERIC),
+    OpInfo("ifloordiv", _augmented("//"), binary_samples(exclude_zero_rhs=True), NUMERIC,
+           grad=False),
+    OpInfo("imod", _augmented("%"), binary_samples(exclude_zero_rhs=True), NUMERIC,
+           grad=False),
+    OpInfo("ipow", _augmented("**"), binary_samples(0.5, 2.0, scalar=2), ALL_FLOATS),
+    OpInfo("add_", _inplace("add_"), binary_samples(scalar=2), NUMERIC),
+    OpInfo("add_alpha_", lambda lib, a, b: a.clone().add_(b, alpha=2), binary_samples(),
+           NUMERIC),
+    OpInfo("sub_", _inplace("sub_"), binary_samples(scalar=2), NUMERIC),
+    OpInfo("mul_", _inplace("mul_"), binary_samples(scalar=2), NUMERIC),
+    OpInfo("div_", _inplace("div_"), binary_samples(exclude_zero_rhs=True), NUMERIC),
+    OpInfo("div_floor_", lambda lib, a, b: a.clone().div_(b, rounding_mode="floor"),
+           binary_samples(exclude_zero_rhs=True), NUMERIC, gradgrad=False),
+    OpInfo("pow_", _inplace("pow_"), binary_samples(0.5, 2.0, scalar=2), ALL_FLOATS),
+    OpInfo("clamp_", lambda lib, a: a.clone().clamp_(-1, 1), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("exp_", _inplace("exp_"), unary_samples(), ALL_FLOATS),
+    OpInfo("sqrt_", _inplace("sqrt_"), unary_samples(**POS), NUMERIC),
+    OpInfo("neg_", _inplace("neg_"), unary_samples(), NUMERIC),
+    OpInfo("addcmul_", lambda lib, a, b, c: a.clone().addcmul_(b, c, value=2),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), d, r), make((3, 1), d, r))),
+           NUMERIC),
+    OpInfo("masked_fill_", lambda lib, a, m: a.clone().masked_fill_(m, -1.0),
+           _fixed(lambda d, r: _s(make((3, 4), d, r), make((4,), "bool", r))), NUMERIC),
+]
+
+
+def _bool_pairs(dtype, rng):
+    for sa, sb in BROADCAST_PAIRS:
+        yield Sample(make(sa, dtype, rng, -2, 2), make(sb, dtype, rng, -2, 2))
+    yield Sample(make((2, 3), dtype, rng, -2, 2), 1)
+    yield Sample(make((2, 3), dtype, rng, -2, 2), 0.5)
+
+
+def _isclose_samples(dtype, rng):
+    a = make((3, 4), dtype, rng)
+    b = a.copy()
+    b[0] = b[0] + np.asarray(1e-3, dtype=b.dtype)
+    if dtype in ALL_FLOATS:
+        a[1, 1] = np.nan
+        b[1, 1] = np.nan
+    yield Sample(a, b)
+    yield Sample(a, b, rtol=1e-2, atol=1e-2)
+    yield Sample(a, b, equal_nan=True)
+
+
+def _nonfinite(dtype, rng):
+    a = make((3, 4), dtype, rng)
+    if dtype in ALL_FLOATS or dtype in COMPLEX:
+        a[0, 0], a[1, 1], a[2, 2] = np.nan, np.inf, -np.inf
+    return Sample(a)
+
+
+_PREDICATE_DTYPES = ("bool",) + NUMERIC
+LOGIC_OPS = [
+    OpInfo(n, lambda lib, a, b, _n=n: getattr(lib, _n)(a, b), _bool_pairs, _PREDICATE_DTYPES,
+           grad=False)
+    for n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
+] + [
+    OpInfo(f"op_{n}", lambda lib, a, b, _f=f: _f(a, b), _bool_pairs, _PREDICATE_DTYPES,
+           grad=False)
+    for n, f in (("eq", lambda a, b: a == b), ("ne", lambda a, b: a != b),
+                 ("lt", lambda a, b: a < b), ("ge", lambda a, b: a >= b),
+                 ("rlt", lambda a, b: 1 < a))
+] + [
+    OpInfo(n, lambda lib, a, b, _n=n: getattr(lib, _n)(a, b),
+           binary_samples(0, 5, scalar=3), ("bool",) + INTS + FLOATS, grad=False)
+    for n in ("bitwise_and", "bitwise_or", "bitwise_xor")
+] + [
+    OpInfo("op_and", lambda lib, a, b: a & b, binary_samples(0, 5), ("bool",) + INTS,
+           grad=False),
+    OpInfo("op_or", lambda lib, a, b: a | b, binary_samples(0, 5), ("bool",) + INTS,
+           grad=False),
+    OpInfo("op_xor", lambda lib, a, b: a ^ b, binary_samples(0, 5), ("bool",) + INTS,
+           grad=False),
+    OpInfo("op_invert", lambda lib, a: ~a, unary_samples(0, 5), ("bool",) + INTS + FLOATS,
+           grad=False),
+    OpInfo("op_lshift", lambda lib, a, b: a << b, binary_samples(0, 3), INTS, grad=False),
+    OpInfo("op_rshift", lambda lib, a, b: a >> b, binary_samples(0, 3), INTS, grad=False),
+    OpInfo("logical_not", lambda lib, a: lib.logical_not(a), unary_samples(), _PREDICATE_DTYPES,
+           grad=False),
+    OpInfo("isclose", lambda lib, a, b, **kw: lib.isclose(a, b, **kw), _isclose_samples,
+           NUMERIC, grad=False),
+    OpInfo("allclose", lambda lib, a, b, **kw: lib.allclose(a, b, **kw), _isclose_samples,
+           ALL_FLOATS, grad=False),
+    OpInfo("equal", lambda lib, a, b: lib.equal(a, b), binary_samples(), _PREDICATE_DTYPES,
+           grad=False),
+    OpInfo("equal_self", lambda lib, a: lib.equal(a, a.clone()), unary_samples(),
+           _PREDICATE_DTYPES, grad=False),
+    OpInfo("isnan", lambda lib, a: lib.isnan(a), _fixed(_nonfinite), ALL_DTYPES, grad=False),
+    OpInfo("isinf", lambda lib, a: lib.isinf(a), _fixed(_nonfinite), ALL_DTYPES, grad=False),
+    OpInfo("isfinite", lambda lib, a: lib.isfinite(a), _fixed(_nonfinite), ALL_DTYPES,
+           grad=False),
+]

@@ -53,7 +53,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     if grad_variables is not None:
-        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.",
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
                       FutureWarning, stacklevel=2)
         if grad_tensors is None:
             grad_tensors = grad_variables
@@ -62,7 +62,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                                "passed to backward(). Please only use 'grad_tensors'.")
     from .._tensor import Tensor
     if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
@@ -120,15 +120,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = engine.run_backward(roots, grads, retain_graph, create_graph, inputs=inputs,
                                  accumulate=False)
     out = []
-    for t, g in zip(inputs, result):
+    for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
                 from ..ops.creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   f"been used in the graph. Set allow_unused=True if this is "
+                                   f"the desired behavior.")
         elif not create_graph:
             g = g.detach()
         out.append(g)

@@ -224,6 +224,21 @@ class VersionCounter:
         self.value += 1
         self.site = _user_site()
 
+    # `tensor._version` reads as the number, as in PyTorch
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    def __eq__(self, other):
+        return self.value == (other.value if isinstance(other, VersionCounter) else other)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return repr(self.value)
+
 
 def _user_site():
     """'file:line' of the innermost frame outside ember (the user's in-place call)."""

@@ -295,9 +295,12 @@ class Op:
             original._requires_grad = target._requires_grad
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
         out = self.forward(xp_of(device), *arrays, **params)
+        # the node saves its inputs before the write (their versions as the op saw them)
+        node = self._record(inputs, target, params, in_place=True, original_self=original) \
+            if record else None
         write_into(target, out)
         if record:
-            rebase_history(target, self, inputs, params, original)
+            rebase_history(target, self, node)
         return target
 
 
@@ -322,13 +325,12 @@ def check_inplace_allowed(target):
                            "in-place operation.")
 
 
-def rebase_history(target, op, inputs, params, original):
-    """Make `target` the output of a new node for the in-place op just applied to it.
+def rebase_history(target, op, node):
+    """Finish making `target` the output of `node`, the in-place op just applied to it.
 
     For a view, the base's history is rewritten instead (CopySlices), and every view of the
     base regenerates its grad_fn from the base on next access.
     """
-    node = op._record(inputs, target, params, in_place=True, original_self=original)
     # _record attached node to target; the saved result is target after the write
     if "result" in op.save:
         node._saved["result"] = SavedTensor(target, True, 0)

@@ -115,16 +115,19 @@ def _exp_neg_square(xp, x):
     """e^(-x^2) without the rounding error of x^2 (which would be 1e-13 relative at x = 27).
 
     Split x = hi + lo with hi a multiple of 2^-20 (so hi^2 is exact for |x| < 32), then
-    e^(-x^2) = e^(-hi^2) * e^(-(x - hi)(x + hi)). Callers pass 0 <= x <= 40.
+    e^(-x^2) = e^(-hi^2) * (1 + expm1(-(x - hi)(x + hi))), about 1 ulp. Callers pass 0 <= x <= 40.
     """
     hi = xp.rint(x * 1048576.0) / 1048576.0
-    return xp.exp(-hi * hi) * xp.exp(-(x - hi) * (x + hi))
+    e_hi = xp.exp(-hi * hi)
+    return e_hi + e_hi * xp.expm1(-(x - hi) * (x + hi))
 
 
 def _erfc_trapezoid(xp, a):
-    s = 0.5 / (a * a)
-    for weight, t2 in _TRAP_TERMS:
-        s = s + weight / (t2 + a * a)
+    a2 = a * a
+    s = xp.zeros_like(a)
+    for weight, t2 in reversed(_TRAP_TERMS):     # smallest terms first
+        s = s + weight / (t2 + a2)
+    s = s + 0.5 / a2
     pole = 2.0 / xp.expm1(2.0 * _PI * a / _TRAP_H)
     return (2.0 * _TRAP_H / _PI) * a * _exp_neg_square(xp, a) * s - pole
 
@@ -211,11 +214,11 @@ def erfinv(xp, x, wide):
 def _zeta_minus_one(k):
     """zeta(k) - 1 = sum_{n>=2} n^-k to 30 digits (Decimal arithmetic).
 
-    Direct sum for n < N = 20, then the Euler-Maclaurin tail
+    Direct sum for n < N = 100, then the Euler-Maclaurin tail
     sum_{n>=N} n^-k = N^(1-k)/(k-1) + N^-k/2 + sum_j B_2j/(2j)! k(k+1)..(k+2j-2) N^(-k-2j+1),
-    whose first omitted term is below 1e-19 for every k >= 2.
+    whose first omitted term is below 1e-36 for every k >= 2.
     """
-    n_cut = 20
+    n_cut = 100
     with localcontext() as ctx:
         ctx.prec = 40
         total = sum(Decimal(n) ** -k for n in range(2, n_cut))
@@ -238,7 +241,7 @@ def _one_minus_gamma():
 #                      digamma(2 + z) = (1 - gamma) + sum_{k>=2} (-1)^k (zeta(k) - 1) z^(k-1).
 # zeta(k) - 1 ~ 2^-k, so for |z| <= 0.8 the terms shrink like 0.4^k; 50 terms leave < 1e-19.
 _SERIES_TERMS = 52
-_ZM1 = {k: _zeta_minus_one(k) for k in range(2, _SERIES_TERMS)}
+_ZM1 = {k: _zeta_minus_one(k) for k in range(2, 100)}     # more for _digamma_quotient's P0
 _LGAMMA_AT_2 = [0.0, float(_one_minus_gamma())] + [
     float((-1) ** k * _ZM1[k] / k) for k in range(2, _SERIES_TERMS)]
 
@@ -248,19 +251,19 @@ _LGAMMA_AT_2 = [0.0, float(_one_minus_gamma())] + [
 _STIRLING_LGAMMA = [float(b / (2 * k * (2 * k - 1))) for k, b in enumerate(_BERNOULLI[:8], 1)]
 _STIRLING_DIGAMMA = [float(b / (2 * k)) for k, b in enumerate(_BERNOULLI[:8], 1)]
 _STIRLING_FROM = 10.0
-# Below that, x is moved into [_BASE, _BASE + 1) = [1.2, 2.2), i.e. z = x - 2 in [-0.8, 0.2),
-# an interval that holds lgamma's zero at 2 and digamma's zero at 1.4616 (lgamma's zero at 1
-# comes from lgamma(x) = lgamma(x + 1) - log(x), which keeps 3 ulp there).
-_BASE = 1.2
+# Below that, x is moved into [1.2, 2.5) (z = x - 2 in [-0.8, 0.5)) by the recurrences, an
+# interval that holds lgamma's zero at 2, its minimum at 1.46 and digamma's zero at 1.46
+# (lgamma's zero at 1 comes from lgamma(x) = lgamma(x + 1) - log(x), which keeps 3 ulp there).
 
 
-def _shift_products(xp, x, base):
-    """For 0 < x < 10 write x = m + 2 + z with z in [base - 2, base - 1), m an integer in [-2, 8].
+def _shift_products(xp, x):
+    """For 0 < x < 10 write x = m + 2 + z with z in [-0.8, 0.5) and m an integer in [-2, 8].
 
-    Returns z, up = (x-1)(x-2)...(x-m) (m > 0, else 1) and down = x(x+1)...(x-m-1) (m < 0,
-    else 1), so that Gamma(x) = Gamma(2 + z) * up / down. z is exact (Sterbenz).
+    Returns m, z, up = (x-1)(x-2)...(x-m) (m > 0, else 1) and down = x(x+1)...(x-m-1) (m < 0,
+    else 1), so that Gamma(x) = Gamma(2 + z) * up / down. z is exact except for x in [0.2, 0.5),
+    where the rounding of x - 1 is far below the size of the result.
     """
-    m = xp.floor(x - base)
+    m = xp.where(x >= 2.5, xp.floor(x - 1.5), xp.where(x >= 1.2, 0.0, xp.where(x >= 0.2, -1.0, -2.0)))
     z = x - (m + 2.0)
     up = xp.ones_like(x)
     down = xp.ones_like(x)
@@ -275,7 +278,7 @@ def _lgamma_positive(xp, x):
     """lgamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
     small = xp.minimum(x, _STIRLING_FROM)
-    _, z, up, down = _shift_products(xp, small, _BASE)
+    _, z, up, down = _shift_products(xp, small)
     near_two = z * _horner(xp, z, _LGAMMA_AT_2[1:])
     shifted = near_two + xp.log(up) - xp.log(down)
 
@@ -296,7 +299,7 @@ def _sin_pi_reduced(xp, x):
 
 @_float_function
 def lgamma(xp, x, wide):
-    # x > 0: Stirling for x >= 10, otherwise the series around 2 after moving x into [1.2, 2.2)
+    # x > 0: Stirling for x >= 10, otherwise the series around 2 after moving x into [1.2, 2.5)
     # with Gamma(x+1) = x Gamma(x). x < 0: reflection Gamma(x) Gamma(1-x) = pi / sin(pi x).
     # Poles (0, negative integers, -inf) give +inf like PyTorch.
     r, sin_pi = _sin_pi_reduced(xp, x)
@@ -306,43 +309,48 @@ def lgamma(xp, x, wide):
     return xp.where(pole, xp.inf, y)
 
 
-# digamma's positive zero x0 = 1.4616321449683623412626595..., split as x0 = X0_HI + X0_LO.
+# digamma's positive zero x0 = 1.4616321449683623412626595...; X0_HI is the double nearest.
 _X0 = Decimal("1.4616321449683623412626595423257213284681962040064463513")
 _X0_HI = float(_X0)
-_X0_LO = float(_X0 - Decimal(_X0_HI))
-_Z0 = _X0_HI - 2.0
 
 
-def _digamma_slope_series():
-    """Coefficients c_k = (-1)^k (zeta(k) - 1) for the divided-difference form of digamma(2+z)."""
-    return [float((-1) ** k * _ZM1[k]) for k in range(2, _SERIES_TERMS)]
+def _digamma_quotient():
+    """Coefficients of Q in digamma(2 + z) = P0 + (z - Z0) Q(z), and P0 = digamma(X0_HI).
+
+    P(z) = (1 - gamma) + sum_{k>=2} a_k z^(k-1), a_k = (-1)^k (zeta(k) - 1), is divided by
+    (z - Z0) by synthetic division (Horner's scheme at Z0), in 40-digit Decimal arithmetic:
+    q_j = a_(j+2) + Z0 q_(j+1), and P0 = P(Z0) = (1 - gamma) + Z0 q_0. Z0 = X0_HI - 2 is exact.
+    """
+    with localcontext() as ctx:
+        ctx.prec = 40
+        z0 = Decimal(_X0_HI - 2.0)
+        q = [Decimal(0)] * (_SERIES_TERMS - 2)
+        carry = Decimal(0)
+        for j in reversed(range(_SERIES_TERMS - 2)):
+            carry = (-1) ** (j + 2) * _ZM1[j + 2] + z0 * carry
+            q[j] = carry
+        # P0 ~ -9e-17 is wanted to full relative precision: sum its series to 1e-45.
+        p0 = _one_minus_gamma() + sum((-1) ** k * _ZM1[k] * z0 ** (k - 1) for k in range(2, 100))
+        return [float(c) for c in q], float(p0)
 
 
-_DIGAMMA_C = _digamma_slope_series()
-# digamma'(x0) = sum_k c_k (k - 1) z0^(k-2), the derivative at the zero (used for X0_LO).
-_TRIGAMMA_X0 = math.fsum(c * (k + 1) * _Z0 ** k for k, c in enumerate(_DIGAMMA_C))
+_DIGAMMA_Q, _DIGAMMA_AT_X0_HI = _digamma_quotient()
 
 
 def _digamma_near_two(xp, z):
-    """digamma(2 + z) for z in [-0.8, 0.2), accurate relative to the result even at the zero.
+    """digamma(2 + z) for z in [-0.8, 0.5), accurate relative to the result even at the zero.
 
-    digamma(2+z) - digamma(2+z0) = (z - z0) D with D = sum_k c_k h_(k-2)(z, z0) and
-    h_m = (z^(m+1) - z0^(m+1)) / (z - z0) = z h_(m-1) + z0^m: no cancellation, and
-    z - z0 is exact near the zero. digamma(2 + z0) = digamma(X0_HI) = -X0_LO digamma'(x0).
+    Written as P0 + (z - Z0) Q(z): near the zero z - Z0 is exact (Sterbenz) and P0 ~ -1e-17 is
+    the tiny value at the double nearest the zero, so nothing cancels.
     """
-    h = xp.ones_like(z)
-    slope = _DIGAMMA_C[0] * h
-    for m, c in enumerate(_DIGAMMA_C[1:], start=1):
-        h = z * h + _Z0 ** m
-        slope = slope + c * h
-    return (z - _Z0) * slope - _X0_LO * _TRIGAMMA_X0
+    return (z - (_X0_HI - 2.0)) * _horner(xp, z, _DIGAMMA_Q) + _DIGAMMA_AT_X0_HI
 
 
 def _digamma_positive(xp, x):
     """digamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
     small = xp.minimum(x, _STIRLING_FROM)
-    m, z, _, _ = _shift_products(xp, small, _BASE)
+    m, z, _, _ = _shift_products(xp, small)
     shifted = _digamma_near_two(xp, z)
     for k in range(1, 9):          # digamma(x) = digamma(x - 1) + 1 / (x - 1)
         shifted = shifted + xp.where(m >= k, 1.0 / (small - k), 0.0)
@@ -357,7 +365,7 @@ def _digamma_positive(xp, x):
 
 @_float_function
 def digamma(xp, x, wide):
-    # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.2, 2.2) and the series
+    # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.2, 2.5) and the series
     # around 2. x < 0: reflection digamma(x) = digamma(1 - x) - pi cot(pi x). Like PyTorch:
     # digamma(+0) = -inf, digamma(-0) = +inf, negative integers and -inf give nan.
     r, _ = _sin_pi_reduced(xp, x)

@@ -1,0 +1,52 @@
+"""Adadelta."""
+from ..autograd.grad_mode import no_grad
+from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_supported, count_step,
+                        params_with_grad, prepared_grad, real, scalar, step_tensor, written,
+                        zeros_state)
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        check_supported(defaults)
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        ws = self._workspace
+        for group in self.param_groups:
+            lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
+            for p, xp, param, grad in params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = step_tensor()
+                    state["square_avg"] = zeros_state(p)
+                    state["acc_delta"] = zeros_state(p)
+                count_step(state["step"])
+                g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                                  group["weight_decay"])
+                tmp, std = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+                delta = ws.get(xp, param, "tmp3")
+                square_avg = real(state["square_avg"]._data)
+                acc_delta = real(state["acc_delta"]._data)
+                xp.multiply(square_avg, rho, out=square_avg)
+                addcmul_(xp, square_avg, g, g, 1 - rho, tmp)
+                xp.sqrt(xp.add(square_avg, eps, out=std), out=std)
+                xp.sqrt(xp.add(acc_delta, eps, out=delta), out=delta)
+                xp.divide(delta, std, out=delta)
+                xp.multiply(delta, g, out=delta)
+                xp.multiply(acc_delta, rho, out=acc_delta)
+                addcmul_(xp, acc_delta, delta, delta, 1 - rho, tmp)
+                add_(xp, param, delta, -lr, tmp)
+                written(p, state["square_avg"], state["acc_delta"])
+        return loss

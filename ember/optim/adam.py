@@ -1,0 +1,76 @@
+"""Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
+from ..autograd.grad_mode import no_grad
+from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_supported, count_step,
+                        lerp_, params_with_grad, prepared_grad, real, scalar, step_tensor,
+                        written, zeros_state)
+
+
+def check_adam_args(lr, eps, betas, weight_decay):
+    """The argument checks (and their order) shared by Adam, AdamW, Adamax, NAdam and RAdam."""
+    check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_adam_args(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        check_supported(defaults)
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        ws = self._workspace
+        for group in self.param_groups:
+            lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
+            eps, weight_decay, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
+            decoupled = group["decoupled_weight_decay"]
+            for p, xp, param, grad in params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = step_tensor()
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_state(p)
+                step = count_step(state["step"])
+                if weight_decay != 0 and decoupled:
+                    xp.multiply(param, 1 - lr * weight_decay, out=param)
+                g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                                  0 if decoupled else weight_decay)
+                tmp, tmp2 = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
+                    real(state["exp_avg_sq"]._data)
+
+                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
+                xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
+                addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2 ** 0.5
+                second = exp_avg_sq
+                if amsgrad:
+                    second = real(state["max_exp_avg_sq"]._data)
+                    xp.maximum(second, exp_avg_sq, out=second)
+                    written(state["max_exp_avg_sq"])
+                denom = xp.sqrt(second, out=tmp2)
+                xp.divide(denom, bias_correction2_sqrt, out=denom)
+                xp.add(denom, eps, out=denom)
+                addcdiv_(xp, param, exp_avg, denom, -step_size, tmp)
+                written(p, state["exp_avg"], state["exp_avg_sq"])
+        return loss

@@ -1,0 +1,343 @@
+"""The Optimizer base: parameter groups, per-parameter state, state_dict, zero_grad.
+
+How updates are written (all optimizers in this package): each step works on the raw arrays
+(`p._data`, `p._grad._data`, the state tensors' arrays) with NumPy/CuPy ufuncs and `out=`, and
+then bumps the version counter of every tensor it wrote, so that autograd's saved-tensor checks
+still see the write. Why not ember's in-place tensor methods (`p.add_(g, alpha=-lr)`)? They
+compute out of place and copy the result in (one temporary per call), and each call pays the
+op registry's dispatch. Raw ufuncs with `out=` into a few scratch arrays that the optimizer keeps
+(`_Workspace`) make a step allocate nothing after the first one, and give exact control of the
+order of float operations, which follows PyTorch's CPU kernels (`a + alpha * b`,
+`self + value * t1 * t2`, ...) so float32 results agree to rounding.
+"""
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..ops.registry import xp_of
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group must set itself."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+class Optimizer:
+    """Base class of all optimizers: holds `param_groups`, `defaults` and per-parameter `state`.
+
+    Subclasses implement `step(closure=None)`.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        self._workspace = _Workspace()
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with "params" and optional per-group options)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            params = list(params)
+
+        # (name, tensor) pairs, as named_parameters() yields, keep their names
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
+            param_group["param_names"] = names
+
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(p))
+            if not self.defaults.get("differentiable", None) and \
+                    not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+
+        if len(params) != len(set(params)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+
+        seen = set()
+        for group in self.param_groups:
+            seen.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not seen.isdisjoint(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ------------------------------------------------------------------ gradients
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients: to None (default), or to zeros written into the existing grads."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def _closure_loss(self, closure):
+        """Run the closure (if any) with grad mode on, as step() does before updating."""
+        if closure is None:
+            return None
+        with grad_mode.enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------------ saving and loading
+    def state_dict(self):
+        """{'state': {param index: {...}}, 'param_groups': [{options..., 'params': [indices]}]}.
+
+        The state's tensors are the live ones (not copies), as in PyTorch.
+        """
+        index_of = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index_of.setdefault(id(p), len(index_of))
+            packed["params"] = [index_of[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load a state_dict() made by an optimizer over parameters of the same group sizes."""
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        param_of = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                            chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in param_of:
+                param = param_of[key]
+                state[param] = _cast_state(param, value)
+            else:
+                state[key] = value
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
+        self._workspace = _Workspace()
+
+    def __repr__(self):
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _cast_state(param, value, key=None):
+    """A loaded state value for `param`: tensors moved to its device (and its float dtype,
+    except the step count), containers rebuilt, anything else as is."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value
+
+
+# ----------------------------------------------------------------------------- helpers for steps
+def check_supported(defaults):
+    """Options of PyTorch's that select implementations ember doesn't have."""
+    for name in ("differentiable", "fused", "capturable"):
+        if defaults.get(name):
+            raise NotImplementedError(f"ember.optim: {name}=True is not supported")
+
+
+def check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def scalar(x):
+    """A Python number from a float or a one-element tensor (an lr given as a Tensor)."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def step_tensor():
+    """A fresh step count: a 0-dim float tensor (float64 when that is the default dtype)."""
+    dtype = D.float64 if D.get_default_dtype() is D.float64 else D.float32
+    return Tensor._make(np.zeros((), dtype.np), dtype)
+
+
+def zeros_state(p, fill=0):
+    """A state buffer shaped and typed like the parameter, on its device."""
+    xp = xp_of(p._device)
+    return Tensor._make(xp.full_like(p._data, fill), p._dtype, p._device)
+
+
+def count_step(step):
+    """step += 1 on the 0-dim step tensor; returns the new count as a Python float."""
+    data = step._data
+    data += 1
+    step._version.bump()
+    return data.item()
+
+
+def real(a):
+    """A complex array as a real one (interleaved parts), so updates run per component as in
+    PyTorch's view_as_real path; real arrays as they are."""
+    if a.dtype.kind == "c":
+        return a.view(a.real.dtype)
+    return a
+
+
+def written(*tensors):
+    """Record in-place writes done on raw arrays (autograd's version checks must see them)."""
+    for t in tensors:
+        t._version.bump()
+
+
+class _Workspace:
+    """Scratch arrays reused from step to step, one per (role, shape, dtype, array type)."""
+
+    def __init__(self):
+        self._arrays = {}
+
+    def get(self, xp, like, role):
+        key = (role, like.shape, like.dtype, type(like), getattr(like, "device", None))
+        a = self._arrays.get(key)
+        if a is None:
+            a = self._arrays[key] = xp.empty_like(like)
+        return a
+
+
+# Array kernels with PyTorch's operation order. `a` is updated in place; `tmp` is scratch.
+def add_(xp, a, b, alpha, tmp):
+    """a += alpha * b."""
+    if alpha == 1:
+        return xp.add(a, b, out=a)
+    return xp.add(a, xp.multiply(b, alpha, out=tmp), out=a)
+
+
+def lerp_(xp, a, end, weight, tmp):
+    """a = a + weight * (end - a) (for |weight| >= 0.5: end - (end - a) * (1 - weight))."""
+    diff = xp.subtract(end, a, out=tmp)
+    if abs(weight) < 0.5:
+        return xp.add(a, xp.multiply(diff, weight, out=diff), out=a)
+    return xp.subtract(end, xp.multiply(diff, 1 - weight, out=diff), out=a)
+
+
+def addcmul_(xp, a, t1, t2, value, tmp):
+    """a += value * t1 * t2."""
+    return xp.add(a, xp.multiply(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
+
+
+def addcdiv_(xp, a, t1, t2, value, tmp):
+    """a += value * t1 / t2."""
+    return xp.add(a, xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
+
+
+def prepared_grad(xp, ws, grad, param, maximize, weight_decay):
+    """The gradient an update uses: negated when maximizing, plus weight_decay * param (L2).
+    Written into the "grad" scratch array; the parameter's .grad is never changed."""
+    g = grad
+    if maximize:
+        g = xp.negative(grad, out=ws.get(xp, grad, "grad"))
+    if weight_decay != 0:
+        decay = xp.multiply(param, weight_decay, out=ws.get(xp, param, "tmp"))
+        g = xp.add(g, decay, out=ws.get(xp, grad, "grad"))
+    return g
+
+
+def params_with_grad(group):
+    """(param, xp, param array, grad array) for each parameter of the group that has a grad."""
+    for p in group["params"]:
+        grad = p._grad
+        if grad is None:
+            continue
+        if grad._data.shape != p._data.shape:
+            raise RuntimeError(f"the gradient of a parameter has shape {tuple(grad.shape)}, "
+                               f"but the parameter has shape {tuple(p.shape)}")
+        yield p, xp_of(p._device), real(p._data), real(grad._data)

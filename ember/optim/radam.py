@@ -1,0 +1,67 @@
+"""RAdam: Adam with the variance of the adaptive learning rate rectified."""
+from ..autograd.grad_mode import no_grad
+from .adam import check_adam_args
+from .optimizer import (Optimizer, addcmul_, check_supported, count_step, lerp_,
+                        params_with_grad, prepared_grad, real, scalar, step_tensor, written,
+                        zeros_state)
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        check_adam_args(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        check_supported(defaults)
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        ws = self._workspace
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+            weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
+            for p, xp, param, grad in params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = step_tensor()
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                step = count_step(state["step"])
+                if weight_decay != 0 and decoupled:
+                    xp.multiply(param, 1 - lr * weight_decay, out=param)
+                g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                                  0 if decoupled else weight_decay)
+                tmp, update = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
+                    real(state["exp_avg_sq"]._data)
+                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
+                xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
+                addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+                written(state["exp_avg"], state["exp_avg_sq"])
+
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                # the length of the approximated simple moving average, and its limit
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                # update = exp_avg / bias_correction1 * lr [* adaptive lr * rectification]
+                xp.divide(exp_avg, bias_correction1, out=update)
+                xp.multiply(update, lr, out=update)
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf /
+                            ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    # adaptive lr = sqrt(bias_correction2) / (sqrt(exp_avg_sq) + eps),
+                    # computed as reciprocal() * scalar, as PyTorch's scalar / tensor is
+                    adaptive = xp.add(xp.sqrt(exp_avg_sq, out=tmp), eps, out=tmp)
+                    xp.reciprocal(adaptive, out=adaptive)
+                    xp.multiply(adaptive, bias_correction2 ** 0.5, out=adaptive)
+                    xp.multiply(update, adaptive, out=update)
+                    xp.multiply(update, rect, out=update)
+                xp.subtract(param, update, out=param)
+                written(p)
+        return loss
