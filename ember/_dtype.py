@@ -203,19 +203,22 @@ def can_cast(from_, to):
 
 
 class finfo:
+    """Machine limits of a floating-point dtype (of its real part for a complex one)."""
+
     def __init__(self, type=None):
         type = type or _default[0]
         if not (type.is_floating_point or type.is_complex):
-            raise TypeError(f"finfo() requires a floating point input type. Use iinfo to "
-                            f"handle '{type!r}'".replace("ember.", "torch."))
+            # PyTorch's message names the function where one expects the dtype
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
         info = ml_dtypes.finfo(type.to_real().np)
-        self.bits = info.bits
+        self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = float(info.resolution)
+        self.resolution = float(f"1e-{int(info.precision)}")   # exactly 10**-precision
         self.dtype = type.to_real().name
 
     def __repr__(self):
@@ -225,15 +228,20 @@ class finfo:
 
 
 class iinfo:
+    """Machine limits of an integer dtype."""
+
     def __init__(self, type):
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
         if type._category > 1:
-            raise TypeError(f"iinfo() requires an integer input type. Use finfo to handle "
-                            f"'{type!r}'".replace("ember.", "torch."))
-        info = np.iinfo(type.np) if type is not bool_ else None
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
         self.bits = type.itemsize * 8
-        self.max = int(info.max) if info else 1
-        self.min = int(info.min) if info else 0
+        self.max = int(info.max)
+        self.min = int(info.min)
         self.dtype = type.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # PyTorch prints the limits as floats in %g style
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -49,10 +49,10 @@ def _analytical_jacobian(fn, inputs):
     total = sum(o._data.size for o in outputs)
     jac = [np.zeros((inputs[i]._data.size, total)) for i in diff]
     col = 0
-    for o in outputs:
+    for n, o in enumerate(outputs):
         for k in range(o._data.size):
             grads_out = [zeros_like(x) for x in outputs]
-            grads_out[outputs.index(o)]._data.reshape(-1)[k] = 1
+            grads_out[n]._data.reshape(-1)[k] = 1
             if not o._requires_grad:
                 col += 1
                 continue

@@ -112,7 +112,7 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups):
     buf = xp.zeros((groups, cg, n) + padded, dtype=cols.dtype)
     _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], kernel, stride, dilation, out)
     buf = _crop_last(buf, [(p, p) for p in padding], in_size)
-    buf = buf.reshape((groups * cg, n) + tuple(in_size)) if groups == 1 or True else buf
+    buf = buf.reshape((groups * cg, n) + tuple(in_size))
     return xp.ascontiguousarray(xp.swapaxes(buf, 0, 1))
 
 
@@ -250,7 +250,7 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
     if not batched:
         input = input.unsqueeze(0)
     if weight.dim() != d + 2:
-        raise RuntimeError(f"weight should have at least three dimensions" if weight.dim() < 3
+        raise RuntimeError("weight should have at least three dimensions" if weight.dim() < 3
                            else f"Expected {d + 2}-dimensional input for {d + 2}-dimensional "
                                 f"weight {list(weight.shape)}, but got {d + 1}-dimensional "
                                 f"input of size {list(input.shape)} instead")
@@ -262,8 +262,8 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
                            f"({_legacy_type(weight._dtype)}) should be the same or input "
                            f"should be a MKLDNN tensor and weight is a dense tensor")
     if bias is not None and bias._dtype is not input._dtype:
-        raise RuntimeError(f"Input type ({input._dtype.name if False else _c_name(input)}) and "
-                           f"bias type ({_c_name(bias)}) should be the same")
+        raise RuntimeError(f"Input type ({_c_name(input._dtype)}) and bias type "
+                           f"({_c_name(bias._dtype)}) should be the same")
     wshape = list(weight.shape)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -284,10 +284,13 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
     return input, batched
 
 
-def _c_name(t):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int"}.get(
-        t._dtype.name if hasattr(t._dtype, "name") else str(t._dtype), str(t._dtype))
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int"}
+
+
+def _c_name(dtype):
+    """The C++ type name PyTorch prints in some dtype errors."""
+    return _C_NAMES.get(dtype.name, dtype.name)
 
 
 def _check_geometry(stride, padding, dilation):
