@@ -53,6 +53,7 @@ from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger, addmm, einsum
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from . import autograd, cuda, linalg, backends
+from . import optim
 from ._printing import set_printoptions, get_printoptions
 from .ops.creation import make_legacy_types as _make_legacy_types
 
@@ -113,3 +114,8 @@ def detach(input):
 subtract = sub
 multiply = mul
 divide = div
+
+# checkpoints, data loading (ember.utils)
+from .serialization import save, load  # noqa: E402
+from . import utils  # noqa: E402,F401
+from . import nn  # noqa: E402,F401

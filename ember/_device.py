@@ -1,30 +1,62 @@
 """ember.device: where a tensor lives, and the array module that computes on it."""
+import re
+
 from . import _backend
+
+# the device types PyTorch knows (only cpu and cuda hold ember tensors)
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+          "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
+
+
+def _parse(string):
+    """'cuda:1' -> ('cuda', 1), with PyTorch's errors."""
+    if not string:
+        raise RuntimeError("Device string must not be empty")
+    match = _DEVICE_STRING.fullmatch(string)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{string}'")
+    kind, index = match.group(1), match.group(2)
+    if kind not in _TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device "
+                           f"string: {kind}")
+    return kind, None if index is None else int(index)
 
 
 class device:
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "_previous")
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int):
-            return device("cuda", type)
-        if ":" in type:
+        if isinstance(type, int) and not isinstance(type, bool):
+            # a bare index means the current accelerator, and ember has none without CuPy
+            if not _backend.cuda_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            type, index = "cuda", type
+        elif not isinstance(type, str):
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got "
+                f"({type.__class__.__name__}), "
+                f"but expected one of:\n * (torch.device device)\n      didn't match because "
+                f"some of the arguments have invalid types: (!{type.__class__.__name__}!)\n"
+                f" * (str type, int index = -1)\n")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                            f"{index.__class__.__name__}")
+        kind, parsed = _parse(type)
+        if parsed is not None:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
                                    f"passed explicitly: {type}")
-            type, _, idx = type.partition(":")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
-            index = int(idx)
-        if type not in ("cpu", "cuda", "meta"):
-            raise RuntimeError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, "
-                               "ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
-                               "mtia, privateuseone device type at start of device string: "
-                               + type)
-        self.type = type
+            index = parsed
+        if index is not None and index < 0:
+            if index == -1:
+                index = None              # PyTorch's "no index" default
+            else:
+                raise RuntimeError("Device index must not be negative")
+        self.type = kind
         self.index = index
 
     def __repr__(self):
@@ -36,9 +68,9 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        if not isinstance(other, device):
+            return NotImplemented          # as PyTorch: a device never equals a string
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -60,20 +92,20 @@ _default_device = [CPU]
 
 
 def as_device(d):
-    """Normalise a device argument (str, int, device or None) to a device object."""
+    """Normalise a device argument (str, int, device or None) to the device a tensor gets."""
     if d is None:
         return _default_device[0]
-    if d.__class__ is device:
-        return d
-    if isinstance(d, int):
-        return device("cuda", d)
-    d = device(d)
+    if d.__class__ is not device:
+        d = device(d)
+    if d.type == "cpu":
+        return CPU                         # a CPU tensor's device never carries an index
     if d.type == "cuda":
         if not _backend.cuda_available():
             raise AssertionError("Torch not compiled with CUDA enabled")
         if d.index is None:
             d = device("cuda", 0)
-    return d
+        return d
+    raise RuntimeError(f"ember tensors live on cpu or cuda devices, not on {d.type}")
 
 
 def set_default_device(d):

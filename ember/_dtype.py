@@ -77,14 +77,19 @@ _FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
 
 
 def from_numpy_dtype(np_dtype):
-    """The ember dtype of a NumPy dtype; TypeError for types ember has no tensor of."""
+    """The ember dtype of a NumPy dtype; PyTorch's errors for types ember has no tensor of."""
     try:
         return _FROM_NUMPY[np_dtype]
     except KeyError:
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
-            "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
+        pass
+    np_dtype = np.dtype(np_dtype)
+    if not np_dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. "
+                         "Conversion between byte orders is currently not supported.")
+    raise TypeError(
+        f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
+        "supported types are: float64, float32, float16, complex64, complex128, int64, "
+        "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
 
 
 # ----------------------------------------------------------------------------- default dtype

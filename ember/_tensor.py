@@ -141,6 +141,9 @@ class Tensor:
     def stride(self, dim=None):
         size = self._dtype.itemsize
         strides = tuple(s // size for s in self._data.strides)
+        if not self._data.size and not any(strides):
+            # NumPy gives empty arrays zero strides; PyTorch keeps contiguous ones
+            strides = _contiguous_strides(self._data.shape)
         if dim is None:
             return strides
         return strides[self._wrap_dim(dim)]
@@ -163,6 +166,8 @@ class Tensor:
         return UntypedStorage._of(self)
 
     def is_contiguous(self, memory_format=None):
+        if not self._data.size:
+            return True                     # PyTorch counts every empty tensor as contiguous
         return _is_contiguous(self._data.shape, self.stride())
 
     def is_floating_point(self):
@@ -419,8 +424,9 @@ class Tensor:
 
     def _scalar_check(self, kind):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               f"to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if kind != "int" and self._requires_grad:
+            _warn_scalar_of_grad_tensor()
 
     def __float__(self):
         self._scalar_check("float")
@@ -431,11 +437,14 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
+        self._scalar_check("complex")
         return complex(self.item())
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous"
+                               if self._data.size == 0 else
+                               "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __index__(self):
@@ -525,6 +534,28 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad):
         t = t.to(device)
     t._requires_grad = requires_grad
     return t
+
+
+_warned_scalar = []
+
+
+def _warn_scalar_of_grad_tensor():
+    # PyTorch warns once per process (float() and complex() of a tensor that requires grad)
+    if not _warned_scalar:
+        _warned_scalar.append(True)
+        import warnings
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
+                      "internally at /pytorch/torch/csrc/autograd/generated/"
+                      "python_variable_methods.cpp:822.)", UserWarning, stacklevel=3)
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def _is_contiguous(shape, strides):

@@ -67,7 +67,7 @@ def make(shape, dtype, rng, low=-3.0, high=3.0, exclude_zero=False):
     """A random array of `shape` and ember/torch dtype name `dtype` with values in [low, high)."""
     shape = tuple(shape)
     if dtype == "bool":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype in INTS:
         lo = max(int(math.floor(low)), 0 if dtype == "uint8" else -128)
         hi = max(int(math.ceil(high)), lo + 1)
@@ -199,9 +199,6 @@ class OpInfo:
     def sample_list(self, dtype, seed=0):
         return list(self.samples(dtype, np.random.default_rng(seed)))
 
-    def tolerance(self, dtype):
-        return self.tol.get(dtype, TOLERANCE.get(dtype, (0, 0)))
-
 
 def params(ops, dtypes_attr="dtypes"):
     """pytest parameters (op, dtype) over each op's dtypes, with readable ids."""
@@ -228,8 +225,11 @@ def as_numpy(t):
     return a
 
 
-def assert_same(e, t, atol=0.0, rtol=0.0, what="output"):
-    """ember value `e` equals torch value `t`: type, dtype, shape and (close) values."""
+def assert_same(e, t, tol=None, what="output", scale=1.0):
+    """ember value `e` equals torch value `t`: type, dtype, shape and (close) values.
+
+    Float values may differ by the (atol, rtol) of their dtype: TOLERANCE, overridden by `tol`
+    ({dtype name: (atol, rtol)}), times `scale`."""
     if isinstance(t, torch.Tensor):
         assert isinstance(e, ember.Tensor), f"{what}: expected a Tensor, got {type(e).__name__}"
         assert dtype_name(e) == dtype_name(t), f"{what}: dtype {e.dtype} != {t.dtype}"
@@ -237,6 +237,8 @@ def assert_same(e, t, atol=0.0, rtol=0.0, what="output"):
                                                  f"{tuple(t.shape)}"
         ea, ta = as_numpy(e), as_numpy(t)
         if ta.dtype.kind in "fc":
+            atol, rtol = (tol or {}).get(dtype_name(t), TOLERANCE.get(dtype_name(t), (0, 0)))
+            atol, rtol = atol * scale, rtol * scale
             np.testing.assert_allclose(ea, ta, atol=atol, rtol=rtol, equal_nan=True,
                                        err_msg=what)
         else:
@@ -248,12 +250,12 @@ def assert_same(e, t, atol=0.0, rtol=0.0, what="output"):
             assert getattr(e, "_fields", None) == t._fields, f"{what}: fields differ"
             assert type(e).__name__ == type(t).__name__, f"{what}: return type name"
         for i, (x, y) in enumerate(zip(e, t)):
-            assert_same(x, y, atol, rtol, f"{what}[{i}]")
+            assert_same(x, y, tol, f"{what}[{i}]", scale)
         return
     if isinstance(t, list):
         assert isinstance(e, list) and len(e) == len(t), f"{what}: {e!r} vs {t!r}"
         for i, (x, y) in enumerate(zip(e, t)):
-            assert_same(x, y, atol, rtol, f"{what}[{i}]")
+            assert_same(x, y, tol, f"{what}[{i}]", scale)
         return
     assert type(e) is type(t), f"{what}: type {type(e).__name__} != {type(t).__name__}"
     if isinstance(t, float) and math.isnan(t):
@@ -273,7 +275,6 @@ def _tensors_of(out):
 # ----------------------------------------------------------------------------- the checks
 def check_forward(op, dtype, seed=0):
     """Every sample: same values, dtype and shape as torch (or the same error)."""
-    atol, rtol = op.tolerance(dtype)
     samples = op.sample_list(dtype, seed)
     assert samples, f"{op.name}: no samples for {dtype}"
     for sample in samples:
@@ -285,12 +286,11 @@ def check_forward(op, dtype, seed=0):
             check_same_error(lambda: op.ember_call(eargs, ekw), err)
             continue
         got = op.ember_call(eargs, ekw)
-        assert_same(got, expected, atol, rtol, f"{op.name}{sample!r}")
+        assert_same(got, expected, op.tol, f"{op.name}{sample!r}")
 
 
 def check_backward(op, dtype, seed=0):
     """Gradients of the inputs for a random upstream gradient, vs torch."""
-    atol, rtol = op.tolerance(dtype)
     rng = np.random.default_rng(seed + 1)
     checked = 0
     for sample in op.sample_list(dtype, seed):
@@ -315,7 +315,7 @@ def check_backward(op, dtype, seed=0):
                 assert eg is None or not as_numpy(eg).any(), f"{op.name}: grad {i} not None"
                 continue
             assert eg is not None, f"{op.name}{sample!r}: grad of input {i} is None"
-            assert_same(eg, tg, atol * 10, rtol * 10, f"{op.name}{sample!r} grad {i}")
+            assert_same(eg, tg, op.tol, f"{op.name}{sample!r} grad {i}", scale=10)
         checked += 1
     assert checked, f"{op.name}: no sample had a differentiable input"
 

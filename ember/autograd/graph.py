@@ -6,7 +6,8 @@ whatever its derivative reads. Nodes reference their inputs' nodes, never their 
 graph is freed by reference counting alone.
 """
 import itertools
-import weakref
+import os
+import sys
 
 from . import grad_mode
 
@@ -38,6 +39,7 @@ def add_hook(hooks, fn):
 
 
 class Node:
+    _n_outputs = 1      # how many outputs' gradients the node receives (more for split...)
     __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
                  "_retain_grad_hooks", "_metadata", "_trace", "__weakref__")
 
@@ -103,13 +105,17 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads, needs):
-        accumulate_into_grad(self.variable, grads[0])
+        variable = self.variable
+        accumulate_into_grad(variable, grads[0])
+        extra = variable._extra
+        if extra and extra.get("post_accumulate_hooks"):
+            for hook in list(extra["post_accumulate_hooks"].values()):
+                hook(variable)
         return ()
 
 
 def accumulate_into_grad(variable, new):
     """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
-    from .._tensor import Tensor
     old = variable._grad
     if old is None:
         if grad_mode.state.enabled:           # create_graph: keep the graph of the gradient
@@ -117,18 +123,17 @@ def accumulate_into_grad(variable, new):
         else:
             # The engine hands over gradients nobody else holds; anything shared is copied so
             # that later in-place accumulation cannot write into a user's tensor.
-            variable._grad = new if _owned(new) else Tensor._make(new._data.copy(), new._dtype,
-                                                                   new._device)
+            variable._grad = new if _owned(new) else type(new)._make(
+                new._data.copy(), new._dtype, new._device)
         return
     if grad_mode.state.enabled:
         variable._grad = old + new
     else:
         old._data += new._data
-        old._version.bump()
+        old._version.value += 1
 
 
 def _owned(t):
-    import sys
     # refs: the caller's local, the engine's list slot, getrefcount's argument (3)
     data = t._data
     return (sys.getrefcount(t) <= 4 and t._base is None and data.base is None
@@ -242,7 +247,6 @@ class VersionCounter:
 
 def _user_site():
     """'file:line' of the innermost frame outside ember (the user's in-place call)."""
-    import sys
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
@@ -252,7 +256,6 @@ def _user_site():
 
 
 def _package_dir():
-    import os
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 

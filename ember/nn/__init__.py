@@ -1,5 +1,4 @@
-"""ember.nn: Parameter, Module and the layers, functional, init."""
+"""ember.nn: Parameter, Module and the layers, functional, init, utils."""
 from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
-from .modules import Module
-from . import init
+from . import functional, init, utils

@@ -81,13 +81,17 @@ def _im2col(xp, x, kernel, stride, padding, dilation, out, groups):
     return win.transpose(order).reshape(groups, n * _prod(out), (c // groups) * _prod(kernel))
 
 
-def _conv_forward(xp, x, w, stride, padding, dilation, groups):
-    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: one GEMM."""
+def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
+    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: one GEMM.
+
+    `out` limits the output size (a transposed convolution's input gradient may need fewer
+    positions than fit)."""
     d = w.ndim - 2
     n = x.shape[0]
     o_ch, kernel = w.shape[0], w.shape[2:]
-    out = tuple(_conv_out(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
-                for i in range(d))
+    if out is None:
+        out = tuple(_conv_out(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
+                    for i in range(d))
     cols = _im2col(xp, x, kernel, stride, padding, dilation, out, groups)
     wmat = w.reshape(groups, o_ch // groups, -1)
     y = xp.matmul(cols, wmat.transpose(0, 2, 1))                  # G, N*out, O/G
@@ -175,7 +179,7 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     kernel = w.shape[2:]
     if output_mask[0]:
         if transposed:
-            gi = _conv_forward(xp, g, w, stride, padding, dilation, groups)
+            gi = _conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
         else:
             gi = _conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation, groups)
     if output_mask[1]:
@@ -390,3 +394,792 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     return _conv_transposend("conv_transpose2d", 2, input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
+
+
+# ============================================================================ padding
+@primitive("constant_pad_nd", node="ConstantPadNdBackward0")
+def _constant_pad_nd(xp, self, *, pad, value):
+    # `pad` is in PyTorch's order: (last_lo, last_hi, second_last_lo, ...); negative crops
+    d = len(pad) // 2
+    pairs = [(pad[2 * (d - 1 - i)], pad[2 * (d - 1 - i) + 1]) for i in range(d)]
+    crop = tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                 for (lo, hi), n in zip(pairs, self.shape[self.ndim - d:]))
+    x = self[(Ellipsis,) + crop]
+    out = _pad_last(xp, x, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], value)
+    return out if out is not self else self.copy()
+
+
+@_constant_pad_nd.derivative
+def _(ctx, grad):
+    return _constant_pad_nd(grad, pad=tuple(-p for p in ctx.pad), value=0)
+
+
+def _pad_pairs(pad):
+    """PyTorch's pad list (last axis first) as (lo, hi) pairs for the trailing axes in order."""
+    d = len(pad) // 2
+    return [(pad[2 * (d - 1 - i)], pad[2 * (d - 1 - i) + 1]) for i in range(d)]
+
+
+def _unpad_reflect(xp, g, pairs, sizes):
+    """The adjoint of reflection padding: fold the mirrored borders back, axis by axis."""
+    d = len(pairs)
+    for i, ((lo, hi), n) in enumerate(zip(pairs, sizes)):
+        axis = g.ndim - d + i
+        g = xp.moveaxis(g, axis, 0)
+        out = g[lo:lo + n].copy()
+        if lo:
+            out[1:lo + 1] += g[lo - 1::-1] if lo else 0
+        if hi:
+            out[n - 1 - hi:n - 1] += g[lo + n:lo + n + hi][::-1]
+        g = xp.moveaxis(out, 0, axis)
+    return g
+
+
+def _unpad_replicate(xp, g, pairs, sizes):
+    """The adjoint of replication padding: each border sums into its edge element."""
+    d = len(pairs)
+    for i, ((lo, hi), n) in enumerate(zip(pairs, sizes)):
+        axis = g.ndim - d + i
+        g = xp.moveaxis(g, axis, 0)
+        out = g[lo:lo + n].copy()
+        if lo:
+            out[0] += g[:lo].sum(axis=0)
+        if hi:
+            out[n - 1] += g[lo + n:].sum(axis=0)
+        g = xp.moveaxis(out, 0, axis)
+    return g
+
+
+def _make_pad_op(mode, d):
+    """The primitive pair (pad, its adjoint) for reflect/replicate padding of d trailing axes."""
+    np_mode = {"reflect": "reflect", "replicate": "edge"}[mode]
+    unpad = {"reflect": _unpad_reflect, "replicate": _unpad_replicate}[mode]
+    node = f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{d}DBackward0"
+
+    @primitive(f"{mode}_pad{d}d", node=node)
+    def forward(xp, self, *, pairs):
+        width = [(0, 0)] * (self.ndim - d) + list(pairs)
+        return xp.pad(self, width, mode=np_mode)
+
+    @primitive(f"{mode}_pad{d}d_backward", node=node.replace("Backward0", "BackwardBackward0"))
+    def backward(xp, grad, *, pairs, sizes):
+        return xp.ascontiguousarray(unpad(xp, grad, pairs, sizes))
+
+    @forward.derivative
+    def _(ctx, grad):
+        sizes = ctx.input_shape()[-d:]
+        return backward(grad, pairs=ctx.pairs, sizes=tuple(sizes))
+
+    @backward.derivative
+    def _(ctx, gg):
+        return forward(gg, pairs=ctx.pairs)
+
+    return forward
+
+
+_PAD_OPS = {(mode, d): _make_pad_op(mode, d) for mode in ("reflect", "replicate")
+            for d in (1, 2, 3)}
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = tuple(pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.dim()}")
+    if mode == "constant":
+        return _constant_pad_nd(input, pad=pad, value=0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    d = len(pad) // 2
+    if d not in (1, 2, 3) or input.dim() not in (d + 1, d + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                  f"{input.dim()}D input tensor.")
+    pairs = _pad_pairs(pad)
+    if mode == "circular":
+        return _circular_pad(input, pairs)
+    if mode == "reflect":
+        for i, ((lo, hi), n) in enumerate(zip(pairs, input.shape[-d:])):
+            if lo >= n or hi >= n:
+                axis = input.dim() - d + i
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {axis} of input {list(input.shape)}")
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        # negative padding crops first (a slice), then the rest pads
+        input = _constant_pad_nd(input, pad=tuple(min(p, 0) for p in pad), value=0)
+        pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+    return _PAD_OPS[(mode, d)](input, pairs=tuple(pairs))
+
+
+def _circular_pad(input, pairs):
+    from ..ops.joining import cat
+    d = len(pairs)
+    for i, (lo, hi) in enumerate(pairs):
+        axis = input.dim() - d + i
+        n = input.shape[axis]
+        parts = []
+        if lo:
+            parts.append(input.narrow(axis, n - lo, lo))
+        parts.append(input)
+        if hi:
+            parts.append(input.narrow(axis, 0, hi))
+        input = cat(parts, axis)
+    return input
+
+
+# ============================================================================ pooling helpers
+def _pool_out(n, k, s, p, d, ceil_mode):
+    """PyTorch's pooled size: a ceil-mode window must start inside the input or left padding."""
+    span = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = span // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _pool_padding(sizes, kernel, stride, padding, dilation, out):
+    """(lo, hi) paddings that make every window fit: torch's padding, plus ceil-mode overhang."""
+    return [(p, max(p, (o - 1) * s + dl * (k - 1) + 1 - p - n))
+            for n, k, s, p, dl, o in zip(sizes, kernel, stride, padding, dilation, out)]
+
+
+def _check_pool(name, input, kernel, stride, padding, dilation, ceil_mode, d):
+    if any(p > (dl * (k - 1) + 1) // 2 for k, p, dl in zip(kernel, padding, dilation)):
+        i = [p > (dl * (k - 1) + 1) // 2 for k, p, dl in zip(kernel, padding, dilation)
+             ].index(True)
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={padding[i]}, kernel_size={kernel[i]} and "
+                           f"dilation={dilation[i]}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero, but got "
+                           + " ".join(f"{n}: {s}" for n, s in zip(("dH", "dW"), stride)))
+    out = tuple(_pool_out(n, k, s, p, dl, ceil_mode) for n, k, s, p, dl in
+                zip(input.shape[-d:], kernel, stride, padding, dilation))
+    if any(o < 1 for o in out):
+        lead = input.shape[-d - 1]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (lead,) + input.shape[-d:]))})"
+                           f". Calculated output size: ({'x'.join(map(str, (lead,) + out))}). "
+                           f"Output size is too small")
+    return out
+
+
+def _pool_args(kernel_size, stride, padding, dilation, d):
+    kernel = _tuple(kernel_size, d, "kernel_size")
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _tuple(stride, d, "stride")
+    return kernel, stride, _tuple(padding, d, "padding"), _tuple(dilation, d, "dilation")
+
+
+def _lowest(xp, dtype):
+    return -xp.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+# ============================================================================ max pooling
+def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
+    """Max over strided windows; indices point into each input plane, flattened (torch's)."""
+    d = len(kernel)
+    sizes = x.shape[-d:]
+    pads = _pool_padding(sizes, kernel, stride, padding, dilation, out)
+    xpad = _pad_last(xp, x, pads, _lowest(xp, x.dtype))
+    win = _windows(xp, xpad, kernel, stride, dilation, out)
+    flat = win.reshape(win.shape[:-d] + (-1,))                      # the one copy
+    arg = flat.argmax(axis=-1)                                      # first max; NaN wins
+    values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    offsets = xp.unravel_index(arg, kernel)
+    index = 0
+    for i in range(d):
+        start = (xp.arange(out[i]) * stride[i] - padding[i]).reshape(
+            (-1,) + (1,) * (d - 1 - i))
+        index = index * sizes[i] + start + offsets[i] * dilation[i]
+    return values, index.astype(xp.int64)
+
+
+def _unpool_raw(xp, grad, index, input_shape, d):
+    """The adjoint of picking by `index`: scatter-add grad into each input plane."""
+    plane = _prod(input_shape[-d:])
+    lead = _prod(input_shape[:-d])
+    flat = (index.reshape(lead, -1) + (xp.arange(lead) * plane)[:, None]).ravel()
+    sums = xp.bincount(flat, weights=grad.ravel(), minlength=lead * plane)
+    return sums.astype(grad.dtype).reshape(input_shape)
+
+
+def _make_max_pool_ops(node):
+    """(max-pool primitive, its backward primitive) with PyTorch's node names."""
+    @primitive(node, node=node, n_outputs=2, differentiable_outputs=1, save=("result1",))
+    def forward(xp, self, *, kernel, stride, padding, dilation, out):
+        return _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+
+    @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"),
+               save=())
+    def backward(xp, grad, *, index, input_shape, d):
+        return _unpool_raw(xp, grad, index, input_shape, d)
+
+    @forward.derivative
+    def _(ctx, grad, _unused=None):
+        return backward(grad, index=ctx.result1, input_shape=tuple(ctx.input_shape()),
+                        d=len(ctx.kernel))
+
+    @backward.derivative
+    def _(ctx, gg):
+        # the adjoint of a scatter-add is the gather at the same indices
+        d = ctx.d
+        shape = ctx.input_shape()
+        index = Tensor._make(ctx.index.reshape(-1, _prod(ctx.index.shape[-d:])), D.int64)
+        flat = gg.reshape(index.shape[0], -1).gather(1, index)
+        return flat.reshape(shape)
+
+    return forward
+
+
+_max_pool2d = _make_max_pool_ops("MaxPool2DWithIndicesBackward0")
+_max_pool3d = _make_max_pool_ops("MaxPool3DWithIndicesBackward0")
+
+
+def _check_pool_input(name, input, d, message):
+    if input.dim() not in (d + 1, d + 2) or any(s == 0 for s in input.shape[-d:]) or \
+            (input.dim() == d + 2 and input.shape[1] == 0):
+        raise RuntimeError(message)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    _check_pool_input("max_pool2d", input, 2,
+                      "non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 2)
+    out = _check_pool("max_pool2d", input, kernel, stride, padding, dilation, ceil_mode, 2)
+    values, indices = _max_pool2d(input, kernel=kernel, stride=stride, padding=padding,
+                                  dilation=dilation, out=out)
+    return (values, indices) if return_indices else values
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 1)
+    out = max_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
+                     (1,) + dilation, ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    _check_pool_input("max_pool3d", input, 3,
+                      "non-empty 4D or 5D (batch mode) tensor expected for input")
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 3)
+    out = _check_pool("max_pool3d", input, kernel, stride, padding, dilation, ceil_mode, 3)
+    values, indices = _max_pool3d(input, kernel=kernel, stride=stride, padding=padding,
+                                  dilation=dilation, out=out)
+    return (values, indices) if return_indices else values
+
+
+# ============================================================================ average pooling
+def _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad, divisor_override):
+    """Each window's divisor: its size clipped to the padded input (or to the input)."""
+    if divisor_override:
+        return divisor_override
+    div = 1
+    d = len(kernel)
+    for i, (n, k, s, p, o) in enumerate(zip(sizes, kernel, stride, padding, out)):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        div = div * (end - start).reshape((-1,) + (1,) * (d - 1 - i))
+    return xp.asarray(div)
+
+
+def _avg_pool_raw(xp, x, kernel, stride, padding, out, count_include_pad, divisor_override):
+    d = len(kernel)
+    pads = _pool_padding(x.shape[-d:], kernel, stride, padding, (1,) * d, out)
+    xpad = _pad_last(xp, x, pads)
+    acc = xp.zeros(x.shape[:-d] + tuple(out), dtype=xp.result_type(x.dtype, xp.float32)
+                   if x.dtype.kind != "f" else x.dtype)
+    for k in itertools.product(*[range(n) for n in kernel]):
+        acc += xpad[(Ellipsis,) + tuple(slice(ki, ki + (o - 1) * s + 1, s)
+                                        for ki, o, s in zip(k, out, stride))]
+    div = _avg_divisor(xp, x.shape[-d:], kernel, stride, padding, out, count_include_pad,
+                       divisor_override)
+    if x.dtype.kind != "f":
+        return (acc // div).astype(x.dtype)
+    return (acc / div).astype(x.dtype, copy=False)
+
+
+def _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out, count_include_pad,
+                    divisor_override):
+    d = len(kernel)
+    sizes = input_shape[-d:]
+    pads = _pool_padding(sizes, kernel, stride, padding, (1,) * d, out)
+    g = grad / _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad,
+                            divisor_override)
+    g = g.astype(grad.dtype, copy=False)
+    buf = xp.zeros(tuple(input_shape[:-d]) + tuple(n + lo + hi for n, (lo, hi) in
+                                                   zip(sizes, pads)), dtype=grad.dtype)
+    _fold(buf, lambda k: g, kernel, stride, (1,) * d, out)
+    return xp.ascontiguousarray(_crop_last(buf, pads, sizes))
+
+
+def _make_avg_pool_ops(node):
+    @primitive(node, node=node)
+    def forward(xp, self, *, kernel, stride, padding, out, count_include_pad, divisor_override):
+        return _avg_pool_raw(xp, self, kernel, stride, padding, out, count_include_pad,
+                             divisor_override)
+
+    @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
+    def backward(xp, grad, *, input_shape, kernel, stride, padding, out, count_include_pad,
+                 divisor_override):
+        return _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out,
+                               count_include_pad, divisor_override)
+
+    @forward.derivative
+    def _(ctx, grad):
+        return backward(grad, input_shape=tuple(ctx.input_shape()), **_avg_options(ctx))
+
+    @backward.derivative
+    def _(ctx, gg):
+        return forward(gg, **_avg_options(ctx))
+
+    return forward
+
+
+def _avg_options(ctx):
+    return dict(kernel=ctx.kernel, stride=ctx.stride, padding=ctx.padding, out=ctx.out,
+                count_include_pad=ctx.count_include_pad, divisor_override=ctx.divisor_override)
+
+
+_avg_pool2d = _make_avg_pool_ops("AvgPool2DBackward0")
+_avg_pool3d = _make_avg_pool_ops("AvgPool3DBackward0")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 2)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = _check_pool("avg_pool2d", input, kernel, stride, padding, (1, 1), ceil_mode, 2)
+    return _avg_pool2d(input, kernel=kernel, stride=stride, padding=padding, out=out,
+                       count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"avg_pool1d)")
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 1)
+    return avg_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
+                      ceil_mode, count_include_pad).squeeze(-2)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 3)
+    out = _check_pool("avg_pool3d", input, kernel, stride, padding, (1, 1, 1), ceil_mode, 3)
+    return _avg_pool3d(input, kernel=kernel, stride=stride, padding=padding, out=out,
+                       count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+# ============================================================================ separable linear maps
+# Adaptive average pooling and linear/bilinear/nearest interpolation are each a fixed matrix
+# applied along every spatial axis: out = A_h . x . A_w^T. One primitive pair does them all.
+def _apply_axes(xp, x, mats):
+    d = len(mats)
+    for i, m in enumerate(mats):
+        axis = x.ndim - d + i
+        m = xp.asarray(m, dtype=x.dtype)
+        x = xp.moveaxis(xp.tensordot(x, m, axes=([axis], [1])), -1, axis)
+    return xp.ascontiguousarray(x)
+
+
+def _make_axes_op(node):
+    @primitive(node, node=node)
+    def forward(xp, self, *, mats):
+        return _apply_axes(xp, self, mats)
+
+    @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
+    def backward(xp, grad, *, mats):
+        return _apply_axes(xp, grad, tuple(m.T for m in mats))
+
+    @forward.derivative
+    def _(ctx, grad):
+        return backward(grad, mats=ctx.mats)
+
+    @backward.derivative
+    def _(ctx, gg):
+        return forward(gg, mats=ctx.mats)
+
+    return forward
+
+
+_AXES_OPS = {}
+
+
+def _axes_op(node, x, mats):
+    op = _AXES_OPS.get(node)
+    if op is None:
+        op = _AXES_OPS[node] = _make_axes_op(node)
+    return op(x, mats=tuple(mats))
+
+
+def _adaptive_avg_matrix(n, out):
+    """Row o averages input[floor(o*n/out) : ceil((o+1)*n/out)]."""
+    o = np.arange(out)
+    start = (o * n) // out
+    end = -((-(o + 1) * n) // out)
+    cols = np.arange(n)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return inside / (end - start)[:, None]
+
+
+# ============================================================================ adaptive pooling
+def _output_size(output_size, input, d, name):
+    sizes = _tuple(output_size, d, "output_size") if not isinstance(output_size, int) \
+        else (output_size,) * d
+    return tuple(input.shape[-d + i] if s is None else s for i, s in enumerate(sizes))
+
+
+def adaptive_avg_pool2d(input, output_size):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    out = _output_size(output_size, input, 2, "adaptive_avg_pool2d")
+    if out == (1, 1):
+        return input.mean((-1, -2), keepdim=True)       # PyTorch's graph shows MeanBackward1
+    mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-2:], out)]
+    return _axes_op("AdaptiveAvgPool2DBackward0", input, mats)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"adaptive_avg_pool1d)")
+    size = _tuple(output_size, 1, "output_size")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    out = _output_size(output_size, input, 3, "adaptive_avg_pool3d")
+    if out == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)
+    mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-3:], out)]
+    return _axes_op("AdaptiveAvgPool3DBackward0", input, mats)
+
+
+def _adaptive_max_raw(xp, x, out):
+    """Max over the adaptive windows: gather each window padded to the widest one by repeating
+    its last index (a repeat never changes the max, and argmax keeps the first)."""
+    d = len(out)
+    sizes = x.shape[-d:]
+    picks, starts = [], []
+    for n, o in zip(sizes, out):
+        i = np.arange(o)
+        start = (i * n) // o
+        end = -((-(i + 1) * n) // o)
+        width = int((end - start).max())
+        picks.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
+        starts.append(picks[-1])
+    # index[..., o_1, k_1, o_2, k_2, ...] via broadcasting of per-axis index grids
+    index = []
+    for i, p in enumerate(picks):
+        shape = [1] * (2 * d)
+        shape[2 * i], shape[2 * i + 1] = p.shape
+        index.append(xp.asarray(p.reshape(shape)))
+    g = x[(Ellipsis,) + tuple(index)]                     # lead, o1, k1, o2, k2, ...
+    lead = g.ndim - 2 * d
+    order = tuple(range(lead)) + tuple(lead + 2 * i for i in range(d)) + \
+        tuple(lead + 2 * i + 1 for i in range(d))
+    g = g.transpose(order)
+    flat = g.reshape(g.shape[:lead + d] + (-1,))
+    arg = flat.argmax(axis=-1)
+    values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    widths = tuple(p.shape[1] for p in picks)
+    offsets = xp.unravel_index(arg, widths)
+    flat_index = 0
+    for i in range(d):
+        rows = xp.asarray(picks[i])                       # (o_i, width_i)
+        o_grid = xp.arange(out[i]).reshape((-1,) + (1,) * (d - 1 - i))
+        flat_index = flat_index * sizes[i] + rows[o_grid, offsets[i]]
+    return values, flat_index.astype(xp.int64)
+
+
+@primitive("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", n_outputs=2,
+           differentiable_outputs=1, save=("result1",))
+def _adaptive_max_pool2d(xp, self, *, out):
+    return _adaptive_max_raw(xp, self, out)
+
+
+@primitive("adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0")
+def _adaptive_max_pool2d_backward(xp, grad, *, index, input_shape, d):
+    return _unpool_raw(xp, grad, index, input_shape, d)
+
+
+@_adaptive_max_pool2d.derivative
+def _(ctx, grad, _unused=None):
+    return _adaptive_max_pool2d_backward(grad, index=ctx.result1,
+                                         input_shape=tuple(ctx.input_shape()), d=2)
+
+
+@_adaptive_max_pool2d_backward.derivative
+def _(ctx, gg):
+    index = Tensor._make(ctx.index.reshape(-1, _prod(ctx.index.shape[-2:])), D.int64)
+    return gg.reshape(index.shape[0], -1).gather(1, index).reshape(ctx.input_shape())
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    out = _output_size(output_size, input, 2, "adaptive_max_pool2d")
+    values, indices = _adaptive_max_pool2d(input, out=out)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
+                           f"{list(input.shape)}")
+    size = _tuple(output_size, 1, "output_size")
+    values, indices = _adaptive_max_pool2d(input.unsqueeze(-2), out=(1,) + size)
+    values, indices = values.squeeze(-2), indices.squeeze(-2)
+    return (values, indices) if return_indices else values
+
+
+# ============================================================================ unfold / fold
+@primitive("im2col", node="Im2ColBackward0")
+def _im2col_op(xp, self, *, kernel, dilation, padding, stride):
+    n, c = self.shape[:2]
+    out = tuple(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
+                zip(self.shape[2:], kernel, stride, padding, dilation))
+    xpad = _pad_last(xp, self, [(p, p) for p in padding])
+    win = _windows(xp, xpad, kernel, stride, dilation, out)       # N, C, *out, *kernel
+    d = len(kernel)
+    order = (0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d))
+    return win.transpose(order).reshape(n, c * _prod(kernel), _prod(out))
+
+
+@primitive("col2im", node="Col2ImBackward0")
+def _col2im_op(xp, self, *, output_size, kernel, dilation, padding, stride):
+    n = self.shape[0]
+    c = self.shape[1] // _prod(kernel)
+    out = tuple(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
+                zip(output_size, kernel, stride, padding, dilation))
+    cols = self.reshape((n, c) + tuple(kernel) + out)
+    buf = xp.zeros((n, c) + tuple(s + 2 * p for s, p in zip(output_size, padding)),
+                   dtype=self.dtype)
+    _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], kernel, stride, dilation, out)
+    return xp.ascontiguousarray(_crop_last(buf, [(p, p) for p in padding], output_size))
+
+
+@_im2col_op.derivative
+def _(ctx, grad):
+    return _col2im_op(grad, output_size=tuple(ctx.input_shape()[2:]), kernel=ctx.kernel,
+                      dilation=ctx.dilation, padding=ctx.padding, stride=ctx.stride)
+
+
+@_col2im_op.derivative
+def _(ctx, grad):
+    return _im2col_op(grad, kernel=ctx.kernel, dilation=ctx.dilation, padding=ctx.padding,
+                      stride=ctx.stride)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported "
+                           f"(got {input.dim()}D)")
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    args = dict(kernel=_tuple(kernel_size, 2, "kernel_size"),
+                dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
+                stride=_tuple(stride, 2, "stride"))
+    y = _im2col_op(x, **args)
+    return y if batched else y.squeeze(0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
+                           f"supported (got {input.dim()}D)")
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    kernel = _tuple(kernel_size, 2, "kernel_size")
+    args = dict(output_size=_tuple(output_size, 2, "output_size"), kernel=kernel,
+                dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
+                stride=_tuple(stride, 2, "stride"))
+    if x.shape[1] % _prod(kernel):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+                           f"kernel_size={kernel}")
+    y = _col2im_op(x, **args)
+    return y if batched else y.squeeze(0)
+
+
+# ============================================================================ interpolate
+def _nearest_matrix(n, out, scale, opmath):
+    if scale is not None:
+        ratio = opmath(1.0 / scale)
+    else:
+        ratio = opmath(n) / opmath(out)
+    src = np.minimum(np.floor(np.arange(out, dtype=opmath) * ratio).astype(np.int64), n - 1)
+    m = np.zeros((out, n))
+    m[np.arange(out), src] = 1
+    return m
+
+
+def _linear_matrix(n, out, scale, align_corners, opmath):
+    dst = np.arange(out, dtype=opmath)
+    if align_corners:
+        ratio = opmath((n - 1) / (out - 1)) if out > 1 else opmath(0)
+        src = dst * ratio
+    else:
+        ratio = opmath(1.0 / scale) if scale is not None else opmath(n) / opmath(out)
+        src = np.maximum(ratio * (dst + opmath(0.5)) - opmath(0.5), opmath(0))
+    i0 = src.astype(np.int64)
+    i1 = np.minimum(i0 + 1, n - 1)
+    lam = (src - i0).astype(opmath)
+    m = np.zeros((out, n), dtype=np.float64)
+    rows = np.arange(out)
+    np.add.at(m, (rows, i0), (opmath(1) - lam).astype(np.float64))
+    np.add.at(m, (rows, i1), lam.astype(np.float64))
+    return m
+
+
+_INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
+                 ("nearest", 2): "UpsampleNearest2DBackward0",
+                 ("nearest", 3): "UpsampleNearest3DBackward0",
+                 ("linear", 1): "UpsampleLinear1DBackward0",
+                 ("bilinear", 2): "UpsampleBilinear2DBackward0",
+                 ("trilinear", 3): "UpsampleTrilinear3DBackward0"}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    d = input.dim() - 2
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    needed = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
+    if needed is not None and d != needed:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{needed + 2}D input")
+    if (mode, d) not in _INTERP_NODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    sizes = input.shape[2:]
+    if size is not None:
+        out = _tuple(size, d, "size") if not isinstance(size, int) else (size,) * d
+        scales = (None,) * d
+    else:
+        scales = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \
+            else (scale_factor,) * d
+        if len(scales) != d:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(sizes)} and scale_factor of shape {list(scales)}.")
+        out = tuple(int(math.floor(n * s)) for n, s in zip(sizes, scales))
+        if recompute_scale_factor:
+            scales = (None,) * d
+    opmath = np.float64 if input._dtype is D.float64 else np.float32
+    if mode == "nearest":
+        mats = [_nearest_matrix(n, o, s, opmath) for n, o, s in zip(sizes, out, scales)]
+    else:
+        mats = [_linear_matrix(n, o, s, bool(align_corners), opmath)
+                for n, o, s in zip(sizes, out, scales)]
+    return _axes_op(_INTERP_NODES[(mode, d)], input, mats)
+
+
+# ============================================================================ attention
+def _attention_bias(xp, mask, is_causal, L, S, dtype):
+    """The additive score bias of a boolean/float mask and/or causal masking (None if none)."""
+    bias = None
+    if mask is not None:
+        if mask.dtype == bool:
+            bias = xp.where(mask, 0, -xp.inf).astype(dtype)
+        else:
+            bias = mask.astype(dtype)
+    if is_causal:
+        causal = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), 0, -xp.inf).astype(dtype)
+        bias = causal if bias is None else bias + causal
+    return bias
+
+
+def _safe_softmax(xp, s):
+    """Softmax over the last axis; a row whose scores are all -inf gives zeros, as in torch."""
+    m = s.max(axis=-1, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    e = xp.exp(s - m)
+    total = e.sum(axis=-1, keepdims=True)
+    return xp.where(total > 0, e / xp.where(total > 0, total, 1), 0)
+
+
+@primitive("scaled_dot_product_attention", node="ScaledDotProductFlashAttentionForCpuBackward0",
+           save=("query", "key", "value"))
+def _sdpa(xp, query, key, value, *, mask, is_causal, scale):
+    s = xp.matmul(query, xp.swapaxes(key, -1, -2)) * scale
+    bias = _attention_bias(xp, mask, is_causal, s.shape[-2], s.shape[-1], s.dtype)
+    if bias is not None:
+        s = s + bias
+    return xp.matmul(_safe_softmax(xp, s), value)
+
+
+def _attention_probs(q, k, mask, is_causal, scale):
+    """softmax(q k^T * scale + bias) written in ember ops (so it is differentiable)."""
+    from ..ops.pointwise import where
+    s = q.matmul(k.transpose(-1, -2)) * scale
+    bias = _attention_bias(np, mask if mask is None or isinstance(mask, np.ndarray) else
+                           mask, is_causal, s.shape[-2], s.shape[-1], s._dtype.np)
+    if bias is not None:
+        s = s + Tensor._make(np.asarray(bias), s._dtype, s._device)
+    m = s.amax(-1, keepdim=True).detach()
+    m = where(m.isfinite(), m, 0)
+    e = (s - m).exp()
+    total = e.sum(-1, keepdim=True)
+    return where(total > 0, e / where(total > 0, total, 1), 0)
+
+
+@_sdpa.derivative
+def _(ctx, grad):
+    q, k, v = ctx.query, ctx.key, ctx.value
+    p = _attention_probs(q, k, ctx.mask, ctx.is_causal, ctx.scale)
+    dv = p.transpose(-1, -2).matmul(grad)
+    dp = grad.matmul(v.transpose(-1, -2))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    dq = ds.matmul(k) * ctx.scale
+    dk = ds.transpose(-1, -2).matmul(q) * ctx.scale
+    return dq, dk, dv
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if dropout_p > 0.0:
+        # with dropout PyTorch takes its math path, a composite of ember ops here too
+        from ..ops.creation import rand_like
+        p = _attention_probs(query, key, None if attn_mask is None else attn_mask._data,
+                             is_causal, scale)
+        keep = rand_like(p) >= dropout_p
+        return (p * keep / (1.0 - dropout_p)).matmul(value)
+    mask = None if attn_mask is None else attn_mask._data
+    return _sdpa(query, key, value, mask=mask, is_causal=is_causal, scale=scale)

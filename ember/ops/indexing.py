@@ -21,23 +21,25 @@ def _array_view(a, kind, args):
                                                        args["step"]),)]
     if kind == "diagonal":
         return np.diagonal(a, args["offset"], args["dim1"], args["dim2"])
-    if kind == "as_strided":
-        return V.strided_view(a, args["size"], args["stride"], args["offset"])
     raise AssertionError(kind)
 
 
 @primitive("_embed", node="EmbedBackward0")
 def _embed(xp, grad, *, shape, kind, args):
     out = xp.zeros(shape, grad.dtype)
-    if kind == "as_strided" or kind == "unfold":
-        # windows may overlap (as_strided, unfold): accumulate through flat positions
+    if kind == "unfold":
+        # windows may overlap: accumulate through flat positions
         positions = _positions(xp, shape, kind, args)
         flat = xp.zeros(int(np.prod(shape)), grad.dtype)
         np.add.at(flat, positions.reshape(-1), grad.reshape(-1))
         return flat.reshape(shape)
     view = _array_view(out, kind, args)
     if kind == "diagonal":
-        view = np.lib.stride_tricks.as_strided(view, view.shape, view.strides, writeable=True)
+        # NumPy's diagonal is read-only: the same window, writable
+        offset = (view.__array_interface__["data"][0] - out.__array_interface__["data"][0]) \
+            // out.itemsize
+        view = V.strided_view(out, view.shape, [st // out.itemsize for st in view.strides],
+                              offset)
     view[...] = grad
     return out
 
@@ -49,7 +51,6 @@ def _positions(xp, shape, kind, args):
                                                            axis=args["dimension"])
         return windows[(slice(None),) * args["dimension"] +
                        (slice(None, None, args["step"]),)]
-    return V.strided_view(ids, args["size"], args["stride"], args["offset"])
 
 
 @_embed.derivative
@@ -61,9 +62,7 @@ def _(ctx, grad):
         return V._slice(grad, dim=a["dim"], start=a["start"], stop=a["stop"], step=a["step"])
     if kind == "diagonal":
         return grad.diagonal(a["offset"], a["dim1"], a["dim2"])
-    if kind == "unfold":
-        return grad.unfold(a["dimension"], a["size"], a["step"])
-    return grad.contiguous().as_strided(a["size"], a["stride"], a["offset"])
+    return grad.unfold(a["dimension"], a["size"], a["step"])
 
 
 def select_backward(grad, shape, dim, index):
@@ -85,9 +84,35 @@ def unfold_backward(grad, shape, dimension, size, step):
                   args={"dimension": dimension, "size": size, "step": step})
 
 
-def as_strided_backward(grad, shape, size, stride, offset):
-    return _embed(grad, shape=shape, kind="as_strided",
-                  args={"size": tuple(size), "stride": tuple(stride), "offset": offset})
+def as_strided_backward(grad, out_geometry, in_geometry):
+    """The gradient of an as_strided view: through the memory both geometries address."""
+    return _restride(grad, src=out_geometry, dst=in_geometry)
+
+
+def _storage_positions(xp, geometry):
+    """For each element of a (shape, strides, offset) geometry, its index in memory."""
+    shape, strides, offset = geometry
+    pos = xp.full((), offset, dtype=xp.int64)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        pos = pos + (xp.arange(n, dtype=xp.int64) * st).reshape((n,) + (1,) * (len(shape) - d - 1))
+    return xp.broadcast_to(pos, shape)
+
+
+@primitive("_restride", node="AsStridedScatterBackward0")
+def _restride(xp, grad, *, src, dst):
+    """Sum the elements of `grad` (laid out in memory as `src`) into memory, then read that
+    memory as `dst`. Linear; its adjoint is the same op with src and dst swapped."""
+    src_pos, dst_pos = _storage_positions(xp, src), _storage_positions(xp, dst)
+    size = 1 + max(int(src_pos.max()) if src_pos.size else 0,
+                   int(dst_pos.max()) if dst_pos.size else 0)
+    memory = xp.zeros(size, grad.dtype)
+    np.add.at(memory, src_pos.reshape(-1), grad.reshape(-1))
+    return memory[dst_pos]
+
+
+@_restride.derivative
+def _(ctx, grad):
+    return _restride(grad, src=ctx.dst, dst=ctx.src)
 
 
 def index_fill_grad(grad, indices, shape, dim, keepdim):
@@ -103,22 +128,10 @@ def index_fill_grad(grad, indices, shape, dim, keepdim):
 
 
 # ----------------------------------------------------------------------------- advanced index
-def _numpy_error(exc, shape):
-    msg = str(exc)
-    if "out of bounds" in msg:
-        msg = msg.replace("axis", "dimension")
-        return IndexError(msg)
-    if "boolean index did not match" in msg:
-        return IndexError(msg)
-    return IndexError(msg)
-
-
 @primitive("index", node="IndexBackward0")
 def _index(xp, self, *, indices):
-    try:
-        return self[indices]
-    except IndexError as exc:
-        raise _numpy_error(exc, self.shape) from None
+    # PyTorch's result is a fresh contiguous tensor; NumPy may lay it out otherwise
+    return xp.ascontiguousarray(self[indices])
 
 
 @_index.derivative
@@ -132,7 +145,6 @@ def _(ctx, grad):
 def _index_put(xp, self, values, *, indices, accumulate):
     out = self.copy()
     if accumulate:
-        from .._backend import backend
         np.add.at(out, indices, np.broadcast_to(values, out[indices].shape))
     else:
         out[indices] = values
@@ -149,106 +161,253 @@ def _(ctx, grad):
         g_values.shape != ctx.input_shape(1) else g_values
 
 
-def _to_index_array(x, device):
-    if isinstance(x, Tensor):
-        if x._dtype._category >= 2:
+_INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                  "Variables are valid indices (got {})")
+
+
+def _index_array(item):
+    """An advanced index (tensor, list, array, bool) as a NumPy int64 or bool array."""
+    if isinstance(item, Tensor):
+        if item._dtype._category >= 2:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        a = x._data
-        return a if a.dtype == np.bool_ or a.dtype.kind == "i" else a.astype(np.int64) \
-            if a.dtype != np.uint8 else a.astype(bool)
-    if isinstance(x, np.ndarray):
-        return x
-    a = np.asarray(x)
-    if a.dtype.kind == "f":
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return a
+        a = item._host()
+        if a.dtype == np.uint8:
+            import warnings
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                          "torch.bool instead. (Triggered internally at "
+                          "/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)", UserWarning,
+                          stacklevel=4)
+            return a.astype(bool)
+        return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
+    if isinstance(item, (bool, np.bool_)):
+        return np.array(bool(item))
+    a = np.asarray(item)
+    if a.dtype == object or a.dtype.kind in "fcUSV":
+        if isinstance(item, np.ndarray):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        from .creation import tensor
+        return _index_array(tensor(item))
+    if a.size == 0 and a.dtype.kind == "f":
+        a = a.astype(np.int64)
+    return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
 
-def _normalise_index(index):
-    if not isinstance(index, tuple):
-        index = (index,)
-    return index
+def _as_index_tuple(index):
+    """PyTorch's reading of an index: a tuple of items (a list of sequences counts as a tuple,
+    with PyTorch's deprecation warning)."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
+            for i in index):
+        import warnings
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
+                      "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
+                      "In pytorch 2.9 this will be interpreted as tensor index, "
+                      "x[torch.tensor(seq)], which will result either in an error or a "
+                      "different result (Triggered internally at "
+                      "/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)",
+                      UserWarning, stacklevel=3)
+        return tuple(index)
+    return (index,)
 
 
-def _is_basic(item):
-    return item is None or item is Ellipsis or isinstance(item, (int, slice, np.integer)) \
-        and not isinstance(item, bool)
+def _is_int(item):
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)) or (
+        isinstance(item, Tensor) and item._data.ndim == 0 and item._dtype._category == 1)
 
 
-def getitem(self, index):
-    index = _normalise_index(index)
-    if all(_is_basic(i) or (isinstance(i, Tensor) and i._data.ndim == 0 and
-                            i._dtype._category == 1) for i in index):
-        return _basic_getitem(self, tuple(i.item() if isinstance(i, Tensor) else i
-                                          for i in index))
-    arrays = tuple(_to_index_array(i, self._device) if not (_is_basic(i)) else i
-                   for i in index)
-    return _index(self, indices=arrays)
+def _apply_index(self, index):
+    """Apply the basic part of an index as views (ints select, slices slice, None unsqueezes)
+    and collect the advanced part: (view, {dim of the view: index array}).
 
-
-def _basic_getitem(t, index):
-    n_specified = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_specified > t._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
-    dim = 0
-    out = t
-    result_is_view = False
-    for item in index:
+    As in PyTorch, integers are applied first, so they never take part in advanced-index
+    broadcasting.
+    """
+    items = _as_index_tuple(index)
+    consumed = 0
+    for item in items:
+        if item is None or item is Ellipsis or isinstance(item, (bool, np.bool_)):
+            continue
+        if isinstance(item, Tensor) and item._dtype is D.bool_ or \
+                isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            consumed += max(item.ndim, 0)
+        else:
+            consumed += 1
+    ndim = self._data.ndim
+    if consumed > ndim:
+        if ndim == 0 and len(items) == 1 and _is_int(items[0]):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    out, dim, advanced = self, 0, {}
+    seen_ellipsis = False
+    for item in items:
         if item is None:
             out = V._unsqueeze(out, dim=dim)
             dim += 1
         elif item is Ellipsis:
-            dim += out._data.ndim - dim - (n_specified - _count_before(index, item))
+            if seen_ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            seen_ellipsis = True
+            dim += ndim - consumed
         elif isinstance(item, slice):
-            size = out._data.shape[dim]
-            step = 1 if item.step is None else item.step
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            start, stop, _ = slice(item.start, item.stop, 1).indices(size)
-            if not (start == 0 and stop >= size and step == 1):
-                out = V._slice(out, dim=dim, start=start, stop=max(stop, start), step=step)
-                result_is_view = True
+            out = _slice_item(out, dim, item)
             dim += 1
+        elif _is_int(item):
+            i = int(item.item() if isinstance(item, Tensor) else item)
+            size = out._data.shape[dim]
+            if i < -size or i >= size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            out = V._select(out, dim=dim, index=i + size if i < 0 else i)
+        elif isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_)):
+            a = _index_array(item)
+            if a.dtype == np.bool_ and a.ndim == 0:
+                # x[True] / x[False]: a new dim of size 1 or 0
+                out = V._unsqueeze(out, dim=dim)
+                advanced[dim] = a.reshape(1)
+                dim += 1
+            else:
+                advanced[dim] = a
+                dim += a.ndim if a.dtype == np.bool_ else 1
         else:
-            out = V.select(out, dim, int(item))
-    if out is t:
-        # x[:] and x[...] still return a new view, as in PyTorch
-        out = V._slice(t, dim=0, start=0, stop=t.shape[0], step=1) if t._data.ndim else \
-            V._view(t, shape=())
+            raise IndexError(_INVALID_INDEX.format(type(item).__name__))
+    return out, advanced
+
+
+def _slice_item(t, dim, item):
+    size = t._data.shape[dim]
+    step = 1 if item.step is None else int(item.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, _ = slice(item.start, item.stop, 1).indices(size)
+    if start == 0 and stop >= size and step == 1:
+        return t                      # a full slice is no op of its own
+    return V._slice(t, dim=dim, start=start, stop=max(stop, start), step=step)
+
+
+def _advanced_tuple(t, advanced):
+    """The NumPy index for the advanced part, with PyTorch's checks and messages."""
+    shape = t._data.shape
+    index = [slice(None)] * t._data.ndim
+    int_shapes = []
+    for k, (dim, a) in enumerate(sorted(advanced.items())):
+        if a.dtype == np.bool_:
+            for j in range(a.ndim):
+                if a.shape[j] != shape[dim + j]:
+                    raise IndexError(f"The shape of the mask {V._dims(a.shape)} at index {j} "
+                                     f"does not match the shape of the indexed tensor "
+                                     f"{V._dims(shape)} at index {dim + j}")
+            index[dim] = a
+            for j in range(1, a.ndim):
+                index[dim + j] = None
+            int_shapes.append((a.sum(),) if a.ndim else ())
+        else:
+            size = shape[dim]
+            bad = (a >= size) | (a < -size)
+            if bad.any():
+                raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension "
+                                 f"{k} with size {size}")
+            index[dim] = a
+            int_shapes.append(a.shape)
+    try:
+        np.broadcast_shapes(*int_shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(V._dims(s) for s in int_shapes)) from None
+    return tuple(i for i in index if i is not None)
+
+
+def getitem(self, index):
+    out, advanced = _apply_index(self, index)
+    if advanced:
+        return _index(out, indices=_advanced_tuple(out, advanced))
+    if out is self:
+        # x[:] and x[...] still return a new tensor: torch shows SliceBackward0 for a slice,
+        # AliasBackward0 otherwise
+        items = _as_index_tuple(index)
+        if self._data.ndim and any(isinstance(i, slice) for i in items):
+            return V._slice(self, dim=0, start=0, stop=self._data.shape[0], step=1)
+        return V._alias(self)
     return out
 
 
-def _count_before(index, ellipsis):
-    count = 0
-    for i in index:
-        if i is ellipsis:
-            break
-        if i is not None:
-            count += 1
-    return count
-
-
 def setitem(self, index, value):
-    index = _normalise_index(index)
-    if not isinstance(value, Tensor):
-        from .creation import scalar_tensor
-        value = scalar_tensor(value, self, self._dtype if not isinstance(value, (list, tuple))
-                              else None) if not isinstance(value, (list, tuple)) else \
-            __import__("ember").tensor(value, dtype=self._dtype)
-    if all(_is_basic(i) or (isinstance(i, Tensor) and i._data.ndim == 0 and
-                            i._dtype._category == 1) for i in index):
-        target = _basic_getitem(self, tuple(i.item() if isinstance(i, Tensor) else i
-                                            for i in index))
-        from .creation import copy_
-        copy_(target, value)
+    value = _value_tensor(self, value)
+    target, advanced = _apply_index(self, index)
+    if advanced:
+        indices = _advanced_tuple(target, advanced)
+        result_shape = np.empty(target._data.shape, bool)[indices].shape
+        try:
+            np.broadcast_shapes(value._data.shape, result_shape)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape "
+                               f"{V._dims(value._data.shape)} cannot be broadcast to indexing "
+                               f"result of shape {V._dims(result_shape)}") from None
+        index_put_(target, indices, value)
         return
-    arrays = tuple(_to_index_array(i, self._device) if not _is_basic(i) else i for i in index)
-    index_put_(self, arrays, value)
+    # PyTorch drops the value's leading size-one dims, then expands it to the target
+    shape = value._data.shape
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = V._view(value, shape=shape[lead:])
+    if value._data.shape != target._data.shape:
+        value = V.expand(value, target._data.shape)
+    from .creation import copy_
+    copy_(target, value)
+
+
+_CPP_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+              "uint8": "uint8_t", "float32": "float", "float64": "double",
+              "float16": "double", "bfloat16": "double", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _value_tensor(self, value):
+    """The right-hand side of `x[i] = value` as a tensor, with PyTorch's checks for numbers."""
+    if isinstance(value, Tensor):
+        return value
+    from .creation import scalar_tensor
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        _check_fits(value, self._dtype)
+        return scalar_tensor(value, self, self._dtype)
+    from .._printing import legacy_type_name
+    raise TypeError(f"can't assign a {type(value).__name__} to a "
+                    f"torch.{legacy_type_name(self._dtype, self._device)}")
+
+
+def _check_fits(value, dtype):
+    """PyTorch's overflow check for a Python number written into a tensor of `dtype`."""
+    if dtype is D.bool_:
+        return
+    bad = False
+    if isinstance(value, complex) and not dtype.is_complex:
+        bad = value.imag != 0 or dtype._category == 1
+    elif dtype._category == 1:
+        v = value.real if isinstance(value, complex) else value
+        if v != v or v in (float("inf"), float("-inf")):
+            bad = True
+        else:
+            info = np.iinfo(dtype.np)
+            low = -info.max - 1 if dtype is D.uint8 else info.min   # uint8 wraps negatives
+            bad = not (low <= v <= info.max)
+    elif dtype is D.complex64:
+        v = abs(value.real if isinstance(value, complex) else value)
+        bad = v != float("inf") and v == v and v > np.finfo(np.float32).max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without "
+                           f"overflow")
 
 
 def index_put_(self, indices, values, accumulate=False):
-    if isinstance(indices, tuple) and indices and isinstance(indices[0], Tensor):
-        indices = tuple(_to_index_array(i, self._device) for i in indices)
+    if isinstance(indices, (tuple, list)) and indices and any(
+            isinstance(i, Tensor) for i in indices):
+        indices = tuple(_index_array(i) for i in indices)
     if values._dtype is not self._dtype:
         values = values.to(self._dtype)
     return _index_put.inplace(self, values, indices=indices, accumulate=accumulate)
@@ -520,13 +679,31 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     return _named("topk")(v, i)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False):
-    v, i = sort(input, dim)
-    d = wrap_dim(dim, input._data.ndim)
-    v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
+@primitive("kthvalue", node="KthvalueBackward0", n_outputs=2, differentiable_outputs=1,
+           save=("result1",))
+def _kthvalue(xp, self, *, k, dim, keepdim):
+    if self.ndim == 0:
+        return self.copy(), xp.zeros((), xp.int64)
+    idx = xp.argsort(self, axis=dim, kind="stable")
+    idx = xp.take(idx, [k - 1], axis=dim)
+    values = xp.take_along_axis(self, idx, axis=dim)
     if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
+        values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
+    return xp.ascontiguousarray(values), xp.ascontiguousarray(idx).astype(xp.int64)
+
+
+@_kthvalue.derivative
+def _(ctx, grad):
+    return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= size:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
     from .reduction import _named
+    v, i = _kthvalue(input, k=k, dim=d, keepdim=keepdim)
     return _named("kthvalue")(v, i)
 
 
@@ -541,9 +718,8 @@ def _(ctx, grad):
     return grad.flip(ctx.dims)
 
 
-def flip(input, dims):
-    if isinstance(dims, int):
-        dims = (dims,)
+def flip(input, *dims):
+    dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
     return _flip(input, dims=tuple(wrap_dim(d, input._data.ndim) for d in dims))
 
 

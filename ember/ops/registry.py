@@ -25,12 +25,16 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence
 from .._backend import backend
+from .._device import CPU
+from ..autograd import anomaly_mode as _anomaly
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
 _state = grad_mode.state
 _ndarray = np.ndarray
 _XP = {"cpu": np}
+_CPU = CPU
+_NO_EDGE = (None, 0)
 _FROM_NUMPY = D._FROM_NUMPY
 
 
@@ -43,7 +47,7 @@ def xp_of(device):
 
 class OpNode(Node):
     """A node made by a registered op; subclassed once per op with PyTorch's node name."""
-    __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad")
+    __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad", "_n_outputs")
 
     def __getattr__(self, name):
         # ctx.<name> in a derivative: an option of the op, or a saved tensor
@@ -84,6 +88,11 @@ class OpNode(Node):
 
     def apply(self, grads, needs):
         op = self._op
+        metas = self._input_meta
+        scalars = None in metas     # Python-number operands have no edge: line needs up with inputs
+        if scalars:
+            edge_needs = iter(needs)
+            needs = tuple(m is not None and next(edge_needs, True) for m in metas)
         self.needs_input_grad = needs
         if op.n_outputs == 1:
             out = op.derivative_fn(self, grads[0])
@@ -91,7 +100,10 @@ class OpNode(Node):
             out = op.derivative_fn(self, *grads)
         if not isinstance(out, (tuple, list)):
             out = (out,)
-        return _fit_grads(out, self._input_meta)
+        out = _fit_grads(out, metas)
+        if scalars:
+            out = tuple(g for g, m in zip(out, metas) if m is not None)
+        return out
 
 
 def _fit_grads(grads, metas):
@@ -149,38 +161,63 @@ class Op:
     def __call__(self, *inputs, **params):
         if self.varargs:
             inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
-        # Fast path (most calls): tensors only, one dtype, one device, nothing to promote.
-        first = inputs[0]
-        if first.__class__ is Tensor:
-            dtype, device = first._dtype, first._device
-            if self.promote is not FLOAT or dtype._category >= 2:
-                arrays = []
-                requires_grad = False
-                for x in inputs:
-                    if x.__class__ is not Tensor or x._dtype is not dtype or \
-                            x._device is not device:
-                        break
-                    arrays.append(x._data)
-                    requires_grad = requires_grad or x._requires_grad
-                else:
-                    out = self.forward(np if device.type == "cpu" else xp_of(device), *arrays,
-                                       **params)
-                    if self.n_outputs == 1 and not self.view and out.__class__ is _ndarray:
-                        result = Tensor._make(out, _FROM_NUMPY[out.dtype], device)
-                    else:
-                        result = self._wrap(out, inputs, device)
-                    if requires_grad and _state.enabled and self.differentiable:
-                        self._record(inputs, result, params)
-                    return result
-        arrays, dtype, device = self._prepare(inputs)
-        out = self.forward(xp_of(device), *arrays, **params)
-        outputs = self._wrap(out, inputs, device)
+        arrays = self._fast_operands(inputs)
+        if arrays is not None:
+            # the common case: one dtype, one device, nothing to promote
+            device = inputs[0]._device
+            try:
+                out = self.forward(np if device is _CPU else xp_of(device), *arrays, **params)
+            except ValueError:
+                check_broadcast(inputs)     # PyTorch's error when the shapes don't broadcast
+                raise
+            if out.__class__ is _ndarray and self.n_outputs == 1 and not self.view:
+                result = Tensor._make(out, _FROM_NUMPY[out.dtype], device)
+            else:
+                result = self._wrap(out, inputs, device)
+        else:
+            arrays, dtype, device = self._prepare(inputs)
+            try:
+                out = self.forward(xp_of(device), *arrays, **params)
+            except ValueError:
+                check_broadcast(inputs)
+                raise
+            result = self._wrap(out, inputs, device)
         if _state.enabled and self.differentiable:
             for x in inputs:
-                if x.__class__ is not int and getattr(x, "_requires_grad", False):
-                    self._record(inputs, outputs, params)
+                if getattr(x, "_requires_grad", False):
+                    self._record(inputs, result, params)
                     break
-        return outputs
+        return result
+
+    def _fast_operands(self, inputs):
+        """The operands' arrays when no promotion or device move is needed, else None."""
+        first = inputs[0]
+        if not isinstance(first, Tensor):
+            return None
+        dtype, device = first._dtype, first._device
+        if self.promote is FLOAT and dtype._category < 2:
+            return None
+        if len(inputs) == 1:
+            return (first._data,)
+        if len(inputs) == 2:
+            other = inputs[1]
+            cls = other.__class__
+            if cls is Tensor or isinstance(other, Tensor):
+                if other._dtype is dtype and other._device is device:
+                    return (first._data, other._data)
+                return None
+            # a Python number keeps a floating tensor's dtype, and an int keeps an int's
+            if self.promote is not None and (
+                    (cls is float and dtype._category >= 2) or
+                    (cls is int and dtype._category >= 1)):
+                return (first._data, _scalar_operand(other, dtype.np))
+            return None
+        arrays = []
+        for x in inputs:
+            if not isinstance(x, Tensor) or x._dtype is not dtype or x._device is not device:
+                return None
+            arrays.append(x._data)
+        return arrays
 
     def _prepare(self, inputs):
         """Find the device and the compute dtype; return the operands as arrays/scalars."""
@@ -215,7 +252,7 @@ class Op:
                         a = xp_of(device).asarray(a)
                 arrays.append(a)
             else:
-                arrays.append(x)
+                arrays.append(_scalar_operand(x, npd))
         return arrays, dtype, device
 
     def _wrap(self, out, inputs, device):
@@ -233,14 +270,25 @@ class Op:
     # ------------------------------------------------------------------ graph
     def _record(self, inputs, outputs, params, in_place=False, original_self=None):
         node = self.node_cls.__new__(self.node_cls)
-        Node.__init__(node, tuple(x._edge() if isinstance(x, Tensor) else (None, 0)
-                                  for x in inputs))
+        edges = []
+        metas = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                edges.append(x._edge())
+                metas.append((x._data.shape, x._dtype))
+            else:
+                metas.append(None)      # a Python number: no edge, as in PyTorch's graph
+        node.next_functions = tuple(edges)
+        node._seq = next(_sequence)
+        node._pre_hooks = node._post_hooks = node._tensor_pre_hooks = None
+        node._retain_grad_hooks = node._metadata = None
+        node._trace = None
         node._op = self
         node._params = params
-        node._input_meta = tuple((x._data.shape, x._dtype) if isinstance(x, Tensor) else None
-                                 for x in inputs)
+        node._input_meta = metas
         node.needs_input_grad = ()
         outs = outputs if self.n_outputs != 1 else (outputs,)
+        node._n_outputs = 1 if self.n_outputs == 1 else len(outs[:self.differentiable_outputs])
         if self.save:
             saved = {}
             names = self.arg_names
@@ -266,9 +314,8 @@ class Op:
             node._saved = saved
         else:
             node._saved = {}
-        from ..autograd import anomaly_mode
-        if anomaly_mode.state.enabled:
-            anomaly_mode.record_trace(node)
+        if _anomaly.state.enabled:
+            _anomaly.record_trace(node)
         for i, o in enumerate(outs[:self.differentiable_outputs]):
             if o._dtype._category >= 2:
                 o._grad_fn = node
@@ -294,7 +341,11 @@ class Op:
             original = Tensor._make(target._data.copy(), target._dtype, target._device)
             original._requires_grad = target._requires_grad
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
-        out = self.forward(xp_of(device), *arrays, **params)
+        try:
+            out = self.forward(xp_of(device), *arrays, **params)
+        except ValueError:
+            check_broadcast(inputs)
+            raise
         # the node saves its inputs before the write (their versions as the op saw them)
         node = self._record(inputs, target, params, in_place=True, original_self=original) \
             if record else None
@@ -304,12 +355,50 @@ class Op:
         return target
 
 
+def check_broadcast(operands):
+    """Raise PyTorch's error if the tensor operands' shapes do not broadcast together."""
+    shape = None
+    for x in operands:
+        if isinstance(x, (list, tuple)):
+            check_broadcast(x)
+            continue
+        if not isinstance(x, Tensor):
+            continue
+        other = x._data.shape
+        if shape is None:
+            shape = other
+            continue
+        n = max(len(shape), len(other))
+        a = (1,) * (n - len(shape)) + tuple(shape)
+        b = (1,) * (n - len(other)) + tuple(other)
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        shape = tuple(y if x_ == 1 else x_ for x_, y in zip(a, b))
+
+
+def _scalar_operand(x, npd):
+    """A Python number as a NumPy scalar of the compute dtype, as PyTorch casts it (ints wrap):
+    NumPy alone would widen some (bfloat16 + 2.5 -> float32) and reject others (uint8 - 2)."""
+    try:
+        return npd.type(x)
+    except (OverflowError, TypeError, ValueError):
+        return np.asarray(x).astype(npd)[()]
+
+
 def write_into(target, value):
     """Write an array (or scalar) into a tensor's memory and bump its version."""
     data = target._data
     if data.ndim == 0 and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
-    xp_of(target._device).copyto(data, value, casting="unsafe")
+    try:
+        xp_of(target._device).copyto(data, value, casting="unsafe")
+    except ValueError:
+        if getattr(value, "shape", ()) == data.shape:
+            raise
+        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast "
+                           f"shape {list(value.shape)}") from None
     target._version.bump()
 
 

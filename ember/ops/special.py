@@ -286,7 +286,8 @@ def _lgamma_positive(xp, x):
     log_big = xp.log(big)
     inv = 1.0 / big
     series = inv * _horner(xp, inv * inv, _STIRLING_LGAMMA)
-    stirling = (big - 0.5) * log_big - big + _HALF_LOG_2PI + series
+    # (x - 1/2) log x - x, written so that nothing overflows before the result does
+    stirling = big * (log_big - 1.0) - 0.5 * log_big + _HALF_LOG_2PI + series
     stirling = xp.where(big == xp.inf, xp.inf, stirling)
     return xp.where(x < _STIRLING_FROM, shifted, stirling)
 
@@ -301,7 +302,9 @@ def _sin_pi_reduced(xp, x):
 def lgamma(xp, x, wide):
     # x > 0: Stirling for x >= 10, otherwise the series around 2 after moving x into [1.2, 2.5)
     # with Gamma(x+1) = x Gamma(x). x < 0: reflection Gamma(x) Gamma(1-x) = pi / sin(pi x).
-    # Poles (0, negative integers, -inf) give +inf like PyTorch.
+    # Poles (0, negative integers, -inf) give +inf like PyTorch. Overflow happens where the
+    # result overflows (x = 2.5563e305 in float64, 4.085e36 in float32); PyTorch's CPU kernel
+    # gives inf a little earlier (from 2.556348164e305 and 4.0371103e36).
     r, sin_pi = _sin_pi_reduced(xp, x)
     reflected = _LOG_PI - xp.log(sin_pi) - _lgamma_positive(xp, 1.0 - x)
     y = xp.where(x > 0, _lgamma_positive(xp, x), reflected)
@@ -363,13 +366,20 @@ def _digamma_positive(xp, x):
     return xp.where(x < _STIRLING_FROM, shifted, stirling)
 
 
+def _cot_pi(xp, r):
+    """cot(pi r) for r in [-1/2, 1/2]: near r = +-1/2 use cot(t) = -tan(t -+ pi/2), whose
+    argument is then small and exact (r -+ 1/2 is exact), instead of tan of a rounded pi r."""
+    return xp.where(xp.abs(r) <= 0.25, 1.0 / xp.tan(_PI * r),
+                    -xp.tan(_PI * (r - xp.copysign(0.5, r))))
+
+
 @_float_function
 def digamma(xp, x, wide):
     # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.2, 2.5) and the series
     # around 2. x < 0: reflection digamma(x) = digamma(1 - x) - pi cot(pi x). Like PyTorch:
     # digamma(+0) = -inf, digamma(-0) = +inf, negative integers and -inf give nan.
     r, _ = _sin_pi_reduced(xp, x)
-    reflected = _digamma_positive(xp, 1.0 - x) - _PI / xp.tan(_PI * r)
+    reflected = _digamma_positive(xp, 1.0 - x) - _PI * _cot_pi(xp, r)
     y = xp.where(x > 0, _digamma_positive(xp, x), reflected)
     y = xp.where((x < 0) & ((r == 0) | xp.isinf(x)), xp.nan, y)
     return xp.where(x == 0, xp.copysign(xp.inf, -x), y)

@@ -1,5 +1,9 @@
 """View ops: results share memory and the version counter with their input.
 
+Every view's strides and storage offset follow PyTorch's rules exactly, also for dims of size
+one and for empty tensors, where NumPy would choose differently: each forward computes PyTorch's
+geometry and lays the result over the input's memory with `restride`.
+
 Also the machinery for in-place writes through views: CopySlices (the base's history after a
 view of it was written in place) and the regeneration of a view's grad_fn from its base.
 """
@@ -17,30 +21,104 @@ def geometry(t):
     return (t._data.shape, t.stride(), t.storage_offset())
 
 
+def element_strides(a):
+    """An array's strides in elements, with PyTorch's contiguous strides for an empty array
+    whose strides NumPy zeroed."""
+    item = a.itemsize
+    strides = tuple(s // item for s in a.strides)
+    if not a.size and not any(strides):
+        strides = contiguous_strides(a.shape)
+    return strides
+
+
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def restride(a, shape, strides):
+    """The array `a`'s memory (from its first element) seen with another shape and strides."""
+    item = a.itemsize
+    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape),
+                                           strides=tuple(s * item for s in strides),
+                                           writeable=a.flags.writeable)
+
+
+class _Window:
+    """Exposes raw memory to NumPy through the array interface, keeping its owner alive."""
+
+    def __init__(self, owner, address, shape, strides_bytes, itemsize):
+        self.owner = owner
+        self.__array_interface__ = {"data": (address, False), "shape": tuple(shape),
+                                    "strides": tuple(strides_bytes),
+                                    "typestr": f"|V{itemsize}", "version": 3}
+
+
 def strided_view(data, shape, strides, offset):
-    """A view of an array's memory with the given element geometry (offset from its start)."""
+    """A view of `data`'s memory with the given element geometry; `offset` (in elements,
+    relative to data's first element) may be negative when `data` is itself a view."""
     item = data.itemsize
-    flat = np.lib.stride_tricks.as_strided(data, shape=(max(_extent(shape, strides, offset), 1),),
-                                           strides=(item,))
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
-                                           strides=tuple(s * item for s in strides))
+    address = data.__array_interface__["data"][0] + offset * item
+    window = np.asarray(_Window(data, address, shape, [s * item for s in strides], item))
+    return window.view(data.dtype)
 
 
 def _extent(shape, strides, offset):
+    """Elements of memory needed (from the storage start) to hold this geometry."""
     if any(s == 0 for s in shape):
         return offset
     return offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
 
 
-# ----------------------------------------------------------------------------- primitives
+def _dims(values):
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's strides for viewing a geometry as `new_shape`, or None if no view exists."""
+    numel = 1
+    for s in old_shape:
+        numel *= s
+    if numel == 0:
+        return tuple(old_strides) if tuple(old_shape) == tuple(new_shape) else \
+            contiguous_strides(new_shape)
+    if not old_shape:
+        return (1,) * len(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        # a chunk of dims that are laid out contiguously ends here
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+# ----------------------------------------------------------------------------- view and reshape
 @primitive("view", node="ViewBackward0", view=True)
 def _view(xp, self, *, shape):
-    try:
-        return xp.reshape(self, shape, copy=False)
-    except ValueError:
+    strides = view_strides(self.shape, element_strides(self), shape)
+    if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.") from None
+                           ".reshape(...) instead.")
+    return restride(self, shape, strides)
 
 
 @_view.derivative
@@ -58,50 +136,95 @@ def _(ctx, grad):
     return grad.reshape(ctx.input_shape())
 
 
+@primitive("alias", node="AliasBackward0", view=True)
+def _alias(xp, self):
+    return self.view()
+
+
+@_alias.derivative
+def _(ctx, grad):
+    return grad
+
+
 def infer_shape(shape, numel):
     """Resolve a single -1 in a requested shape, with PyTorch's errors."""
     shape = list(shape)
-    unknown = [i for i, s in enumerate(shape) if s == -1]
-    if len(unknown) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    unknown = None
     known = 1
-    for s in shape:
-        if s != -1:
+    for i, s in enumerate(shape):
+        if s == -1:
+            if unknown is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{_dims(shape)}")
+        else:
             known *= s
-    if unknown:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
-                               f"size {numel}")
-        shape[unknown[0]] = numel // known
+    if unknown is not None:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                                   f"{_dims(shape)} because the unspecified dimension size -1 "
+                                   f"can be any value and is ambiguous")
+            raise RuntimeError(f"shape '{_dims(shape)}' is invalid for input of size {numel}")
+        if numel % known:
+            raise RuntimeError(f"shape '{_dims(shape)}' is invalid for input of size {numel}")
+        shape[unknown] = numel // known
     elif known != numel:
-        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size "
-                           f"{numel}")
+        raise RuntimeError(f"shape '{_dims(shape)}' is invalid for input of size {numel}")
     return tuple(shape)
 
 
 def view(self, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)) and \
-            not hasattr(shape[0], "__index__"):
-        return self.to(shape[0]) if shape[0] is self._dtype else _view_dtype(self, shape[0])
+    if len(shape) == 1 and shape[0].__class__.__name__ == "dtype":
+        return _view_dtype(self, shape[0])
     return _view(self, shape=infer_shape(as_shape(shape), self._data.size))
 
 
 def _view_dtype(self, dtype):
-    if dtype.itemsize != self._dtype.itemsize:
-        raise RuntimeError("view(dtype) with a different element size is not supported")
-    t = self._make_view(self._data.view(dtype.np))
+    """Reinterpret the memory as another dtype (no graph: the bits are not differentiable)."""
+    from .._printing import scalar_type_name
+    old, new = self._dtype.itemsize, dtype.itemsize
+    a = self._data
+    if old != new:
+        what = f"to view {scalar_type_name(self._dtype)} as {scalar_type_name(dtype)} " \
+               f"(different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        last_stride = element_strides(a)[-1]
+        if last_stride != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {last_stride}")
+        if new > old and a.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, but "
+                               f"got {a.shape[-1]}")
+        if new > old and self.storage_offset() % (new // old):
+            raise RuntimeError(f"self.storage_offset() must be divisible by {new // old} "
+                               f"{what}, but got {self.storage_offset()}")
+        strides = element_strides(a)
+        if new > old:
+            factor = new // old
+            shape = a.shape[:-1] + (a.shape[-1] // factor,)
+            strides = tuple(s // factor for s in strides[:-1]) + (1,)
+        else:
+            factor = old // new
+            shape = a.shape[:-1] + (a.shape[-1] * factor,)
+            strides = tuple(s * factor for s in strides[:-1]) + (1,)
+        item = new
+        address = a.__array_interface__["data"][0]
+        data = np.asarray(_Window(a, address, shape, [s * item for s in strides], item))
+        data = data.view(dtype.np)
+    else:
+        data = a.view(dtype.np)
+    t = self._make_view(data)
     t._dtype = dtype
+    t._fn_version = -1
     return t
 
 
 def reshape(self, *shape):
     shape = infer_shape(as_shape(shape), self._data.size)
-    try:
-        np.reshape(self._data, shape, copy=False)
-    except ValueError:
+    if view_strides(self._data.shape, element_strides(self._data), shape) is None:
         return _unsafe_view(self.clone(), shape=shape)
     return _view(self, shape=shape)
 
@@ -130,24 +253,39 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     d = wrap_dim(dim, self._data.ndim)
     shape = self._data.shape
-    sizes = infer_shape(tuple(sizes), shape[d])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = infer_shape(sizes, shape[d])
+    except RuntimeError:
+        if sum(1 for s in sizes if s == -1) > 1:
+            raise
+        raise RuntimeError(f"unflatten: Provided sizes {_dims(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[d]}) in the input tensor") from None
     return view(self, shape[:d] + sizes + shape[d + 1:])
+
+
+# ----------------------------------------------------------------------------- squeeze, unsqueeze
+def _squeezed(a, dims):
+    strides = element_strides(a)
+    keep = [i for i in range(a.ndim) if i not in dims]
+    return restride(a, [a.shape[i] for i in keep], [strides[i] for i in keep])
 
 
 @primitive("squeeze", node="SqueezeBackward0", view=True)
 def _squeeze_all(xp, self):
-    return xp.reshape(self, tuple(s for s in self.shape if s != 1))
+    return _squeezed(self, {i for i, s in enumerate(self.shape) if s == 1})
 
 
 @primitive("squeeze.dim", node="SqueezeBackward1", view=True)
 def _squeeze_dim(xp, self, *, dim):
-    return xp.squeeze(self, dim) if self.shape[dim] == 1 else self[...]
+    return _squeezed(self, {dim} if self.shape[dim] == 1 else set())
 
 
 @primitive("squeeze.dims", node="SqueezeBackward2", view=True)
 def _squeeze_dims(xp, self, *, dims):
-    dims = tuple(d for d in dims if self.shape[d] == 1)
-    return xp.squeeze(self, dims) if dims else self[...]
+    return _squeezed(self, {d for d in dims if self.shape[d] == 1})
 
 
 def _squeeze_derivative(ctx, grad):
@@ -172,7 +310,12 @@ def squeeze(self, dim=None):
 
 @primitive("unsqueeze", node="UnsqueezeBackward0", view=True)
 def _unsqueeze(xp, self, *, dim):
-    return xp.expand_dims(self, dim)
+    shape, strides = list(self.shape), list(element_strides(self))
+    # PyTorch: the new dim's stride spans the dim it is inserted before
+    new_stride = shape[dim] * strides[dim] if dim < len(shape) else 1
+    shape.insert(dim, 1)
+    strides.insert(dim, new_stride)
+    return restride(self, shape, strides)
 
 
 @_unsqueeze.derivative
@@ -184,9 +327,11 @@ def unsqueeze(self, dim):
     return _unsqueeze(self, dim=wrap_dim(dim, self._data.ndim + 1))
 
 
+# ----------------------------------------------------------------------------- permutations
 @primitive("permute", node="PermuteBackward0", view=True)
 def _permute(xp, self, *, dims):
-    return xp.transpose(self, dims)
+    strides = element_strides(self)
+    return restride(self, [self.shape[d] for d in dims], [strides[d] for d in dims])
 
 
 @_permute.derivative
@@ -209,9 +354,17 @@ def permute(self, *dims):
 
 def movedim(self, source, destination):
     n = self._data.ndim
-    src = [wrap_dim(d, n) for d in (source if isinstance(source, (tuple, list)) else [source])]
-    dst = [wrap_dim(d, n) for d in (destination if isinstance(destination, (tuple, list))
-                                    else [destination])]
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({_dims(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({_dims(dst)} dims)")
+    src = [wrap_dim(d, n) for d in src]
+    dst = [wrap_dim(d, n) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({_dims(dims)})")
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -253,7 +406,23 @@ def t(self):
 
 
 def T(self):
-    return _permute(self, dims=tuple(range(self._data.ndim))[::-1])
+    n = self._data.ndim
+    if n != 2:
+        import warnings
+        if n == 0:
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases. (Triggered internally at "
+                          "/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)", UserWarning,
+                          stacklevel=2)
+        else:
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse "
+                          "their shape is deprecated and it will throw an error in a future "
+                          "release. Consider `x.mT` to transpose batches of matrices or "
+                          "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor. (Triggered internally at "
+                          "/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)", UserWarning,
+                          stacklevel=2)
+    return _permute(self, dims=tuple(range(n))[::-1])
 
 
 def mT(self):
@@ -263,9 +432,10 @@ def mT(self):
     return transpose(self, -2, -1)
 
 
+# ----------------------------------------------------------------------------- expand
 @primitive("expand", node="ExpandBackward0", view=True)
-def _expand(xp, self, *, shape):
-    return xp.broadcast_to(self, shape)
+def _expand(xp, self, *, shape, strides):
+    return restride(self, shape, strides)
 
 
 @_expand.derivative
@@ -277,36 +447,45 @@ def _(ctx, grad):
 def expand(self, *sizes):
     sizes = as_shape(sizes)
     shape = self._data.shape
-    n = len(sizes)
-    if n < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
-                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
-                           f"({n}) must be greater or equal to the number of dimensions in the "
-                           f"tensor ({len(shape)})")
-    padded = (1,) * (n - len(shape)) + shape
-    target = []
-    for i, (want, have) in enumerate(zip(sizes, padded)):
+    strides = element_strides(self._data)
+    n, lead = len(sizes), len(sizes) - len(shape)
+    if lead < 0:
+        from .._printing import legacy_type_name
+        raise RuntimeError(f"expand(torch.{legacy_type_name(self._dtype, self._device)}"
+                           f"{{{_dims(shape)}}}, size={_dims(sizes)}): the number of sizes "
+                           f"provided ({n}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(shape)})")
+    out_shape, out_strides = [0] * n, [0] * n
+    for i in range(n - 1, -1, -1):
+        have = shape[i - lead] if i >= lead else 1
+        # a new leading dim of size one gets the stride that spans the dims after it
+        stride = strides[i - lead] if i >= lead else \
+            (out_shape[i + 1] * out_strides[i + 1] if i + 1 < n else 1)
+        want = sizes[i]
         if want == -1:
-            if i < n - len(shape):
+            if i < lead:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
                                    f"leading, non-existing dimension {i}")
             want = have
-        elif have != 1 and want != have:
-            raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
-                               f"existing size ({have}) at non-singleton dimension {i}.  "
-                               f"Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
-                               f"[{', '.join(map(str, shape))}]")
-        target.append(want)
-    return _expand(self, shape=tuple(target))
+        elif have != want:
+            if have != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
+                                   f"existing size ({have}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {_dims(sizes)}.  Tensor sizes: "
+                                   f"{_dims(shape)}")
+            stride = 0
+        out_shape[i], out_strides[i] = want, stride
+    return _expand(self, shape=tuple(out_shape), strides=tuple(out_strides))
 
 
 def expand_as(self, other):
     return expand(self, other.shape)
 
 
+# ----------------------------------------------------------------------------- select and slice
 @primitive("select", node="SelectBackward0", view=True)
 def _select(xp, self, *, dim, index):
-    return self[(slice(None),) * dim + (index, Ellipsis)]
+    return self[(slice(None),) * dim + (index, Ellipsis)]    # "..." keeps a 0-d result a view
 
 
 @_select.derivative
@@ -325,13 +504,20 @@ def select(self, dim, index):
         index = index.__index__()
     if index < -size or index >= size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"[{', '.join(map(str, self._data.shape))}] at dimension {dim}")
+                         f"{_dims(self._data.shape)} at dimension {dim}")
     return _select(self, dim=d, index=index + size if index < 0 else index)
 
 
 @primitive("slice", node="SliceBackward0", view=True)
 def _slice(xp, self, *, dim, start, stop, step):
-    return self[(slice(None),) * dim + (slice(start, stop, step),)]
+    out = self[(slice(None),) * dim + (slice(start, stop, step),)]
+    if not out.size:
+        # NumPy drops an empty slice's offset and strides; keep PyTorch's
+        strides = list(element_strides(self))
+        strides[dim] *= step
+        offset = start if self.size else 0
+        return strided_view(self, out.shape, strides, offset * element_strides(self)[dim])
+    return out
 
 
 @_slice.derivative
@@ -354,6 +540,8 @@ def narrow(self, dim, start, length):
     n = self._data.ndim
     if n == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = wrap_dim(dim, n)
     size = self._data.shape[d]
     if hasattr(start, "__index__"):
@@ -363,15 +551,16 @@ def narrow(self, dim, start, length):
                          f"but got {start})")
     if start < 0:
         start += size
-    if start + length > size or length < 0:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return _slice(self, dim=d, start=start, stop=start + length, step=1)
 
 
+# ----------------------------------------------------------------------------- unbind and split
 @primitive("unbind", node="UnbindBackward0", view=True, n_outputs=None)
-def _unbind(xp, self, *, dim):
-    return [self[(slice(None),) * dim + (i, Ellipsis)] for i in range(self.shape[dim])]
+def _unbind(xp, self, *, dim, n_outputs):
+    return [self[(slice(None),) * dim + (i, Ellipsis)] for i in range(n_outputs)]
 
 
 @_unbind.derivative
@@ -385,24 +574,27 @@ def _(ctx, *grads):
 
 
 def unbind(self, dim=0):
-    return _unbind(self, dim=wrap_dim(dim, self._data.ndim))
+    if self._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, self._data.ndim)
+    return _unbind(self, dim=d, n_outputs=self._data.shape[d])
 
 
 def _split_pieces(xp, self, dim, sizes):
     out, start = [], 0
     for s in sizes:
-        out.append(self[(slice(None),) * dim + (slice(start, start + s),)])
+        out.append(_slice.forward(xp, self, dim=dim, start=start, stop=start + s, step=1))
         start += s
     return out
 
 
 @primitive("split", node="SplitBackward0", view=True, n_outputs=None)
-def _split(xp, self, *, dim, sizes):
+def _split(xp, self, *, dim, sizes, n_outputs):
     return _split_pieces(xp, self, dim, sizes)
 
 
 @primitive("split_with_sizes", node="SplitWithSizesBackward0", view=True, n_outputs=None)
-def _split_with_sizes(xp, self, *, dim, sizes):
+def _split_with_sizes(xp, self, *, dim, sizes, n_outputs):
     return _split_pieces(xp, self, dim, sizes)
 
 
@@ -424,44 +616,69 @@ _split_with_sizes.derivative(_split_derivative)
 
 
 def split(self, split_size_or_sections, dim=0):
+    if self._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, self._data.ndim)
     size = self._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
-        if sum(sizes) != size:
+        if sum(sizes) != size or any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                f"(input tensor's size at dimension {d}), but got "
-                               f"split_sizes=[{', '.join(map(str, sizes))}]")
-        return _split_with_sizes(self, dim=d, sizes=sizes)
+                               f"split_sizes={_dims(sizes)}")
+        return _split_with_sizes(self, dim=d, sizes=sizes, n_outputs=len(sizes))
     step = int(split_size_or_sections)
-    if step <= 0 and size:
+    if step < 0 or (step == 0 and size):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                            f"dimension size of {size}")
     sizes = tuple(min(step, size - i) for i in range(0, size, step)) if size else (0,)
-    return _split(self, dim=d, sizes=sizes)
+    return _split(self, dim=d, sizes=sizes, n_outputs=len(sizes))
 
 
 def chunk(self, chunks, dim=0):
+    if self._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    size = self._data.shape[wrap_dim(dim, self._data.ndim)]
-    step = -(-size // chunks) if size else 1
-    return split(self, max(step, 1), dim)
+    d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d]
+    if size == 0:
+        # PyTorch splits an empty dim into `chunks` empty pieces
+        return _split_with_sizes(self, dim=d, sizes=(0,) * chunks, n_outputs=chunks)
+    return split(self, -(-size // chunks), dim)
 
 
 def tensor_split(self, indices_or_sections, dim=0):
+    """Pieces as slices (PyTorch shows SliceBackward0 for each)."""
+    if self._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = wrap_dim(dim, self._data.ndim)
     size = self._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         base, extra = divmod(size, n)
-        sizes = [base + 1] * extra + [base] * (n - extra)
+        bounds = [0]
+        for i in range(n):
+            bounds.append(bounds[-1] + base + (1 if i < extra else 0))
+        pieces = list(zip(bounds, bounds[1:]))
     else:
-        bounds = [0] + [min(int(i), size) for i in indices_or_sections] + [size]
-        sizes = [max(b - a, 0) for a, b in zip(bounds, bounds[1:])]
-    return _split_with_sizes(self, dim=d, sizes=tuple(sizes))
+        cuts = [int(i) for i in indices_or_sections]
+        starts = [0] + cuts
+        stops = cuts + [size]
+        pieces = list(zip(starts, stops))
+    out = []
+    for start, stop in pieces:
+        start, stop = min(max(start, 0), size), min(max(stop, 0), size)
+        out.append(_slice(self, dim=d, start=start, stop=max(start, stop), step=1))
+    return tuple(out)
 
 
+# ----------------------------------------------------------------------------- diagonal, unfold
 @primitive("diagonal", node="DiagonalBackward0", view=True)
 def _diagonal(xp, self, *, offset, dim1, dim2):
     return xp.diagonal(self, offset, dim1, dim2)
@@ -483,14 +700,20 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 
 @primitive("unfold", node="UnfoldBackward0", view=True)
 def _unfold(xp, self, *, dimension, size, step):
-    windows = np.lib.stride_tricks.sliding_window_view(self, size, axis=dimension,
-                                                       writeable=True)
-    return windows[(slice(None),) * dimension + (slice(None, None, step),)]
+    if self.ndim == 0:
+        return restride(self, (size,), (1,))
+    shape, strides = list(self.shape), list(element_strides(self))
+    count = (shape[dimension] - size) // step + 1
+    new_stride = strides[dimension]
+    shape[dimension], strides[dimension] = count, strides[dimension] * step
+    return restride(self, shape + [size], strides + [new_stride])
 
 
 @_unfold.derivative
 def _(ctx, grad):
     from .indexing import unfold_backward
+    if not len(ctx.input_shape()):
+        return grad.reshape(())
     return unfold_backward(grad, ctx.input_shape(), ctx.dimension, ctx.size, ctx.step)
 
 
@@ -505,22 +728,49 @@ def unfold(self, dimension, size, step):
     return _unfold(self, dimension=d, size=size, step=step)
 
 
+# ----------------------------------------------------------------------------- as_strided
 @primitive("as_strided", node="AsStridedBackward0", view=True)
-def _as_strided(xp, self, *, size, stride, storage_offset, base_offset):
+def _as_strided(xp, self, *, size, stride, storage_offset, base_offset, base_stride=None):
     return strided_view(self, size, stride, storage_offset - base_offset)
 
 
 @_as_strided.derivative
 def _(ctx, grad):
     from .indexing import as_strided_backward
-    return as_strided_backward(grad, ctx.input_shape(), ctx.size, ctx.stride,
-                               ctx.storage_offset - ctx.base_offset)
+    shape = ctx.input_shape()
+    # a node regenerated for a view of a base carries no base_stride: the base is contiguous
+    in_strides = getattr(ctx, "base_stride", None) or contiguous_strides(shape)
+    return as_strided_backward(grad, (tuple(ctx.size), tuple(ctx.stride), ctx.storage_offset),
+                               (tuple(shape), tuple(in_strides), ctx.base_offset))
+
+
+def storage_numel(t):
+    """Elements in the memory a tensor's root owns (its "storage")."""
+    root = t._base if t._base is not None else t
+    return _extent(root._data.shape, element_strides(root._data), 0)
 
 
 def as_strided(self, size, stride, storage_offset=None):
-    offset = self.storage_offset() if storage_offset is None else storage_offset
-    return _as_strided(self, size=tuple(size), stride=tuple(stride), storage_offset=offset,
-                       base_offset=self.storage_offset())
+    size, stride = tuple(as_shape((size,))), tuple(as_shape((stride,)))
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_dims(size)} and "
+                           f"strides={_dims(stride)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {_dims(stride)}")
+    offset = self.storage_offset() if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed, have = _extent(size, stride, offset), storage_numel(self)
+    if needed > have:
+        item = self._dtype.itemsize
+        raise RuntimeError(f"setStorage: sizes {_dims(size)}, strides {_dims(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed * item} are out of bounds for storage of size {have * item}")
+    return _as_strided(self, size=size, stride=stride, storage_offset=offset,
+                       base_offset=self.storage_offset(), base_stride=self.stride())
 
 
 # ----------------------------------------------------------------------------- in place via views
@@ -576,6 +826,7 @@ def regenerate_view_grad_fn(view_tensor):
     node = _as_strided.node_cls.__new__(_as_strided.node_cls)
     Node.__init__(node, (base._edge(),))
     node._op = _as_strided
+    node._n_outputs = 1
     node._params = {"size": shape, "stride": strides, "storage_offset": offset,
                     "base_offset": 0}
     node._saved = {}

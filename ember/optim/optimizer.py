@@ -269,6 +269,8 @@ def real(a):
     """A complex array as a real one (interleaved parts), so updates run per component as in
     PyTorch's view_as_real path; real arrays as they are."""
     if a.dtype.kind == "c":
+        if a.ndim == 0:
+            a = a.reshape(1)            # (a view) NumPy can't re-type a 0-dim array in place
         return a.view(a.real.dtype)
     return a
 

@@ -1,1 +1,13 @@
 from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear
+from .flatten import Flatten, Unflatten
+from .activation import (ReLU, ReLU6, LeakyReLU, PReLU, ELU, SELU, CELU, GELU, SiLU, Mish,
+                         Sigmoid, Tanh, Softplus, Softsign, Hardtanh, Hardsigmoid, Hardswish,
+                         Softmax, LogSoftmax, Softmin, Threshold, LogSigmoid, Tanhshrink, GLU)
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm
+from .dropout import Dropout, Dropout1d, Dropout2d
+from .sparse import Embedding
+from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss,
+                   BCEWithLogitsLoss, KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss,
+                   HingeEmbeddingLoss, SoftMarginLoss)

@@ -1,0 +1,43 @@
+"""Side-by-side timing helpers: ember and torch in one process, medians of repeated runs."""
+import statistics
+import time
+
+
+def median_time(fn, repeat=7, number=None, budget=0.2):
+    """Median seconds per call of `fn` over `repeat` runs of `number` calls each."""
+    fn()                                    # warm up
+    if number is None:                      # calibrate so that one run takes about `budget`
+        number, t = 1, 0.0
+        while t < budget / 4:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            t = time.perf_counter() - start
+            number *= 2
+        number = max(1, int(number * budget / max(t, 1e-9) / 2))
+    runs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        runs.append((time.perf_counter() - start) / number)
+    return statistics.median(runs)
+
+
+def fmt(seconds):
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.1f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:8.2f} ms"
+    return f"{seconds:8.2f} s "
+
+
+def report(rows, title):
+    """rows: (name, ember seconds, torch seconds, target ratio or None)."""
+    print(f"\n{title}")
+    print(f"{'benchmark':<34}{'ember':>12}{'torch':>12}{'ember/torch':>13}{'target':>9}")
+    for name, e, t, target in rows:
+        ratio = e / t
+        mark = "" if target is None else ("  ok" if ratio <= target else "  MISS")
+        tgt = f"<={target}" if target is not None else ""
+        print(f"{name:<34}{fmt(e):>12}{fmt(t):>12}{ratio:>12.2f}x{tgt:>9}{mark}")

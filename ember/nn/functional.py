@@ -1,0 +1,1132 @@
+"""ember.nn.functional: activations, dropout, normalization, embedding, distances and losses.
+
+Each op that PyTorch's graph shows as its own node (GeluBackward0, NllLossBackward0,
+NativeBatchNormBackward0, ...) is a primitive here: a forward on raw arrays and a derivative
+written in ember ops, so gradients of gradients work. Ops that PyTorch shows as a composite
+(softsign, l1_loss, kl_div, ...) are written from other ember ops, so the graphs match.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..ops.registry import primitive, COMMON, write_into
+from ..ops import reduction as R
+from ..ops import pointwise as P
+from ..ops.linalg import addmm, matmul, einsum
+from ..ops.creation import zeros, _rng
+
+sigmoid = P.sigmoid
+tanh = P.tanh
+
+
+def _special():
+    from ..ops import special
+    return special
+
+
+def _const(array, like):
+    """Wrap an array of constants (a mask, a coefficient) as a tensor on `like`'s device."""
+    return Tensor._make(array, D.from_numpy_dtype(array.dtype), like._device)
+
+
+def _dtype_word(dtype):
+    from .._printing import scalar_type_name
+    return scalar_type_name(dtype)
+
+
+# ============================================================================ linear
+def linear(input, weight, bias=None):
+    """y = x W^T + b. A 2-D input with a bias is one addmm, as in PyTorch's graph."""
+    if bias is None:
+        return matmul(input, weight.t())
+    if input.dim() == 2:
+        return addmm(bias, input, weight.t())
+    flat = input.reshape(-1, input.shape[-1])
+    out = addmm(bias, flat, weight.t())
+    return out.view(*input.shape[:-1], out.shape[-1])
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_o = x1^T W_o x2 + b_o over the last dims (leading dims are batch dims)."""
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out + bias if bias is not None else out
+
+
+# ============================================================================ activations
+def _elementwise(name, node, forward, derivative, save=("self",)):
+    """A one-input primitive with options: forward(xp, x, **opts), derivative(ctx, grad)."""
+    op = primitive(name, node=node, save=save)(forward)
+    op.derivative(derivative)
+    return op
+
+
+def _apply(op, input, inplace, **options):
+    return op.inplace(input, **options) if inplace else op(input, **options)
+
+
+def relu(input, inplace=False):
+    return _apply(P.relu.op, input, inplace)
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+_hardtanh = _elementwise(
+    "hardtanh", "HardtanhBackward0",
+    lambda xp, self, *, min_val, max_val: xp.clip(self, min_val, max_val).astype(self.dtype),
+    lambda ctx, g: g * ((ctx.self > ctx.min_val) & (ctx.self < ctx.max_val)))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _apply(_hardtanh, input, inplace, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+_leaky_relu = _elementwise(
+    "leaky_relu", "LeakyReluBackward0",
+    lambda xp, self, *, negative_slope: xp.where(self > 0, self, self * negative_slope)
+    .astype(self.dtype),
+    lambda ctx, g: g * P.where(ctx.self > 0, 1.0, ctx.negative_slope).to(g.dtype))
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _apply(_leaky_relu, input, inplace, negative_slope=negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def _elu_forward(xp, self, *, alpha, scale, input_scale):
+    neg = xp.expm1(xp.minimum(self, 0) * input_scale) * (alpha * scale)
+    return xp.where(self > 0, self * scale, neg).astype(self.dtype)
+
+
+def _elu_derivative(ctx, g):
+    x = ctx.self
+    neg = (x * ctx.input_scale).exp() * (ctx.input_scale * ctx.alpha * ctx.scale)
+    return g * P.where(x > 0, ctx.scale, neg)
+
+
+_elu = _elementwise("elu", "EluBackward0", _elu_forward, _elu_derivative)
+_celu = _elementwise("celu", "CeluBackward0", _elu_forward, _elu_derivative)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _apply(_elu, input, inplace, alpha=alpha, scale=1.0, input_scale=1.0)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    return _apply(_elu, input, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _apply(_celu, input, inplace, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+def _gelu_forward(xp, self, *, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
+        return (0.5 * self * (1 + xp.tanh(inner))).astype(self.dtype)
+    cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
+    return (self * cdf).astype(self.dtype)
+
+
+def _gelu_derivative(ctx, g):
+    x = ctx.self
+    if ctx.approximate == "tanh":
+        t = ((x + x * x * x * _GELU_C) * _SQRT_2_OVER_PI).tanh()
+        inner_grad = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
+        return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner_grad)
+    cdf = ((x * (1 / math.sqrt(2.0))).erf() + 1) * 0.5
+    pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return g * (cdf + x * pdf)
+
+
+_gelu = _elementwise("gelu", "GeluBackward0", _gelu_forward, _gelu_derivative)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _gelu(input, approximate=approximate)
+
+
+def _silu_derivative(ctx, g):
+    s = ctx.self.sigmoid()
+    return g * (s * (1 + ctx.self * (1 - s)))
+
+
+_silu = _elementwise("silu", "SiluBackward0",
+                     lambda xp, self: self * _special().sigmoid(xp, self), _silu_derivative)
+
+
+def silu(input, inplace=False):
+    return _apply(_silu, input, inplace)
+
+
+def _softplus_array(xp, x):
+    """log(1 + exp(x)) without overflow."""
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def _mish_forward(xp, self):
+    return (self * xp.tanh(_softplus_array(xp, self))).astype(self.dtype)
+
+
+def _mish_derivative(ctx, g):
+    x = ctx.self
+    t = softplus(x).tanh()
+    return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+_mish = _elementwise("mish", "MishBackward0", _mish_forward, _mish_derivative)
+
+
+def mish(input, inplace=False):
+    return _apply(_mish, input, inplace)
+
+
+def _softplus_forward(xp, self, *, beta, threshold):
+    bx = self * beta
+    return xp.where(bx > threshold, self, _softplus_array(xp, bx) / beta).astype(self.dtype)
+
+
+def _softplus_derivative(ctx, g):
+    bx = ctx.self * ctx.beta
+    return g * P.where(bx > ctx.threshold, 1.0, bx.sigmoid()).to(g.dtype)
+
+
+_softplus = _elementwise("softplus", "SoftplusBackward0", _softplus_forward,
+                         _softplus_derivative)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _softplus(input, beta=beta, threshold=threshold)
+
+
+_log_sigmoid = _elementwise(
+    "log_sigmoid", "LogSigmoidForwardBackward0",
+    lambda xp, self: (-_softplus_array(xp, -self)).astype(self.dtype),
+    lambda ctx, g: g * (-ctx.self).sigmoid())
+
+
+def logsigmoid(input):
+    return _log_sigmoid(input)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+_hardsigmoid = _elementwise(
+    "hardsigmoid", "HardsigmoidBackward0",
+    lambda xp, self: (xp.clip(self + 3, 0, 6) / 6).astype(self.dtype),
+    lambda ctx, g: g * ((ctx.self > -3) & (ctx.self < 3)) * (1 / 6))
+
+
+def hardsigmoid(input, inplace=False):
+    return _apply(_hardsigmoid, input, inplace)
+
+
+def _hardswish_derivative(ctx, g):
+    x = ctx.self
+    middle = x / 3 + 0.5
+    return g * P.where(x < -3, 0.0, P.where(x <= 3, middle, 1.0)).to(g.dtype)
+
+
+_hardswish = _elementwise(
+    "hardswish", "HardswishBackward0",
+    lambda xp, self: (self * xp.clip(self + 3, 0, 6) / 6).astype(self.dtype),
+    _hardswish_derivative)
+
+
+def hardswish(input, inplace=False):
+    return _apply(_hardswish, input, inplace)
+
+
+@primitive("prelu", node="PreluKernelBackward0", save=("self", "weight"))
+def _prelu(xp, self, weight):
+    return xp.where(self > 0, self, weight * self).astype(self.dtype)
+
+
+@_prelu.derivative
+def _(ctx, g):
+    x, w = ctx.self, ctx.weight
+    positive = x > 0
+    gx = P.where(positive, g, g * w) if ctx.needs_input_grad[0] else None
+    gw = P.where(positive, 0.0, g * x).to(g.dtype) if ctx.needs_input_grad[1] else None
+    return gx, gw
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), with one weight per channel (dim 1) or one in all."""
+    if weight.numel() != 1:
+        if input.dim() < 2 or weight.numel() != input.shape[1]:
+            channels = input.shape[1] if input.dim() >= 2 else 1
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+        weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    return _prelu(input, weight)
+
+
+_threshold = _elementwise(
+    "threshold", "ThresholdBackward0",
+    lambda xp, self, *, threshold, value: xp.where(self > threshold, self, value)
+    .astype(self.dtype),
+    lambda ctx, g: g * (ctx.self > ctx.threshold))
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _apply(_threshold, input, inplace, threshold=threshold, value=value)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def _softmax_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  f"to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return R.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return R.log_softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return R.softmax(-input, dim)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+# ============================================================================ dropout
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(input, p, shape):
+    """Bernoulli(1 - p) mask scaled by 1 / (1 - p), as a constant tensor of input's dtype."""
+    keep = _rng(None).random(shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = keep.astype(input._dtype.np) * input._dtype.np.type(scale)
+    if input._device.type != "cpu":
+        from ..ops.registry import xp_of
+        mask = xp_of(input._device).asarray(mask)
+    return _const(mask, input)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    mask = _keep_mask(input, p, input.shape)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _feature_dropout(input, p, training, inplace, batched):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    shape = input.shape[:2] + (1,) * (input.dim() - 2) if batched else \
+        input.shape[:1] + (1,) * (input.dim() - 1)
+    mask = _keep_mask(input, p, shape)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D "
+                           f"input. Note that dropout1d exists to provide channel-wise dropout "
+                           f"on inputs with 1 spatial dimension, a channel dimension, and an "
+                           f"optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    dim = input.dim()
+    if dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {dim}-D input to dropout2d, which is deprecated "
+                      f"and will result in an error in a future release. To retain the "
+                      f"behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      f"spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.",
+                      stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, True)
+
+
+# ============================================================================ normalization
+def _normalize_array(xp, x, axes, eps, mean=None, var=None):
+    """(x - mean) / sqrt(var + eps) with the biased variance over `axes` (or the given stats)."""
+    if mean is None:
+        mean = x.mean(axis=axes, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return ((x - mean) / xp.sqrt(var + eps)).astype(x.dtype)
+
+
+def _normalize_grad(x, gy, axes, eps):
+    """Gradient w.r.t. x of xhat = normalize(x) over `axes`, given gy = dL/dxhat; also xhat.
+
+    Written in ember ops from x itself, so the batch statistics are differentiated too and
+    the result can be differentiated again.
+    """
+    xc = x - x.mean(axes, keepdim=True)
+    invstd = ((xc * xc).mean(axes, keepdim=True) + eps).rsqrt()
+    xhat = xc * invstd
+    gx = invstd * (gy - gy.mean(axes, keepdim=True) - xhat * (gy * xhat).mean(axes, keepdim=True))
+    return gx, xhat
+
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+@primitive("native_batch_norm", node="NativeBatchNormBackward0", save=("self", "weight"))
+def _batch_norm(xp, self, weight, bias, *, mean, var, eps, use_batch_stats):
+    shape = _channel_shape(self.ndim)
+    y = _normalize_array(xp, self, None, eps, mean.reshape(shape), var.reshape(shape))
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y.astype(self.dtype)
+
+
+@_batch_norm.derivative
+def _(ctx, g):
+    x, w = ctx.self, ctx.weight
+    shape = _channel_shape(x.dim())
+    axes = tuple(i for i in range(x.dim()) if i != 1)
+    gy = g * w.reshape(shape) if w is not None else g
+    if ctx.use_batch_stats:
+        gx, xhat = _normalize_grad(x, gy, axes, ctx.eps)
+    else:
+        mean = _const(ctx.mean.reshape(shape), x)
+        invstd = _const((1 / np.sqrt(ctx.var + ctx.eps)).reshape(shape).astype(ctx.var.dtype),
+                        x)
+        xhat = (x - mean) * invstd
+        gx = gy * invstd
+    needs = ctx.needs_input_grad
+    gw = (g * xhat).sum(axes) if len(needs) > 1 and needs[1] else None
+    gb = g.sum(axes) if len(needs) > 2 and needs[2] else None
+    return gx if needs[0] else None, gw, gb
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    """Normalize over every dim but the channel dim 1; in training, update the running stats
+    in place with the batch mean and the unbiased batch variance."""
+    if input.dim() < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    data = input._data
+    axes = tuple(i for i in range(data.ndim) if i != 1)
+    use_batch_stats = training or running_mean is None
+    if use_batch_stats:
+        count = data.size // data.shape[1]
+        if training and count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+        mean = data.mean(axis=axes)
+        var = ((data - mean.reshape(_channel_shape(data.ndim))) ** 2).mean(axis=axes)
+        if training and running_mean is not None:
+            m = momentum
+            write_into(running_mean, running_mean._data * (1 - m) + mean * m)
+            if running_var is not None:
+                unbiased = var * (count / max(count - 1, 1))
+                write_into(running_var, running_var._data * (1 - m) + unbiased * m)
+    else:
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
+        mean = running_mean._data.astype(data.dtype)
+        var = running_var._data.astype(data.dtype)
+    if running_mean is None and not training:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    return _batch_norm(input, weight, bias, mean=mean.astype(data.dtype),
+                       var=var.astype(data.dtype), eps=eps, use_batch_stats=use_batch_stats)
+
+
+@primitive("native_layer_norm", node="NativeLayerNormBackward0", save=("self", "weight"))
+def _layer_norm(xp, self, weight, bias, *, axes, eps):
+    y = _normalize_array(xp, self, axes, eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y.astype(self.dtype)
+
+
+@_layer_norm.derivative
+def _(ctx, g):
+    x, w = ctx.self, ctx.weight
+    gx, xhat = _normalize_grad(x, g * w if w is not None else g, ctx.axes, ctx.eps)
+    needs = ctx.needs_input_grad
+    # the registry sums these full-shape gradients down to the (trailing) parameter shape
+    gw = g * xhat if needs[1] else None
+    gb = g if needs[2] else None
+    return gx if needs[0] else None, gw, gb
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    n = len(normalized_shape)
+    if n == 0 or tuple(input.shape[input.dim() - n:]) != normalized_shape or input.dim() < n:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+    axes = tuple(range(input.dim() - n, input.dim()))
+    return _layer_norm(input, weight, bias, axes=axes, eps=eps)
+
+
+@primitive("native_group_norm", node="NativeGroupNormBackward0", save=("self", "weight"))
+def _group_norm(xp, self, weight, bias, *, groups, eps):
+    n, c = self.shape[:2]
+    y = _normalize_array(xp, self.reshape(n, groups, -1), 2, eps).reshape(self.shape)
+    shape = _channel_shape(self.ndim)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y.astype(self.dtype)
+
+
+@_group_norm.derivative
+def _(ctx, g):
+    x, w = ctx.self, ctx.weight
+    shape = x.shape
+    n = shape[0]
+    gy = g * w.reshape(_channel_shape(x.dim())) if w is not None else g
+    gx, xhat = _normalize_grad(x.reshape(n, ctx.groups, -1), gy.reshape(n, ctx.groups, -1),
+                               (2,), ctx.eps)
+    xhat = xhat.reshape(shape)
+    axes = tuple(i for i in range(x.dim()) if i != 1)
+    needs = ctx.needs_input_grad
+    gw = (g * xhat).sum(axes) if needs[1] else None
+    gb = g.sum(axes) if needs[2] else None
+    return gx.reshape(shape) if needs[0] else None, gw, gb
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    if input.shape[1] % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    return _group_norm(input, weight, bias, groups=num_groups, eps=eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalize each (sample, channel) over its spatial dims: group norm with one group per
+    channel (running stats are not supported)."""
+    if running_mean is not None or not use_input_stats:
+        raise NotImplementedError("instance_norm with running stats is not implemented in ember")
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+def local_response_norm(*args, **kwargs):
+    raise NotImplementedError("local_response_norm is not implemented in ember")
+
+
+# ============================================================================ embedding
+@primitive("embedding", node="EmbeddingBackward0")
+def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+    return weight[indices]
+
+
+@_embedding.derivative
+def _(ctx, g):
+    num, dim = ctx.input_shape()
+    flat = ctx.indices.reshape(-1)
+    rows = g.reshape(-1, dim)
+    keep = None
+    if ctx.padding_idx is not None:
+        keep = (flat != ctx.padding_idx)
+    if ctx.scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num)[flat]
+        keep = (1.0 / counts) if keep is None else keep / counts
+    if keep is not None:
+        rows = rows * _const(keep.astype(g._dtype.np)[:, None], g)
+    index = _const(flat.astype(np.int64), g)
+    return zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index, rows)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if input._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got "
+                           f"{input.type().replace('torch.', 'ember.')} instead (while checking "
+                           f"arguments for embedding)")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    indices = input._data
+    if indices.size and (indices.min() < 0 or indices.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    return _embedding(weight, indices=indices, padding_idx=padding_idx,
+                      scale_grad_by_freq=scale_grad_by_freq)
+
+
+def embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale (in place, untracked) the referenced rows whose norm exceeds max_norm."""
+    rows = np.unique(input._data.reshape(-1))
+    data = weight._data
+    norms = (np.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    data[rows] = data[rows] * scale[:, None]
+    weight._version.bump()
+    return weight
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor._dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == np.arange(num_classes)).astype(np.int64)
+    return Tensor._make(out, D.int64, tensor._device)
+
+
+# ============================================================================ distances
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = R.vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    x1, x2 = _broadcast(x1, x2)
+    n1 = R.vector_norm(x1, 2, dim, True).clamp_min(eps)
+    n2 = R.vector_norm(x2, 2, dim, True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    dim = max(x1.dim(), x2.dim(), 1)
+    return R.norm(x1 - x2 + eps, p, dim - 1, keepdim)
+
+
+def _broadcast(a, b):
+    if a.shape == b.shape:
+        return a, b
+    from .. import broadcast_tensors
+    return broadcast_tensors(a, b)
+
+
+# ============================================================================ losses
+def _legacy_reduction(size_average, reduce, emit_warning=True):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "none" if not reduce else ("mean" if size_average else "sum")
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                      f"reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _reduce_array(xp, loss, reduction):
+    if reduction == "mean":
+        return loss.mean(dtype=loss.dtype)
+    if reduction == "sum":
+        return loss.sum(dtype=loss.dtype)
+    return loss
+
+
+def _reduced_grad(ctx, g):
+    """The incoming gradient spread back over the elements of an elementwise loss."""
+    if ctx.reduction == "mean":
+        n = 1
+        for s in ctx.input_shape():
+            n *= s
+        return g / n
+    return g
+
+
+def _warn_size(input, target):
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _pointwise_loss(op, input, target, reduction, **options):
+    _warn_size(input, target)
+    input, target = _broadcast(input, target)
+    return op(input, target, reduction=reduction, **options)
+
+
+def _both_grads(ctx, g_input):
+    needs = ctx.needs_input_grad
+    return (g_input if needs[0] else None), (-g_input if needs[1] else None)
+
+
+@primitive("mse_loss", node="MseLossBackward0", save=("self", "target"), promote=COMMON)
+def _mse_loss(xp, self, target, *, reduction):
+    d = self - target
+    return _reduce_array(xp, d * d, reduction)
+
+
+@_mse_loss.derivative
+def _(ctx, g):
+    return _both_grads(ctx, _reduced_grad(ctx, g) * 2 * (ctx.self - ctx.target))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if weight is not None:
+        _warn_size(input, target)
+        return _reduce(weight * (input - target) ** 2, reduction)
+    return _pointwise_loss(_mse_loss, input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    _warn_size(input, target)
+    loss = (input - target).abs()
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def _smooth_l1_forward(xp, self, target, *, reduction, beta):
+    d = xp.abs(self - target)
+    loss = xp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype)
+    return _reduce_array(xp, loss, reduction)
+
+
+_smooth_l1_loss = primitive("smooth_l1_loss", node="SmoothL1LossBackward0",
+                            save=("self", "target"), promote=COMMON)(_smooth_l1_forward)
+
+
+@_smooth_l1_loss.derivative
+def _(ctx, g):
+    d = ctx.self - ctx.target
+    beta = ctx.beta
+    slope = P.where(d < -beta, -1.0, P.where(d > beta, 1.0, d / beta)).to(d.dtype)
+    return _both_grads(ctx, _reduced_grad(ctx, g) * slope)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _pointwise_loss(_smooth_l1_loss, input, target, reduction, beta=beta)
+
+
+@primitive("huber_loss", node="HuberLossBackward0", save=("self", "target"), promote=COMMON)
+def _huber_loss(xp, self, target, *, reduction, delta):
+    d = xp.abs(self - target)
+    loss = xp.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype)
+    return _reduce_array(xp, loss, reduction)
+
+
+@_huber_loss.derivative
+def _(ctx, g):
+    d = ctx.self - ctx.target
+    delta = ctx.delta
+    slope = P.where(d < -delta, -delta, P.where(d > delta, delta, d)).to(d.dtype)
+    return _both_grads(ctx, _reduced_grad(ctx, g) * slope)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _pointwise_loss(_huber_loss, input, target, reduction, delta=delta)
+
+
+# ---------------------------------------------------------------------------- binary
+@primitive("binary_cross_entropy", node="BinaryCrossEntropyBackward0",
+           save=("self", "target", "weight"))
+def _bce(xp, self, target, weight, *, reduction):
+    if xp.any((self < 0) | (self > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # PyTorch clamps each log at -100 so that a saturated prediction costs 100, not inf
+    log_p = xp.maximum(xp.log(self), -100)
+    log_q = xp.maximum(xp.log1p(-self), -100)
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_array(xp, loss.astype(self.dtype), reduction)
+
+
+@_bce.derivative
+def _(ctx, g):
+    x, t, w = ctx.self, ctx.target, ctx.weight
+    g = _reduced_grad(ctx, g)
+    if w is not None:
+        g = g * w
+    needs = ctx.needs_input_grad
+    gx = g * (x - t) / (x * (1 - x)).clamp_min(1e-12) if needs[0] else None
+    gt = None
+    if needs[1]:
+        gt = g * ((-x).log1p().clamp_min(-100) - x.log().clamp_min(-100))
+    return gx, gt, None
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the "
+                         f"input size ({input.shape}) is deprecated. Please ensure they have "
+                         f"the same size.")
+    if weight is not None and weight.shape != input.shape:
+        weight = weight.expand(input.shape)
+    return _bce(input, target, weight, reduction=reduction)
+
+
+@primitive("binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
+           save=("self", "target", "weight", "pos_weight"))
+def _bce_logits(xp, self, target, weight, pos_weight, *, reduction):
+    # (1 - t) x + l (log(1 + e^-|x|) + max(-x, 0)),  l = 1 + (pos_weight - 1) t
+    softplus_neg = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)
+    scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * target
+    loss = (1 - target) * self + scale * softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_array(xp, loss.astype(self.dtype), reduction)
+
+
+@_bce_logits.derivative
+def _(ctx, g):
+    x, t, w, pw = ctx.self, ctx.target, ctx.weight, ctx.pos_weight
+    g = _reduced_grad(ctx, g)
+    if w is not None:
+        g = g * w
+    needs = ctx.needs_input_grad
+    gx = gt = None
+    if needs[0]:
+        if pw is None:
+            gx = g * (x.sigmoid() - t)
+        else:
+            scale = (pw - 1) * t + 1
+            gx = g * ((1 - t) - scale * (-x).sigmoid())
+    if needs[1]:
+        gt = -g * x if pw is None else g * ((pw - 1) * softplus(-x) - x)
+    return gx, gt, None, None
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return _bce_logits(input, target, weight, pos_weight, reduction=reduction)
+
+
+# ---------------------------------------------------------------------------- classification
+def _nll_forward(xp, self, *, target, weight, ignore_index, reduction):
+    cdim = 0 if self.ndim == 1 else 1
+    n_classes = self.shape[cdim]
+    ignored = target == ignore_index
+    safe = xp.where(ignored, 0, target)
+    bad = (safe < 0) | (safe >= n_classes)
+    if bad.any():
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    picked = xp.take_along_axis(self, xp.expand_dims(safe, cdim), cdim).squeeze(cdim)
+    w = xp.ones(safe.shape, self.dtype) if weight is None else weight[safe]
+    w = xp.where(ignored, 0, w).astype(self.dtype)
+    losses = -picked * w
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum(dtype=self.dtype)
+    return losses.sum(dtype=self.dtype) / w.sum(dtype=self.dtype)
+
+
+def _nll_derivative(ctx, g):
+    """-w[t] (/ total weight for 'mean') at each target's class, zero elsewhere: a constant
+    coefficient times the incoming gradient, so this is differentiable again."""
+    shape, dtype = ctx.input_shape(), ctx.input_dtype()
+    cdim = 0 if len(shape) == 1 else 1
+    target = ctx.target
+    ignored = target == ctx.ignore_index
+    safe = np.where(ignored, 0, target)
+    w = np.ones(safe.shape, dtype.np) if ctx.weight is None else ctx.weight[safe]
+    w = np.where(ignored, 0, w).astype(dtype.np)
+    coef = np.zeros(shape, dtype.np)
+    np.put_along_axis(coef, np.expand_dims(safe, cdim), np.expand_dims(-w, cdim), cdim)
+    if ctx.reduction == "mean":
+        coef = coef / w.sum(dtype=dtype.np)
+    elif ctx.reduction == "none":
+        g = g.unsqueeze(cdim)
+    return g * _const(coef, g)
+
+
+_nll_loss = primitive("nll_loss", node="NllLossBackward0")(_nll_forward)
+_nll_loss.derivative(_nll_derivative)
+_nll_loss2d = primitive("nll_loss2d", node="NllLoss2DBackward0")(_nll_forward)
+_nll_loss2d.derivative(_nll_derivative)
+
+
+def _check_target_dtype(target):
+    if target._dtype not in (D.int64, D.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dtype_word(target._dtype)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    dim = input.dim()
+    if dim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {dim})")
+    if dim != 1 and (target.dim() == 0 or input.shape[0] != target.shape[0]):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.dim() else 0}).")
+    n_classes = input.shape[0 if dim == 1 else 1]
+    if dim <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif dim == 4:
+        if target.dim() != 3 or target.shape != input.shape[:1] + input.shape[2:]:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+    elif target.shape != input.shape[:1] + input.shape[2:]:
+        raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
+                           f"got {list(target.shape)}")
+    _check_target_dtype(target)
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    options = dict(weight=None if weight is None else weight._data.astype(input._dtype.np),
+                   ignore_index=ignore_index, reduction=reduction)
+    if dim <= 2:
+        return _nll_loss(input, target=target._data, **options)
+    if dim == 4:
+        return _nll_loss2d(input, target=target._data, **options)
+    # other ranks go through the 4-D kernel: (N, C, d1) as (N, C, d1, 1), higher as (N, C, 1, -1)
+    n, c = input.shape[:2]
+    shape4 = (n, c, input.shape[2], 1) if dim == 3 else (n, c, 1, -1)
+    flat_target = target._data.reshape((n,) + shape4[2:] if dim == 3 else (n, 1, -1))
+    out = _nll_loss2d(input.reshape(shape4), target=flat_target, **options)
+    return out.reshape(target.shape) if reduction == "none" else out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    cdim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, cdim)
+    n_classes = input.shape[cdim]
+    if target.shape == input.shape and target.is_floating_point():
+        return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
+    loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return loss
+    # mix in the loss against the uniform distribution: -mean over classes of log p
+    wshape = [1] * input.dim()
+    wshape[cdim] = n_classes
+    smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else \
+        -logp.sum(cdim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        kept = target._data[~ignored._data]
+        total = weight._data[kept].sum() if weight is not None else kept.size
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim):
+    n_classes = logp.shape[cdim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = logp * target
+    if weight is not None:
+        wshape = [1] * logp.dim()
+        wshape[cdim] = n_classes
+        terms = terms * weight.reshape(wshape)
+    if reduction == "none":
+        return -terms.sum(cdim)
+    total = -terms.sum()
+    if reduction == "sum":
+        return total
+    return total / (logp.numel() // n_classes)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns "
+                      "with the KL div math definition.'mean' will be changed to behave the "
+                      "same as 'batchmean' in the next major release.", stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # target * log(target), taken as 0 where target is 0 (xlogy)
+        t_log_t = P.where(target == 0, 0.0, target * target.log()).to(target.dtype)
+        loss = t_log_t - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    eps = 1e-12
+    dim = input1.dim() - 1
+    dot = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + eps
+    mag2 = (input2 * input2).sum(dim) + eps
+    cos = dot / (mag1 * mag2).sqrt()
+    zero = zeros((), dtype=cos.dtype)
+    pos = P.where(target == 1, 1 - cos, zero)
+    neg = P.where(target == -1, (cos - margin).clamp_min(0), zero)
+    return _reduce(pos + neg, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if not (input1.dim() == input2.dim() == target.dim()):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    zero = zeros((), dtype=input.dtype)
+    margin_clamp = (margin - input).clamp_min(0)
+    loss = P.where(target != 1, margin_clamp, zero) + P.where(target != -1, input, zero)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    return _reduce((-target * input).exp().log1p(), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (2 * math.pi * target).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = P.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+# ============================================================================ convolution & co
+# written by the convolution/pooling/attention module; re-exported here as torch does

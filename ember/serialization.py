@@ -1,0 +1,510 @@
+"""ember.save / ember.load in PyTorch's own checkpoint format.
+
+A checkpoint is a zip archive (entries stored, not compressed) holding:
+
+    archive/data.pkl            the object, pickled with protocol 2; each tensor is pickled as
+                                torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+                                requires_grad, OrderedDict()), its storage as a persistent id
+                                ('storage', torch.<Type>Storage, key, location, numel)
+    archive/data/<key>          the raw bytes of each storage, once per storage (views share it)
+    archive/byteorder           "little"
+    archive/version             "3"  (plus .format_version and .storage_alignment)
+
+Each storage record starts at a 64-byte boundary of the file, as torch writes them, so the
+file can also be memory-mapped by torch. torch.load(path, weights_only=True) reads what
+ember.save writes, and ember.load reads what torch.save writes.
+
+Loading never runs code from the file: the unpickler only resolves the handful of names the
+format needs (the allowlist below); any other name raises UnpicklingError naming it.
+"""
+import collections
+import io
+import os
+import pickle
+import struct
+import uuid
+import zipfile
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import device as _device_cls
+from ._tensor import Tensor, Size
+
+_ALIGNMENT = 64
+_FORMAT_VERSION = b"3\n"
+
+# torch's typed-storage class name for each dtype (the on-disk dtype tag)
+_STORAGE_NAME = {
+    D.float64: "DoubleStorage", D.float32: "FloatStorage", D.float16: "HalfStorage",
+    D.bfloat16: "BFloat16Storage", D.int64: "LongStorage", D.int32: "IntStorage",
+    D.int16: "ShortStorage", D.int8: "CharStorage", D.uint8: "ByteStorage",
+    D.bool_: "BoolStorage", D.complex64: "ComplexFloatStorage",
+    D.complex128: "ComplexDoubleStorage",
+}
+_STORAGE_DTYPE = {name: dt for dt, name in _STORAGE_NAME.items()}
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint file that is truncated, corrupted or not a checkpoint at all."""
+
+
+# ====================================================================== saving
+class _Global:
+    """A name to write into the pickle as a GLOBAL, without importing it (torch is optional)."""
+    __slots__ = ("module", "name")
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):      # pickle insists that a reduce function be callable
+        raise TypeError(f"{self.module}.{self.name} is a name written into a checkpoint")
+
+
+_REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_TORCH_DEVICE = _Global("torch", "device")
+_TORCH_SIZE = _Global("torch", "Size")
+_STORAGE_GLOBALS = {dt: _Global("torch", name) for dt, name in _STORAGE_NAME.items()}
+_DTYPE_GLOBALS = {dt: _Global("torch", dt.name) for dt in D.ALL_DTYPES}
+
+
+class _Storage:
+    """The memory of one root tensor, written once as archive/data/<key>."""
+    __slots__ = ("key", "array", "dtype", "location")
+
+    def __init__(self, key, array, dtype, location):
+        self.key, self.array, self.dtype, self.location = key, array, dtype, location
+
+
+class _PlainTensor:
+    """The tensor inside a Parameter, pickled without its requires_grad flag (as torch does)."""
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class _Pickler(pickle._Pickler):
+    """Python's pickler, taught to write torch's names for tensors, dtypes and devices."""
+
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file):
+        super().__init__(file, protocol=2)
+        self.storages = {}       # id(root tensor or array) -> _Storage, in key order
+        self._keep = []          # objects whose id() is a key above stay alive until written
+
+    def _save_global_name(self, obj):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+        self.memoize(obj)
+
+    dispatch[_Global] = _save_global_name
+
+    def persistent_id(self, obj):
+        if type(obj) is _Storage:
+            return ("storage", _STORAGE_GLOBALS[obj.dtype], obj.key, obj.location,
+                    obj.array.size)
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            if type(obj).__name__ == "Parameter":
+                return (_REBUILD_PARAMETER, (_PlainTensor(obj), obj._requires_grad,
+                                             collections.OrderedDict()))
+            return self._reduce_tensor(obj, obj._requires_grad)
+        if type(obj) is _PlainTensor:
+            return self._reduce_tensor(obj.tensor, False)
+        if isinstance(obj, _device_cls):
+            return (_TORCH_DEVICE, (str(obj),))
+        if isinstance(obj, Size):
+            return (_TORCH_SIZE, (tuple(obj),))
+        return NotImplemented
+
+    def _reduce_tensor(self, t, requires_grad):
+        storage, offset, stride = self._storage_of(t)
+        args = (storage, offset, tuple(t.shape), stride, bool(requires_grad),
+                collections.OrderedDict())
+        return (_REBUILD_TENSOR, args)
+
+    def _storage_of(self, t):
+        """The storage a tensor is written into, its offset and its strides (in elements).
+
+        A view is written as a window on its root tensor's storage, so a tensor and its views
+        are saved once and share memory again after loading. When that is not possible (the
+        root's array is itself not contiguous, or the view has negative strides), the tensor
+        gets a contiguous storage of its own.
+        """
+        root = t._base if t._base is not None else t
+        host = root._host()
+        if host.flags.c_contiguous and _fits(t, root):
+            storage = self._storage_for(id(root), root, host, t)
+            return storage, t.storage_offset(), t.stride()
+        array = np.ascontiguousarray(t._host())
+        storage = self._storage_for(id(t), t, array, t)
+        return storage, 0, _contiguous_strides(array.shape)
+
+    def _storage_for(self, key, owner, array, t):
+        storage = self.storages.get(key)
+        if storage is None:
+            storage = _Storage(str(len(self.storages)), array.reshape(-1), t._dtype,
+                               str(t._device) if t._device.type != "cpu" else "cpu")
+            self.storages[key] = storage
+            self._keep.append(owner)
+        return storage
+
+    def save(self, obj, save_persistent_id=True):
+        if isinstance(obj, D.dtype):         # a dtype is written as the bare name torch.<dtype>
+            obj = _DTYPE_GLOBALS[obj]
+        super().save(obj, save_persistent_id)
+
+
+def _fits(t, root):
+    """Does `t`'s memory lie inside its root's, with non-negative whole-element strides?"""
+    if t is root:
+        return True
+    itemsize = t._dtype.itemsize
+    if any(s < 0 or s % itemsize for s in t._data.strides):
+        return False
+    offset = t.storage_offset()
+    extent = sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+    return offset >= 0 and offset + extent < max(root.numel(), 1)
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Write `obj` (tensors, state_dicts, optimizer states, ...) to `f` in torch's format.
+
+    `f` is a path or a writable binary file object. A path is written atomically: to a
+    temporary file in the same directory, flushed to disk, then renamed over `f`, so a crash
+    mid-save never leaves a half-written checkpoint under the real name.
+    """
+    if pickle_module is not None or pickle_protocol != 2 or not _use_new_zipfile_serialization:
+        raise NotImplementedError("ember.save writes only PyTorch's default zip format "
+                                  "(pickle protocol 2, the default pickle module)")
+    if not isinstance(f, (str, os.PathLike)):
+        _write_archive(obj, f)
+        return
+    path = os.fspath(f)
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # honours the umask
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _write_archive(obj, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory):
+    # make the rename itself durable; not every platform lets a directory be opened
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_archive(obj, out):
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer)
+    pickler.dump(obj)
+    prefix = "archive/"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        _write_record(archive, prefix + "data.pkl", buffer.getbuffer())
+        _write_record(archive, prefix + ".format_version", b"1")
+        _write_record(archive, prefix + ".storage_alignment", str(_ALIGNMENT).encode())
+        _write_record(archive, prefix + "byteorder", b"little")
+        for storage in pickler.storages.values():
+            raw = storage.array.view(np.uint8) if storage.array.size else b""
+            _write_record(archive, prefix + "data/" + storage.key, raw)
+        _write_record(archive, prefix + "version", _FORMAT_VERSION)
+
+
+def _write_record(archive, name, data):
+    """Write one stored entry whose data starts on a 64-byte boundary of the file.
+
+    The local header is 30 bytes + the name + an "extra" field; the padding goes into an extra
+    field (id b"FB", as torch writes it) sized to push the data onto the boundary.
+    """
+    data = memoryview(data).cast("B") if not isinstance(data, bytes) else data
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = len(data)
+    zip64 = len(data) > zipfile.ZIP64_LIMIT
+    header = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
+    pad = -(archive.fp.tell() + header) % _ALIGNMENT
+    info.extra = b"FB" + struct.pack("<H", pad) + b"\0" * pad
+    with archive.open(info, "w", force_zip64=zip64) as entry:
+        entry.write(data)
+
+
+# ====================================================================== loading
+class _StorageType:
+    """What the unpickler gives for torch.<Type>Storage: just the dtype it stands for."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+class _LoadedStorage:
+    """A storage read from the archive: a flat array, and the tensor that owns its memory."""
+    __slots__ = ("array", "dtype", "device", "root")
+
+    def __init__(self, array, dtype, device):
+        self.array, self.dtype, self.device, self.root = array, dtype, device, None
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
+                       backward_hooks=None, metadata=None):
+    if not isinstance(storage, _LoadedStorage):
+        raise CheckpointError("checkpoint is corrupted: a tensor's storage is not a storage "
+                              "record")
+    t = _tensor_on(storage, storage_offset, size, stride)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _tensor_on(storage, offset, size, stride):
+    """A tensor of `size`/`stride` (in elements) at `offset` in `storage`, sharing its memory.
+
+    The first tensor covering the whole storage in order becomes the memory's owner; any other
+    tensor on the same storage is a view of that owner (or of a flat tensor over the storage).
+    """
+    size, stride = tuple(size), tuple(stride)
+    numel = storage.array.size
+    if not (isinstance(offset, int) and all(isinstance(n, int) and n >= 0 for n in size)
+            and all(isinstance(s, int) and s >= 0 for s in stride) and len(size) == len(stride)):
+        raise CheckpointError(f"checkpoint is corrupted: invalid tensor geometry size={size} "
+                              f"stride={stride} offset={offset}")
+    count = int(np.prod(size, dtype=np.int64))
+    extent = sum((n - 1) * s for n, s in zip(size, stride)) if count else 0
+    if offset < 0 or (count and offset + extent >= numel):
+        raise CheckpointError(f"checkpoint is corrupted: a tensor of size {list(size)}, stride "
+                              f"{list(stride)} at offset {offset} does not fit in its storage "
+                              f"of {numel} elements")
+    dtype = storage.dtype
+    whole = offset == 0 and count == numel and stride == _contiguous_strides(size)
+    if whole and storage.root is None:
+        storage.root = Tensor._make(storage.array.reshape(size), dtype)
+        return _to_location(storage.root, storage)
+    if storage.root is None:
+        storage.root = Tensor._make(storage.array, dtype)
+    itemsize = storage.array.itemsize
+    window = np.lib.stride_tricks.as_strided(storage.array[offset:] if count else storage.array,
+                                             shape=size,
+                                             strides=tuple(s * itemsize for s in stride))
+    return _to_location(storage.root._make_view(window), storage)
+
+
+def _to_location(t, storage):
+    return t if storage.device.type == "cpu" else t.to(storage.device)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    try:
+        from .nn import Parameter
+    except ImportError:              # ember.nn not available: a plain tensor
+        return data.requires_grad_(requires_grad) if requires_grad else data
+    return Parameter(data, requires_grad)
+
+
+def _rebuild_device(spec, index=None):
+    return _device_cls(spec, index) if index is not None else _device_cls(spec)
+
+
+def _rebuild_size(dims=()):
+    return Size(dims)
+
+
+def _codecs_encode(text, encoding="utf-8"):
+    # protocol 2 writes bytes as _codecs.encode(<latin-1 text>, "latin1")
+    if encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError(f"Weights only load failed: unsupported bytes encoding "
+                                     f"{encoding!r}")
+    return text.encode("latin1")
+
+
+# The names a checkpoint may refer to, and what each means in ember.
+_ALLOWED = {
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch", "device"): _rebuild_device,
+    ("torch", "Size"): _rebuild_size,
+    ("_codecs", "encode"): _codecs_encode,
+    ("builtins", "set"): set, ("__builtin__", "set"): set,
+    ("builtins", "frozenset"): frozenset, ("__builtin__", "frozenset"): frozenset,
+    ("builtins", "complex"): complex, ("__builtin__", "complex"): complex,
+    ("builtins", "slice"): slice, ("__builtin__", "slice"): slice,
+    ("builtins", "bytearray"): bytearray, ("__builtin__", "bytearray"): bytearray,
+}
+_ALLOWED.update({("torch", name): _StorageType(dt) for name, dt in _STORAGE_DTYPE.items()})
+_ALLOWED.update({("torch", name): dt for name, dt in D.ALIASES.items()})
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads data.pkl: storages come from the archive, names only from the allowlist."""
+
+    def __init__(self, file, read_storage, weights_only, map_location):
+        super().__init__(file)
+        self._read_storage = read_storage
+        self._map_location = map_location
+        self._weights_only = weights_only
+        self._storages = {}
+
+    def find_class(self, module, name):
+        found = _ALLOWED.get((module, name))
+        if found is not None:
+            return found
+        if not self._weights_only:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(
+            f"Weights only load failed: the checkpoint refers to {module}.{name}, which is not "
+            f"one of the types a checkpoint may contain (tensors, containers, numbers, "
+            f"strings). ember refuses to load it because loading it could run code from the "
+            f"file. If you trust the file's source, pass weights_only=False.")
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
+                and isinstance(pid[1], _StorageType)):
+            raise CheckpointError(f"checkpoint is corrupted: unknown persistent id {pid!r}")
+        _, storage_type, key, location, numel = pid
+        storage = self._storages.get(key)
+        if storage is None:
+            array = self._read_storage(str(key), storage_type.dtype, numel)
+            device = _target_device(str(location), self._map_location)
+            storage = _LoadedStorage(array, storage_type.dtype, device)
+            self._storages[key] = storage
+        return storage
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+         **pickle_load_args):
+    """Read an object saved by ember.save or torch.save (PyTorch's zip format).
+
+    With weights_only=True (the default, as in torch) only tensors, dtypes, devices, sizes and
+    plain containers/numbers/strings can be loaded; anything else raises UnpicklingError and
+    no code from the file is ever run. `map_location` may be a device, a device string, or a
+    dict from saved location to device.
+    """
+    if pickle_module is not None or mmap:
+        raise NotImplementedError("ember.load supports neither pickle_module nor mmap")
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            return _load_archive(file, map_location, weights_only)
+    return _load_archive(f, map_location, weights_only)
+
+
+def _load_archive(file, map_location, weights_only):
+    try:
+        archive = zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, EOFError, OSError) as e:
+        raise CheckpointError(
+            f"cannot read the checkpoint: it is not a PyTorch zip checkpoint, or it is "
+            f"truncated or corrupted ({e}). (ember reads the format torch.save has written "
+            f"since PyTorch 1.6, not the legacy format.)") from None
+    with archive:
+        names = archive.namelist()
+        pickles = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
+        if not pickles:
+            raise CheckpointError("cannot read the checkpoint: it has no data.pkl record "
+                                  "(not a PyTorch checkpoint?)")
+        prefix = pickles[0][:-len("data.pkl")]
+        byteorder = b"little"
+        if prefix + "byteorder" in names:
+            byteorder = _read_record(archive, prefix + "byteorder").strip()
+
+        def read_storage(key, dtype, numel):
+            name = prefix + "data/" + key
+            array = np.empty(numel, dtype.np)
+            raw = array.view(np.uint8) if numel else np.empty(0, np.uint8)
+            _read_record(archive, name, into=raw)
+            if byteorder == b"big" and dtype.itemsize > 1:
+                array.byteswap(inplace=True)
+            return array
+
+        data = _read_record(archive, prefix + "data.pkl")
+        unpickler = _Unpickler(io.BytesIO(data), read_storage, weights_only, map_location)
+        try:
+            return unpickler.load()
+        except (pickle.UnpicklingError, CheckpointError):
+            raise
+        except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+            raise CheckpointError(f"checkpoint is corrupted: its data.pkl cannot be read "
+                                  f"({type(e).__name__}: {e})") from None
+
+
+def _read_record(archive, name, into=None):
+    """A record's bytes (or read into a uint8 array), with the zip's CRC check."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise CheckpointError(f"checkpoint is corrupted: the record '{name}' is missing") \
+            from None
+    try:
+        if into is None:
+            return archive.read(info)
+        if info.file_size != into.size:
+            raise CheckpointError(f"checkpoint is corrupted: the record '{name}' has "
+                                  f"{info.file_size} bytes, expected {into.size}")
+        with archive.open(info) as entry:
+            view = memoryview(into)
+            done = 0
+            while done < into.size:
+                n = entry.readinto(view[done:])
+                if not n:
+                    raise CheckpointError(f"checkpoint is truncated: the record '{name}' "
+                                          f"ends early")
+                done += n
+            entry.read(1)            # reach the end of the entry, which checks the CRC
+        return into
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+        raise CheckpointError(f"checkpoint is corrupted: reading the record '{name}' "
+                              f"failed ({e})") from None
+
+
+def _target_device(location, map_location):
+    """The device a storage saved at `location` is loaded onto."""
+    if isinstance(map_location, dict):
+        target = map_location.get(location, location)
+    elif isinstance(map_location, (str, _device_cls)):
+        target = map_location
+    elif map_location is None:
+        target = location
+    else:
+        raise TypeError("ember.load: map_location must be None, a device, a device string or "
+                        "a dict of device strings")
+    target = _device_cls(str(target))
+    if target.type == "cuda":
+        from . import cuda
+        if not cuda.is_available():
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but "
+                "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
+                "please use torch.load with map_location=torch.device('cpu') to map your "
+                "storages to the CPU.")
+    return target

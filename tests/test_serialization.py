@@ -1,0 +1,315 @@
+"""ember.save / ember.load against torch.save / torch.load, and ember.utils.safetensors."""
+import collections
+import io
+import json
+import os
+import pickle
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.utils import safetensors as est
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64", "complex64", "complex128"]
+
+
+def sample(mod, dtype_name, shape=(2, 3)):
+    base = np.arange(int(np.prod(shape))).reshape(shape) - 2
+    t = mod.tensor(base.tolist())
+    if dtype_name.startswith("complex"):
+        t = t * (1 + 2j) if mod is torch else t * complex(1, 2)
+    return t.to(getattr(mod, dtype_name))
+
+
+def as_numpy(t):
+    """Values of an ember or torch tensor as a NumPy array (bfloat16 via float32)."""
+    if t.dtype in (torch.bfloat16, ember.bfloat16):
+        t = t.float()
+    return t.detach().numpy()
+
+
+def assert_tensor_equal(e, t):
+    assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+    assert tuple(e.shape) == tuple(t.shape)
+    assert e.stride() == t.stride()
+    assert e.requires_grad == t.requires_grad
+    np.testing.assert_array_equal(as_numpy(e), as_numpy(t))
+
+
+def assert_same_structure(e, t):
+    if isinstance(t, torch.Tensor):
+        assert_tensor_equal(e, t)
+    elif isinstance(t, dict):
+        assert type(e) is type(t) and list(e) == list(t)
+        for k in t:
+            assert_same_structure(e[k], t[k])
+    elif isinstance(t, (torch.dtype, torch.device, torch.Size)):
+        assert str(e).replace("ember", "torch") == str(t)
+    elif isinstance(t, (list, tuple)):
+        assert type(e) is type(t) and len(e) == len(t)
+        for a, b in zip(e, t):
+            assert_same_structure(a, b)
+    else:
+        assert type(e) is type(t) and e == t
+
+
+def nested(mod):
+    return collections.OrderedDict(
+        weight=sample(mod, "float32"),
+        nested={"ints": [1, -2, 3], "float": 2.5, "none": None, "flags": (True, False),
+                "text": "hello", "bytes": b"\x00\xff", "set": {1, 2}, "complex": 1 - 2j,
+                "dtype": mod.float16, "device": mod.device("cpu"), "size": mod.Size([2, 3])},
+        steps=[sample(mod, "int64", (4,)), sample(mod, "float64", (1, 1))],
+    )
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_ember_saves_torch_reads_every_dtype(tmp_path, dtype_name):
+    path = tmp_path / "e.pt"
+    ember.save({"x": sample(ember, dtype_name), "scalar": sample(ember, dtype_name, ())}, path)
+    loaded = torch.load(path, weights_only=True)
+    assert_tensor_equal(ember.load(path)["x"], loaded["x"])
+    assert torch.equal(loaded["x"], sample(torch, dtype_name))
+    assert torch.equal(loaded["scalar"], sample(torch, dtype_name, ()))
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_torch_saves_ember_reads_every_dtype(tmp_path, dtype_name):
+    path = tmp_path / "t.pt"
+    torch.save({"x": sample(torch, dtype_name), "empty": sample(torch, dtype_name, (0, 2))},
+               path)
+    loaded = ember.load(path)
+    assert_tensor_equal(loaded["x"], sample(torch, dtype_name))
+    assert_tensor_equal(loaded["empty"], sample(torch, dtype_name, (0, 2)))
+
+
+def test_nested_containers_both_ways(tmp_path):
+    ember.save(nested(ember), tmp_path / "e.pt")
+    from_ember = torch.load(tmp_path / "e.pt", weights_only=True)
+    assert_same_structure(from_ember, nested(torch))
+    torch.save(nested(torch), tmp_path / "t.pt")
+    assert_same_structure(ember.load(tmp_path / "t.pt"), nested(torch))
+    assert_same_structure(ember.load(tmp_path / "e.pt"), nested(torch))
+
+
+def test_views_share_one_storage(tmp_path):
+    base = ember.arange(12.0).reshape(3, 4)
+    views = {"base": base, "row": base[1], "col": base[:, 2], "t": base.t(),
+             "tail": base.reshape(-1)[5:], "again": base}
+    ember.save(views, tmp_path / "e.pt")
+    with zipfile.ZipFile(tmp_path / "e.pt") as z:
+        assert [n for n in z.namelist() if "/data/" in n] == ["archive/data/0"]
+    loaded = torch.load(tmp_path / "e.pt", weights_only=True)
+    tb = torch.arange(12.0).reshape(3, 4)
+    expected = {"base": tb, "row": tb[1], "col": tb[:, 2], "t": tb.t(),
+                "tail": tb.reshape(-1)[5:], "again": tb}
+    for k, t in expected.items():
+        assert_tensor_equal(views[k], t)
+        assert_tensor_equal(ember.load(tmp_path / "e.pt")[k], t)
+        assert loaded[k].storage_offset() == t.storage_offset()
+        assert loaded[k].untyped_storage().data_ptr() == \
+            loaded["base"].untyped_storage().data_ptr()
+    assert loaded["again"] is loaded["base"]
+    # torch's views load into ember sharing memory too: a write shows through
+    torch.save(expected, tmp_path / "t.pt")
+    back = ember.load(tmp_path / "t.pt")
+    assert back["again"] is back["base"]
+    back["base"].add_(100.0)
+    assert back["row"].tolist() == (tb[1] + 100).tolist()
+    assert back["t"].tolist() == (tb.t() + 100).tolist()
+
+
+def test_requires_grad_and_parameters_round_trip(tmp_path):
+    w = ember.ones(2, 2).requires_grad_()
+    ember.save({"w": w, "b": ember.zeros(2)}, tmp_path / "e.pt")
+    loaded = torch.load(tmp_path / "e.pt", weights_only=True)
+    assert loaded["w"].requires_grad and not loaded["b"].requires_grad
+    back = ember.load(tmp_path / "e.pt")
+    assert back["w"].requires_grad and back["w"].is_leaf and not back["b"].requires_grad
+    torch.save({"p": torch.nn.Parameter(torch.ones(3)),
+                "frozen": torch.nn.Parameter(torch.ones(1), requires_grad=False)},
+               tmp_path / "t.pt")
+    back = ember.load(tmp_path / "t.pt")
+    assert back["p"].requires_grad and not back["frozen"].requires_grad
+    back["p"].sum().backward()
+    np.testing.assert_array_equal(back["p"].grad.numpy(), np.ones(3, np.float32))
+
+
+def test_torch_model_and_optimizer_state(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(torch.randn(5, 3)).sum().backward()
+    opt.step()
+    state = {"model": model.state_dict(), "opt": opt.state_dict(), "epoch": 3}
+    torch.save(state, tmp_path / "t.pt")
+    loaded = ember.load(tmp_path / "t.pt")
+    assert_same_structure(loaded, state)
+    ember.save(loaded, tmp_path / "e.pt")           # and back again, byte for byte in torch
+    again = torch.load(tmp_path / "e.pt", weights_only=True)
+    assert_same_structure(loaded, again)
+    model.load_state_dict(again["model"])
+    opt.load_state_dict(again["opt"])
+
+
+def test_file_objects(tmp_path):
+    buffer = io.BytesIO()
+    ember.save([sample(ember, "float32")], buffer)
+    buffer.seek(0)
+    assert torch.equal(torch.load(buffer, weights_only=True)[0], sample(torch, "float32"))
+    buffer = io.BytesIO()
+    torch.save(sample(torch, "int16"), buffer)
+    buffer.seek(0)
+    assert_tensor_equal(ember.load(buffer), sample(torch, "int16"))
+
+
+def test_storages_are_aligned_like_torch(tmp_path):
+    ember.save([ember.ones(3), ember.ones(5, dtype=ember.float64)], tmp_path / "e.pt")
+    with zipfile.ZipFile(tmp_path / "e.pt") as z, open(tmp_path / "e.pt", "rb") as f:
+        for info in z.infolist():
+            assert info.compress_type == zipfile.ZIP_STORED
+            if "/data/" in info.filename:
+                f.seek(info.header_offset + 26)
+                name_len, extra_len = struct.unpack("<HH", f.read(4))
+                assert (info.header_offset + 30 + name_len + extra_len) % 64 == 0
+        assert z.read("archive/version") == b"3\n"
+        assert z.read("archive/byteorder") == b"little"
+    loaded = torch.load(tmp_path / "e.pt", weights_only=True, mmap=True)
+    assert loaded[1].dtype == torch.float64 and loaded[1].sum().item() == 5
+
+
+def malicious_checkpoint(path, marker):
+    class Exploit:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps({"w": Exploit()}, protocol=2))
+        z.writestr("archive/version", "3\n")
+
+
+def test_loading_never_runs_code_from_the_file(tmp_path):
+    marker = tmp_path / "pwned"
+    malicious_checkpoint(tmp_path / "evil.pt", marker)
+    with pytest.raises(pickle.UnpicklingError, match=r"posix\.system") as info:
+        ember.load(tmp_path / "evil.pt")
+    assert "weights_only=False" in str(info.value)
+    assert not marker.exists()
+    # torch refuses the same file for the same reason
+    with pytest.raises(pickle.UnpicklingError, match=r"posix\.system"):
+        torch.load(tmp_path / "evil.pt", weights_only=True)
+    assert not marker.exists()
+
+
+def test_truncated_and_corrupted_files(tmp_path):
+    path = tmp_path / "e.pt"
+    ember.save({"w": ember.arange(100.0)}, path)
+    raw = path.read_bytes()
+    (tmp_path / "short.pt").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(RuntimeError, match="truncated or corrupted"):
+        ember.load(tmp_path / "short.pt")
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("archive/data/0")
+    flipped = bytearray(raw)
+    flipped[info.header_offset + 30 + len(info.filename) + len(info.extra) + 7] ^= 0xFF
+    (tmp_path / "flipped.pt").write_bytes(bytes(flipped))
+    with pytest.raises(RuntimeError, match=r"corrupted: reading the record 'archive/data/0'"
+                                           r".*CRC"):
+        ember.load(tmp_path / "flipped.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
+    with pytest.raises(RuntimeError, match="not a PyTorch zip checkpoint"):
+        ember.load(tmp_path / "junk.pt")
+
+
+def test_tensor_that_does_not_fit_its_storage_is_rejected(tmp_path):
+    # a crafted file whose tensor claims more elements than its storage holds must not read
+    # memory outside the storage
+    good = tmp_path / "good.pt"
+    torch.save(torch.ones(4), good)
+    with zipfile.ZipFile(good) as z:
+        records = {n: z.read(n) for n in z.namelist()}
+    prefix = next(n for n in records if n.endswith("data.pkl"))[:-len("data.pkl")]
+    pkl = records[prefix + "data.pkl"]
+    assert b"K\x04\x85" in pkl                        # the pickled size (4,)
+    records[prefix + "data.pkl"] = pkl.replace(b"K\x04\x85", b"K\x40\x85", 1)
+    with zipfile.ZipFile(tmp_path / "bad.pt", "w") as z:
+        for n, data in records.items():
+            z.writestr(n, data)
+    with pytest.raises(RuntimeError, match=r"size \[64\].*does not fit in its storage of 4"):
+        ember.load(tmp_path / "bad.pt")
+
+
+def test_save_is_atomic(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    ember.save({"w": ember.ones(2)}, path)
+    before = path.read_bytes()
+    with pytest.raises(Exception):
+        ember.save({"w": ember.zeros(2), "bad": lambda: None}, path)   # fails while pickling
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]               # no temporary left over
+    ember.save({"w": ember.zeros(2)}, str(path))
+    assert ember.load(path)["w"].tolist() == [0.0, 0.0]
+
+
+def test_map_location(tmp_path):
+    ember.save({"w": ember.ones(2)}, tmp_path / "e.pt")
+    for loc in ("cpu", ember.device("cpu"), {"cpu": "cpu"}):
+        assert ember.load(tmp_path / "e.pt", map_location=loc)["w"].device.type == "cpu"
+
+
+# ---------------------------------------------------------------------------- safetensors
+def test_safetensors_round_trip_every_dtype(tmp_path):
+    tensors = {name: sample(ember, name) for name in DTYPES if name != "complex128"}
+    tensors["empty"] = ember.zeros(0, 3)
+    tensors["view"] = ember.arange(12.0).reshape(3, 4).t()       # written contiguously
+    est.save_file(tensors, tmp_path / "x.safetensors", metadata={"format": "pt"})
+    back = est.load_file(tmp_path / "x.safetensors")
+    assert sorted(back) == sorted(tensors)
+    for k, t in tensors.items():
+        assert back[k].dtype == t.dtype and back[k].shape == t.shape
+        np.testing.assert_array_equal(as_numpy(back[k]), as_numpy(t))
+    assert est.load_metadata(tmp_path / "x.safetensors") == {"format": "pt"}
+    assert est.load(est.save(tensors))["view"].tolist() == tensors["view"].tolist()
+
+
+def test_safetensors_hand_built_file(tmp_path):
+    a = np.array([[1.5, -2.0]], np.float32)
+    b = np.array([7, 8, 9], np.int64)
+    header = {"b": {"dtype": "I64", "shape": [3], "data_offsets": [8, 32]},
+              "a": {"dtype": "F32", "shape": [1, 2], "data_offsets": [0, 8]},
+              "__metadata__": {"who": "hand"}}
+    text = json.dumps(header).encode()
+    (tmp_path / "h.safetensors").write_bytes(struct.pack("<Q", len(text)) + text +
+                                             a.tobytes() + b.tobytes())
+    back = est.load_file(tmp_path / "h.safetensors")
+    assert back["a"].dtype == ember.float32 and back["a"].tolist() == [[1.5, -2.0]]
+    assert back["b"].dtype == ember.int64 and back["b"].tolist() == [7, 8, 9]
+    bad = dict(header, b={"dtype": "I64", "shape": [4], "data_offsets": [8, 32]})
+    text = json.dumps(bad).encode()
+    (tmp_path / "bad.safetensors").write_bytes(struct.pack("<Q", len(text)) + text +
+                                               a.tobytes() + b.tobytes())
+    with pytest.raises(ValueError, match="does not match its byte range"):
+        est.load_file(tmp_path / "bad.safetensors")
+    (tmp_path / "short.safetensors").write_bytes(struct.pack("<Q", 10 ** 6) + b"{}")
+    with pytest.raises(ValueError, match="header length"):
+        est.load_file(tmp_path / "short.safetensors")
+
+
+def test_safetensors_interop_with_the_reference_package(tmp_path):
+    st = pytest.importorskip("safetensors.torch",
+                             reason="the safetensors package is not installed")
+    tensors = {name: sample(ember, name) for name in DTYPES if name != "complex128"}
+    est.save_file(tensors, tmp_path / "e.safetensors", metadata={"k": "v"})
+    theirs = st.load_file(tmp_path / "e.safetensors")
+    for k in tensors:
+        assert_tensor_equal(tensors[k], theirs[k])
+    st.save_file({k: sample(torch, k) for k in DTYPES if k != "complex128"},
+                 tmp_path / "t.safetensors", metadata={"m": "1"})
+    ours = est.load_file(tmp_path / "t.safetensors")
+    for k in ours:
+        assert_tensor_equal(ours[k], sample(torch, k))
+    assert est.load_metadata(tmp_path / "t.safetensors") == {"m": "1"}
