@@ -118,4 +118,8 @@ divide = div
 # checkpoints, data loading (ember.utils)
 from .serialization import save, load  # noqa: E402
 from . import utils  # noqa: E402,F401
+from ._threads import set_num_threads, get_num_threads  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
+                  set_autocast_enabled, set_autocast_dtype, is_autocast_available)
 from . import nn  # noqa: E402,F401

@@ -306,11 +306,8 @@ class Tensor:
             return                          # a leaf keeps its grad anyway
         if self._retains_grad():
             return
-        import weakref
         self._get_extra()["retains_grad"] = True
-        if fn._retain_grad_hooks is None:
-            fn._retain_grad_hooks = {}
-        fn._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+        fn._retain_grad_of(self._output_nr, self)
 
     def register_hook(self, hook):
         if not self._requires_grad:
@@ -516,9 +513,8 @@ class Tensor:
         return self.to(legacy_type_dtype(dtype))
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import tensor
-        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
-                      requires_grad=requires_grad)
+        from .ops.creation import new_tensor
+        return new_tensor(self, data, dtype, device, requires_grad)
 
 
 def _copy_into_subclass(new, t):

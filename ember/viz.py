@@ -88,7 +88,12 @@ def _is_tensor(x):
 
 def _saved_values(fn):
     """(name, value) for what a backward node saved; empty once it has been freed."""
-    saved = getattr(fn, "_saved", None)
+    try:
+        saved = getattr(fn, "_saved", None)
+    except RuntimeError:                    # an ember node whose saved values were freed
+        return []
+    if saved is None and hasattr(type(fn), "_op"):
+        return []
     if isinstance(saved, dict):             # an ember op node
         names = list(saved)
     else:                                   # torch exposes saved values as _saved_<name>
@@ -126,8 +131,8 @@ def make_dot(output, params=None, show_saved=False):
 
     def add_node(fn):
         fid = node_id(fn)
-        variable = getattr(fn, "variable", None)
-        if variable is not None and _is_tensor(variable):        # AccumulateGrad: a leaf
+        if fn.name().endswith("AccumulateGrad"):                 # a leaf
+            variable = fn.variable
             label = f"{names.get(id(variable), '')}\n{_shape(variable)}".lstrip("\n")
             lines.append(f"\t{fid} [label={_quote(label)} fillcolor=lightblue "
                          f"tooltip={_quote(fn.name())}]")

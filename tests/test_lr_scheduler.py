@@ -51,6 +51,15 @@ SCHEDULES = {
     "SequentialLR": lambda S, o: S.SequentialLR(
         o, [S.LinearLR(o, start_factor=0.1, total_iters=5),
             S.CosineAnnealingLR(o, T_max=10, eta_min=0.001)], milestones=[5]),
+    "MultiplicativeLR": lambda S, o: S.MultiplicativeLR(o, lambda e: 0.9 if e % 3 else 1.05),
+    "ConstantLR": lambda S, o: S.ConstantLR(o),
+    "ConstantLR-factor": lambda S, o: S.ConstantLR(o, factor=0.2, total_iters=9),
+    "PolynomialLR": lambda S, o: S.PolynomialLR(o, total_iters=20, power=2.0),
+    "CosineAnnealingWarmRestarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=7),
+    "CosineAnnealingWarmRestarts-mult": lambda S, o: S.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=0.001),
+    "ChainedScheduler": lambda S, o: S.ChainedScheduler(
+        [S.ConstantLR(o, factor=0.5, total_iters=4), S.ExponentialLR(o, gamma=0.9)]),
     "SequentialLR-three": lambda S, o: S.SequentialLR(
         o, [S.ExponentialLR(o, gamma=0.9), S.StepLR(o, 2), S.LambdaLR(o, lambda e: 1.0)],
         milestones=[4, 11]),
@@ -82,7 +91,7 @@ def test_lr_sequence_matches_torch(what, optimizer):
         got, eopt, esched = run_schedule(ember, SCHEDULES[what], optimizer)
     assert got == expected                  # same formulas, so bit-identical floats
     assert eopt.param_groups[0].keys() - {"params"} == topt.param_groups[0].keys() - {"params"}
-    assert esched.last_epoch == tsched.last_epoch
+    assert getattr(esched, "last_epoch", None) == getattr(tsched, "last_epoch", None)
 
 
 def test_lr_sequence_is_not_trivial():
@@ -108,7 +117,8 @@ def test_onecycle_past_total_steps_raises_like_torch():
         "Tried to step 4 times. The specified number of total steps is 3"
 
 
-CLOSED_FORM = ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR-decay"]
+CLOSED_FORM = ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR-decay",
+               "ConstantLR-factor", "PolynomialLR", "CosineAnnealingWarmRestarts-mult"]
 
 
 @pytest.mark.parametrize("what", CLOSED_FORM)
@@ -120,13 +130,15 @@ def test_step_with_epoch_uses_closed_form_and_warns(what):
         lrs = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for epoch in [3, 1, 8, 8, 15, 2]:
+            for epoch in [3, 1, 8, 8, 15, 2, 21.5, 0.25]:
                 opt.step()
                 sched.step(epoch)
                 lrs.append(list(sched.get_last_lr()))
         results.append((lrs, sorted({str(w.message) for w in caught})))
     assert results[0] == results[1]
-    assert any("epoch parameter in `scheduler.step()`" in m for m in results[1][1])
+    # warm restarts take an epoch as their normal API (fractional ones too), without warning
+    warned = any("epoch parameter in `scheduler.step()`" in m for m in results[1][1])
+    assert warned == ("WarmRestarts" not in what)
 
 
 @pytest.mark.parametrize("mode,threshold_mode", [("min", "rel"), ("min", "abs"),
@@ -168,7 +180,8 @@ def test_reduce_lr_on_plateau_defaults_and_tensor_metric():
 
 
 @pytest.mark.parametrize("what", ["StepLR", "CosineAnnealingLR", "OneCycleLR", "LinearLR",
-                                  "MultiStepLR", "SequentialLR"])
+                                  "MultiStepLR", "SequentialLR", "ChainedScheduler",
+                                  "CosineAnnealingWarmRestarts-mult", "PolynomialLR"])
 def test_state_dict_matches_torch_and_round_trips(what):
     dicts = []
     for lib in (torch, ember):
@@ -288,6 +301,13 @@ ERRORS = {
     "sequential milestones": lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2)], milestones=[3]),
     "sequential empty": lambda S, o: S.SequentialLR(o, [], milestones=[]),
     "resume without initial_lr": lambda S, o: S.StepLR(o, 2, last_epoch=3),
+    "constant factor": lambda S, o: S.ConstantLR(o, factor=1.5),
+    "multiplicative not callable": lambda S, o: S.MultiplicativeLR(o, 0.5),
+    "warm restarts T_0": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=0),
+    "warm restarts T_mult": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=1.5),
+    "warm restarts epoch": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=2).step(-1),
+    "chained empty": lambda S, o: S.ChainedScheduler([]),
+    "chained plateau": lambda S, o: S.ChainedScheduler([S.ReduceLROnPlateau(o)], o),
 }
 
 

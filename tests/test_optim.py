@@ -271,6 +271,17 @@ def test_state_dict_format_matches_torch():
     assert esd["state"][0]["momentum_buffer"] is eo.state[ep[0]]["momentum_buffer"]
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_state_before_the_first_step_matches_torch(name):
+    # empty, except Adagrad's, which is created with the optimizer
+    init = make_data(np.float32)[0]
+    kw = dict(lr=0.1) if name == "SGD" else {}
+    to = getattr(torch.optim, name)(leaves(torch, init), **kw)
+    eo = getattr(ember.optim, name)(leaves(ember, init), **kw)
+    assert_state_dicts_match(eo.state_dict(), to.state_dict(), np.float32)
+    assert bool(eo.state_dict()["state"]) == (name == "Adagrad")
+
+
 def test_step_state_is_a_float_scalar_tensor():
     _, ep, to, eo = run_both("Adam", dict(lr=0.1), np.float32, steps=3)
     tstep = to.state[list(to.state)[0]]["step"]
@@ -555,3 +566,47 @@ def test_required_default():
                                          "parameter lr"):
         Needs(_param(ember))
     assert Needs([{"params": _param(ember), "lr": 0.5}]).param_groups[0]["lr"] == 0.5
+
+
+# ----------------------------------------------------------------------------- step hooks
+def _optimizer_module(lib):
+    import sys
+    return sys.modules[lib.optim.__name__ + ".optimizer"]
+
+
+def test_step_hooks_run_like_torch():
+    logs = []
+    for lib in (torch, ember):
+        log = []
+        p = lib.tensor(np.ones(2, np.float32), requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1)
+        module = _optimizer_module(lib)
+        handles = [
+            opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", len(a), sorted(k)))),
+            opt.register_step_post_hook(lambda o, a, k: log.append(("post", len(a)))),
+            module.register_optimizer_step_pre_hook(lambda o, a, k: log.append("global pre")),
+            module.register_optimizer_step_post_hook(lambda o, a, k: log.append("global post")),
+        ]
+        try:
+            p.grad = lib.ones(2)
+            opt.step()
+            opt.step(closure=lambda: 1.0)
+            handles[0].remove()
+            opt.step()
+        finally:
+            for h in handles:
+                h.remove()
+        opt.step()
+        logs.append(log)
+    assert logs[0] == logs[1]
+    assert logs[1][:4] == ["global pre", ("pre", 1, []), ("post", 1), "global post"]
+
+
+def test_step_pre_hook_can_replace_arguments():
+    p = ember.tensor(np.ones(2, np.float32), requires_grad=True)
+    opt = ember.optim.SGD([p], lr=0.1)
+    opt.register_step_pre_hook(lambda o, a, k: (a, {"closure": lambda: 7.0}))
+    assert opt.step() == 7.0
+    opt.register_step_pre_hook(lambda o, a, k: "bad")
+    with pytest.raises(RuntimeError, match="must return None or a tuple"):
+        opt.step()

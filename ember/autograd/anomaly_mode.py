@@ -47,7 +47,7 @@ class set_detect_anomaly:
 
 
 def record_trace(node):
-    node._trace = "".join(traceback.format_stack()[:-3])
+    node.extras().trace = "".join(traceback.format_stack()[:-3])
 
 
 def report_trace(node):

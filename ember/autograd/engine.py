@@ -54,9 +54,12 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
             node = _heappop(heap)[1]
             if dependencies.get(node, 0) > 0:
                 continue              # more gradient is still on its way; it is pushed again
-            grads_in = buffers.pop(node)
-            if node._tensor_pre_hooks or node._pre_hooks:
-                grads_in = _run_pre_hooks(node, grads_in)
+            grads_in = buffers.pop(node, None)
+            if grads_in is None:
+                continue              # a root also fed by another root: it already ran
+            extras = node._extras
+            if extras is not None and (extras.tensor_pre_hooks or extras.pre_hooks):
+                grads_in = _run_pre_hooks(extras, grads_in)
             if captures is not None:
                 for nr, g in enumerate(grads_in):
                     for i in captures.get((node, nr), ()):
@@ -67,19 +70,22 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                         (captures is None or (node, 0) in captures):
                     node.apply(grads_in, ())
             elif needed is None or node in needed:
-                if node._retain_grad_hooks:
-                    _retain_grads(node, grads_in)
+                if extras is not None and extras.retain_grad:
+                    _retain_grads(extras.retain_grad, grads_in)
                 next_functions = node.next_functions
                 if grads_in[0] is None and all(g is None for g in grads_in):
                     outputs = (None,) * len(next_functions)
                 else:
-                    needs = tuple(child is not None and (needed is None or child in needed)
-                                  for child, _ in next_functions)
+                    if needed is None:
+                        needs = [child is not None for child, _ in next_functions]
+                    else:
+                        needs = [child is not None and child in needed
+                                 for child, _ in next_functions]
                     outputs = _call_node(node, grads_in, needs)
                     if check_nan:
                         anomaly_mode.check_nan(node, outputs)
-                if node._post_hooks:
-                    for hook in list(node._post_hooks.values()):
+                if extras is not None and extras.post_hooks:
+                    for hook in list(extras.post_hooks.values()):
                         replaced = hook(outputs, grads_in)
                         if replaced is not None:
                             outputs = replaced
@@ -124,7 +130,8 @@ def _count_dependencies(roots):
         for child, _ in node.next_functions:
             if child is not None:
                 if child in seen:
-                    dependencies[child] += 1
+                    # get(): a root may also be the child of another root
+                    dependencies[child] = dependencies.get(child, 0) + 1
                 else:
                     dependencies[child] = 1
                     seen.add(child)
@@ -160,26 +167,26 @@ def _call_node(node, grads_in, needs):
         raise
 
 
-def _run_pre_hooks(node, grads):
+def _run_pre_hooks(extras, grads):
     grads = list(grads)
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
+    if extras.tensor_pre_hooks:
+        for nr, hooks in extras.tensor_pre_hooks.items():
             for hook in list(hooks.values()):
                 if grads[nr] is None:
                     continue
                 new = hook(grads[nr])
                 if new is not None:
                     grads[nr] = new
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
+    if extras.pre_hooks:
+        for hook in list(extras.pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
     return grads
 
 
-def _retain_grads(node, grads):
-    for nr, ref in node._retain_grad_hooks.items():
+def _retain_grads(retained, grads):
+    for nr, ref in retained.items():
         t = ref()
         g = grads[nr]
         if t is None or g is None:

@@ -8,6 +8,7 @@ graph is freed by reference counting alone.
 import itertools
 import os
 import sys
+import weakref
 
 from . import grad_mode
 
@@ -38,20 +39,28 @@ def add_hook(hooks, fn):
     return handle
 
 
+class NodeExtras:
+    """The rarely used parts of a node, allocated on first use (most nodes never need them)."""
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retain_grad", "metadata",
+                 "trace")
+
+    def __init__(self):
+        self.pre_hooks = None          # node.register_prehook(fn(grad_outputs))
+        self.post_hooks = None         # node.register_hook(fn(grad_inputs, grad_outputs))
+        self.tensor_pre_hooks = None   # {output_nr: {id: fn(grad)}} from Tensor.register_hook
+        self.retain_grad = None        # {output_nr: weakref to the tensor that retains grad}
+        self.metadata = None
+        self.trace = None              # forward stack, recorded under anomaly detection
+
+
 class Node:
     _n_outputs = 1      # how many outputs' gradients the node receives (more for split...)
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
-                 "_retain_grad_hooks", "_metadata", "_trace", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_extras", "__weakref__")
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._pre_hooks = None          # node.register_prehook(fn(grad_outputs))
-        self._post_hooks = None         # node.register_hook(fn(grad_inputs, grad_outputs))
-        self._tensor_pre_hooks = None   # {output_nr: {id: fn(grad)}} from Tensor.register_hook
-        self._retain_grad_hooks = None  # {output_nr: weakref to the tensor that retains grad}
-        self._metadata = None
-        self._trace = None              # forward stack, recorded under anomaly detection
+        self._extras = None
 
     def name(self):
         return type(self).__name__
@@ -59,29 +68,45 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def extras(self):
+        if self._extras is None:
+            self._extras = NodeExtras()
+        return self._extras
+
     @property
     def metadata(self):
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        extras = self.extras()
+        if extras.metadata is None:
+            extras.metadata = {}
+        return extras.metadata
+
+    @property
+    def _trace(self):
+        return self._extras.trace if self._extras is not None else None
 
     def register_hook(self, fn):
-        if self._post_hooks is None:
-            self._post_hooks = {}
-        return add_hook(self._post_hooks, fn)
+        extras = self.extras()
+        if extras.post_hooks is None:
+            extras.post_hooks = {}
+        return add_hook(extras.post_hooks, fn)
 
     def register_prehook(self, fn):
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return add_hook(self._pre_hooks, fn)
-
-    def _tensor_hooks(self, output_nr):
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        return self._tensor_pre_hooks.setdefault(output_nr, {})
+        extras = self.extras()
+        if extras.pre_hooks is None:
+            extras.pre_hooks = {}
+        return add_hook(extras.pre_hooks, fn)
 
     def _register_tensor_hook(self, output_nr, fn):
-        return add_hook(self._tensor_hooks(output_nr), fn)
+        extras = self.extras()
+        if extras.tensor_pre_hooks is None:
+            extras.tensor_pre_hooks = {}
+        return add_hook(extras.tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _retain_grad_of(self, output_nr, tensor):
+        extras = self.extras()
+        if extras.retain_grad is None:
+            extras.retain_grad = {}
+        extras.retain_grad[output_nr] = weakref.ref(tensor)
 
     def __call__(self, *grads):
         return self.apply(grads, ())

@@ -71,14 +71,16 @@ def _prod(xs):
 
 # ============================================================================ convolution kernels
 def _im2col(xp, x, kernel, stride, padding, dilation, out, groups):
-    """The im2col matrix (G, N*prod(out), C/G*prod(kernel)) of x: the one copy of a convolution."""
+    """The im2col matrix (G, C/G*prod(kernel), N*prod(out)) of x: the one copy of a convolution.
+
+    Kernel-major rows keep the copy's innermost axis the long, contiguous output row."""
     d = len(kernel)
     n, c = x.shape[:2]
     xpad = _pad_last(xp, x, [(p, p) for p in padding])
     win = _windows(xp, xpad, kernel, stride, dilation, out)       # N, C, *out, *kernel
     win = win.reshape((n, groups, c // groups) + win.shape[2:])   # split C: still a view
-    order = (1, 0) + tuple(range(3, 3 + d)) + (2,) + tuple(range(3 + d, 3 + 2 * d))
-    return win.transpose(order).reshape(groups, n * _prod(out), (c // groups) * _prod(kernel))
+    order = (1, 2) + tuple(range(3 + d, 3 + 2 * d)) + (0,) + tuple(range(3, 3 + d))
+    return win.transpose(order).reshape(groups, (c // groups) * _prod(kernel), n * _prod(out))
 
 
 def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
@@ -94,10 +96,9 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
                     for i in range(d))
     cols = _im2col(xp, x, kernel, stride, padding, dilation, out, groups)
     wmat = w.reshape(groups, o_ch // groups, -1)
-    y = xp.matmul(cols, wmat.transpose(0, 2, 1))                  # G, N*out, O/G
-    y = y.reshape((groups, n) + out + (o_ch // groups,))
-    order = (1, 0, 2 + d) + tuple(range(2, 2 + d))
-    return xp.ascontiguousarray(y.transpose(order)).reshape((n, o_ch) + out)
+    y = xp.matmul(wmat, cols)                                      # G, O/G, N*out
+    y = y.reshape((groups, o_ch // groups, n) + out)
+    return xp.ascontiguousarray(xp.moveaxis(y, 2, 0)).reshape((n, o_ch) + out)
 
 
 def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups):
@@ -128,7 +129,7 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups):
     cols = _im2col(xp, x, kernel, stride, padding, dilation, out, groups)
     gmat = g.reshape((n, groups, o_ch // groups, _prod(out))).transpose(1, 2, 0, 3)
     gmat = gmat.reshape(groups, o_ch // groups, n * _prod(out))
-    gw = xp.matmul(gmat, cols)                                      # G, O/G, C/G*kernel
+    gw = xp.matmul(gmat, cols.transpose(0, 2, 1))                  # G, O/G, C/G*kernel
     return gw.reshape((o_ch, c // groups) + tuple(kernel))
 
 
@@ -497,8 +498,12 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     d = len(pad) // 2
     if d not in (1, 2, 3) or input.dim() not in (d + 1, d + 2):
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
-                                  f"{input.dim()}D input tensor.")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     pairs = _pad_pairs(pad)
     if mode == "circular":
         return _circular_pad(input, pairs)

@@ -16,7 +16,7 @@ from ..autograd import grad_mode
 from ..ops.registry import primitive, COMMON, write_into
 from ..ops import reduction as R
 from ..ops import pointwise as P
-from ..ops.linalg import addmm, matmul, einsum
+from ..ops.linalg import addmm, matmul
 from ..ops.creation import zeros, _rng
 
 sigmoid = P.sigmoid
@@ -52,7 +52,13 @@ def linear(input, weight, bias=None):
 
 def bilinear(input1, input2, weight, bias=None):
     """y_o = x1^T W_o x2 + b_o over the last dims (leading dims are batch dims)."""
-    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    n_out, n1, n2 = weight.shape
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, n1)
+    x2 = input2.reshape(-1, 1, n2)
+    # (x1 W_i.) for every output at once, then the inner product with x2
+    t = matmul(x1, weight.permute(1, 0, 2).reshape(n1, n_out * n2)).reshape(-1, n_out, n2)
+    out = (t * x2).sum(-1).reshape(*lead, n_out)
     return out + bias if bias is not None else out
 
 
@@ -100,7 +106,7 @@ _leaky_relu = _elementwise(
     "leaky_relu", "LeakyReluBackward0",
     lambda xp, self, *, negative_slope: xp.where(self > 0, self, self * negative_slope)
     .astype(self.dtype),
-    lambda ctx, g: g * P.where(ctx.self > 0, 1.0, ctx.negative_slope).to(g.dtype))
+    lambda ctx, g: P.where(ctx.self > 0, g, g * ctx.negative_slope))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -256,7 +262,9 @@ def softsign(input):
 _hardsigmoid = _elementwise(
     "hardsigmoid", "HardsigmoidBackward0",
     lambda xp, self: (xp.clip(self + 3, 0, 6) / 6).astype(self.dtype),
-    lambda ctx, g: g * ((ctx.self > -3) & (ctx.self < 3)) * (1 / 6))
+    # torch's kernel multiplies by the float32 constant 1/6, also in float64
+    lambda ctx, g: g * ((ctx.self > -3) & (ctx.self < 3)) * _ONE_SIXTH_F32)
+_ONE_SIXTH_F32 = float(np.float32(1 / 6))
 
 
 def hardsigmoid(input, inplace=False):

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, array_module, CPU
-from .._tensor import Tensor
+from .._tensor import Tensor, Size
 from ..autograd import grad_mode
 from ._utils import as_shape
 from .registry import primitive, write_into, xp_of, Op
@@ -40,68 +40,124 @@ def _infer_dtype(data):
         return D.from_numpy_dtype(np.dtype(type(data)))
     if isinstance(data, numbers.Real):
         return D.get_default_dtype()
+    if isinstance(data, np.complexfloating):
+        return D.from_numpy_dtype(np.dtype(type(data)))
     if isinstance(data, numbers.Complex):
         return D.default_complex_dtype()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (str, bytes)):
+        raise ValueError(f"too many dimensions '{type(data).__name__}'")
+    if _is_sequence(data):
         result = None
         for item in data:
             d = _infer_dtype(item)
-            result = d if result is None else _promote_scalar_kinds(result, d)
+            result = d if result is None else D.promote_types(result, d)
         return result if result is not None else D.get_default_dtype()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _promote_scalar_kinds(a, b):
-    return D.promote_types(a, b)
+def _is_sequence(x):
+    return isinstance(x, (list, tuple, range)) or (
+        hasattr(x, "__len__") and hasattr(x, "__getitem__") and
+        not isinstance(x, (str, bytes, dict, Tensor, np.ndarray)))
 
 
-def _to_array(data, dtype):
-    if isinstance(data, Tensor):
-        return data._host().astype(dtype.np, copy=True)
-    if isinstance(data, (list, tuple)):
-        if any(isinstance(x, Tensor) for x in _flat(data)):
-            data = _tensors_to_lists(data)
-        _check_ragged(data)
-    try:
-        return np.array(data, dtype=dtype.np)
-    except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow") \
-            from None
+def _nested_lists(data, dtype):
+    """Python data as nested lists of numbers, with PyTorch's checks of its structure: the
+    shape is read along the first elements, and every other element must match it. A tensor
+    inside counts as one number."""
+    shape = []
+    first = data
+    while _is_sequence(first) or isinstance(first, np.ndarray) and first.ndim:
+        shape.append(len(first))
+        if not len(first):
+            break
+        first = first[0]
+    return _checked(data, shape, 0, dtype)
 
 
-def _flat(data):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
-
-
-def _tensors_to_lists(data):
-    if isinstance(data, Tensor):
-        if data._data.ndim == 0:
-            return data.item()
+def _checked(data, shape, depth, dtype):
+    if depth == len(shape):
+        if _is_sequence(data) or isinstance(data, np.ndarray) and data.ndim:
+            kind = type(data).__name__
+            raise TypeError(f"'{kind}' object cannot be interpreted as an integer"
+                            if dtype._category == 1 else f"must be real number, not {kind}")
+        return _scalar(data, dtype)
+    if isinstance(data, np.ndarray):
+        if data.shape != tuple(shape[depth:depth + data.ndim]) or data.ndim != len(shape) - depth:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got "
+                             f"{len(data)})")
         return data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_tensors_to_lists(x) for x in data]
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != shape[depth]:
+        raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got "
+                         f"{len(data)})")
+    return [_checked(x, shape, depth + 1, dtype) for x in data]
+
+
+def _scalar(data, dtype):
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            if dtype._category == 1:
+                raise TypeError("only integer tensors of a single element can be converted to "
+                                "an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._host().reshape(()).item() if data._dtype is not D.bfloat16 \
+            else float(data._host().reshape(()))
+    if isinstance(data, np.ndarray):
+        return data.item()
+    if data is None or not isinstance(data, (numbers.Number, np.bool_)):
+        raise TypeError(f"must be real number, not {type(data).__name__}")
     return data
 
 
-def _check_ragged(data, depth=0):
-    if not isinstance(data, (list, tuple)) or not data:
-        return
-    first = data[0]
-    is_seq = isinstance(first, (list, tuple))
-    n = len(first) if is_seq else None
-    for x in data:
-        if isinstance(x, (list, tuple)) != is_seq or (is_seq and len(x) != n):
-            got = len(x) if isinstance(x, (list, tuple)) else None
-            if got is None or n is None:
-                raise TypeError(f"not a sequence" if is_seq else
-                                f"expected a sequence of numbers, got {type(x).__name__}")
-            raise ValueError(f"expected sequence of length {n} at dim {depth + 1} (got {got})")
-        if is_seq:
-            _check_ragged(x, depth + 1)
+_INT_NAMES = {"float": "must be real number, not {}", "int": "'{}' object cannot be interpreted "
+                                                            "as an integer"}
+
+
+def _to_array(data, dtype):
+    """Nested Python data (or a tensor, or an array) as a new array of `dtype`."""
+    if isinstance(data, Tensor):
+        return data._host().astype(dtype.np, copy=True)
+    if isinstance(data, np.ndarray):
+        if any(s < 0 for s in data.strides):
+            raise ValueError(_NEGATIVE_STRIDES)
+        D.from_numpy_dtype(data.dtype)
+        return np.array(data, dtype=dtype.np)
+    if _is_sequence(data) and any(isinstance(x, np.ndarray) for x in data):
+        import warnings
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                      "consider converting the list to a single numpy.ndarray with numpy.array() "
+                      "before converting to a tensor. (Triggered internally at "
+                      "/pytorch/torch/csrc/utils/tensor_new.cpp:252.)", UserWarning, stacklevel=4)
+    values = _nested_lists(data, dtype)
+    natural = np.array(values) if not isinstance(values, bool) else np.array(values, np.bool_)
+    if natural.dtype == object or natural.dtype == np.uint64:
+        if dtype.np.kind in "fc" and natural.dtype == object:
+            natural = np.array(values, dtype=np.float64)
+        else:
+            raise ValueError("Overflow when unpacking long long")
+    kind = natural.dtype.kind
+    if kind in "US":
+        raise ValueError(f"too many dimensions 'str'")
+    if kind == "c" and dtype._category < 3 and dtype is not D.bool_:
+        raise TypeError(_INT_NAMES["int" if dtype._category == 1 else "float"]
+                        .format("complex"))
+    if dtype._category == 1 and natural.size:
+        if kind == "f" and not np.isfinite(natural).all():
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+        info = np.iinfo(dtype.np)
+        low = -info.max - 1 if dtype is D.uint8 else info.min     # uint8 wraps negatives
+        if natural.min() < low or natural.max() > info.max:
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+        if dtype is D.uint8 and kind in "iu":
+            natural = natural % 256
+    return natural.astype(dtype.np)
+
+
+_NEGATIVE_STRIDES = ("At least one stride in the given numpy array is negative, and tensors with "
+                     "negative strides are not currently supported. (You can probably work "
+                     "around this by making a copy of your array  with array.copy().) ")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -111,12 +167,33 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     dtype = dtype or _infer_dtype(data)
     device = as_device(device)
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     return _finish(_on_device(_to_array(data, dtype), device), dtype, device, requires_grad)
 
 
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """Tensor.new_tensor: a copy of `data` with self's dtype and device unless given."""
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=3)
+        data = data.detach()
+        out = data.to(device=device or self._device, dtype=dtype or self._dtype, copy=True)
+        return out.requires_grad_(True) if requires_grad else out
+    return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
+                  requires_grad=requires_grad)
+
+
 def as_tensor(data, dtype=None, device=None):
+    """Share memory with a tensor or a NumPy array when dtype and device allow, else copy."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype or device) else data
     if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
@@ -125,24 +202,39 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if copy:
+        out = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else \
+            obj.to(device=device, dtype=dtype, copy=True)
+    else:
+        out = as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 def from_numpy(array):
+    """A tensor over the array's memory (writes through either are seen by both)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     if any(s < 0 for s in array.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
-                         "with negative strides are not currently supported. (You can probably "
-                         "work around this by making a copy of your array  with array.copy().) ")
+        raise ValueError(_NEGATIVE_STRIDES)
     return Tensor._make(array, D.from_numpy_dtype(array.dtype))
 
 
-def scalar_tensor(value, like=None, dtype=None):
-    """A Python number as a zero-dim tensor (a wrapped operand where PyTorch needs a Tensor)."""
+def scalar_tensor(value, like=None, dtype=None, *, device=None, requires_grad=False,
+                  layout=None, pin_memory=False):
+    """A number as a zero-dim tensor. Internally, `like` places a wrapped operand on another
+    tensor's device with the number's own dtype; called as ember.scalar_tensor(s) the dtype
+    defaults, as in PyTorch, to the default float dtype."""
+    if like is None and dtype is None:
+        dtype = D.get_default_dtype()
     dtype = dtype or D.scalar_dtype(value)
-    device = like._device if isinstance(like, Tensor) else CPU
-    return Tensor._make(_on_device(np.array(value, dtype=dtype.np), device), dtype, device)
+    device = like._device if isinstance(like, Tensor) else as_device(device)
+    if isinstance(value, Tensor):
+        value = value.item()
+    return _finish(_on_device(np.array(value, dtype=dtype.np), device), dtype, device,
+                   requires_grad)
 
 
 def as_operand(x, dtype, like):
@@ -154,47 +246,96 @@ def as_operand(x, dtype, like):
 
 # ----------------------------------------------------------------------------- the legacy constructor
 _LEGACY_TYPES = {}
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+             "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
+             "int16": "short int", "int32": "int", "int64": "long int", "bool": "bool",
+             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def legacy_tensor(cls, args, device=None, dtype=None):
-    """`ember.Tensor(...)` / `FloatTensor(...)`: sizes, data, a tensor, or nothing."""
-    dtype = dtype or getattr(cls, "_legacy_dtype", None) or D.get_default_dtype()
+def _options(dtype):
+    return (f"TensorOptions(dtype={_CPP_TYPE[dtype.name]}, device=cpu, layout=Strided, "
+            f"requires_grad=false (default), pinned_memory=false (default), "
+            f"memory_format=(nullopt))")
+
+
+def legacy_tensor(cls, args, device=None, dtype=None, **kwargs):
+    """`ember.Tensor(...)` / `FloatTensor(...)`: sizes, data, a tensor, or nothing.
+
+    Sizes make an "uninitialised" tensor, which ember fills with zeros.
+    """
+    if kwargs or dtype is not None:
+        raise TypeError(_legacy_error(args, kwargs={**kwargs, **(
+            {"dtype": dtype} if dtype is not None else {})}))
+    fixed = getattr(cls, "_legacy_dtype", None)
+    dtype = fixed or D.get_default_dtype()
     device = as_device(device)
     if len(args) == 0:
-        return _finish(np.empty((0,), dtype.np), dtype, device, False)
+        return _finish(_on_device(np.empty((0,), dtype.np), device), dtype, device, False)
     if len(args) == 1:
         a = args[0]
         if isinstance(a, Tensor):
-            if a._dtype is not dtype and cls is not Tensor:
-                raise TypeError(f"expected {dtype.name} (got {a._dtype.name})")
-            return a.detach() if cls is Tensor else a.detach()
-        if isinstance(a, np.ndarray) or (isinstance(a, (list, tuple)) and
-                                          not (isinstance(a, tuple) and False)):
-            if isinstance(a, (list, tuple)) and a and not all(
-                    isinstance(x, (numbers.Number, list, tuple, Tensor, np.ndarray, np.number))
-                    for x in a):
-                raise TypeError(_legacy_error(args))
+            if fixed is not None and a._dtype is not fixed:
+                raise TypeError(f"expected {_options(fixed)} (got {_options(a._dtype)})")
+            return a.detach()
+        if isinstance(a, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
+        if isinstance(a, Size):                  # Tensor(x.shape): that size, not data
+            return _sized(tuple(a), dtype, device)
+        if isinstance(a, (list, tuple, np.ndarray)) or _is_sequence(a):
             return _finish(_on_device(_to_array(a, dtype), device), dtype, device, False)
+        if isinstance(a, numbers.Integral) and not isinstance(a, bool):
+            return _sized((a,), dtype, device)
+        raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
     if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
-        return _finish(_on_device(np.zeros(tuple(args), dtype.np), device), dtype, device, False)
-    if len(args) == 1 and isinstance(args[0], numbers.Number):
-        raise TypeError(_legacy_error(args))
+        return _sized(tuple(args), dtype, device)
+    if isinstance(args[0], numbers.Integral) and not isinstance(args[0], bool):
+        pos = next(i for i, a in enumerate(args)
+                   if not isinstance(a, numbers.Integral) or isinstance(a, bool))
+        raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos + 1} "
+                        f"with error \"type must be tuple of ints,but got "
+                        f"{type(args[pos]).__name__}\"")
     raise TypeError(_legacy_error(args))
 
 
-def _legacy_error(args):
+def _sized(shape, dtype, device):
+    _check_sizes(shape)
+    return _finish(xp_of(device).zeros(shape, dtype.np), dtype, device, False)
+
+
+def _check_sizes(shape):
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"[{', '.join(map(str, shape))}]")
+
+
+def _legacy_error(args, kwargs=None):
     def kind(a):
-        if isinstance(a, list):
-            inner = {type(x).__name__ for x in a}
-            return f"!list of [{', '.join(type(x).__name__ for x in a)}]!"
+        if isinstance(a, (list, tuple)):
+            word = type(a).__name__
+            return f"!{word} of [{', '.join(type(x).__name__ for x in a)}]!" if word == "list" \
+                else f"!tuple of ({', '.join(type(x).__name__ for x in a)})!"
         return f"!{type(a).__name__}!"
-    got = ", ".join(type(a).__name__ for a in args)
+    got = ", ".join([type(a).__name__ for a in args] +
+                    [f"{k}={_kw_type(v)}" for k, v in (kwargs or {}).items()])
+    if kwargs:
+        bad = ", ".join(kwargs)
+        return (f"new() received an invalid combination of arguments - got ({got}), but "
+                f"expected one of:\n * (*, torch.device device = None)\n * (torch.Storage "
+                f"storage)\n * (Tensor other)\n * (tuple of ints size, *, torch.device device = "
+                f"None)\n      didn't match because some of the keywords were incorrect: {bad}\n"
+                f" * (object data, *, torch.device device = None)\n      didn't match because "
+                f"some of the keywords were incorrect: {bad}\n")
     why = ", ".join(kind(a) for a in args)
     return (f"new() received an invalid combination of arguments - got ({got}), but expected "
             f"one of:\n * (*, torch.device device = None)\n      didn't match because some of "
             f"the arguments have invalid types: ({why})\n * (torch.Storage storage)\n * (Tensor "
             f"other)\n * (tuple of ints size, *, torch.device device = None)\n * (object data, "
             f"*, torch.device device = None)\n")
+
+
+def _kw_type(v):
+    return "torch.dtype" if isinstance(v, D.dtype) else type(v).__name__
 
 
 def legacy_type_dtype(name):
@@ -213,8 +354,7 @@ def legacy_type_dtype(name):
 _LEGACY_NAMES = {D.float32: "FloatTensor", D.float64: "DoubleTensor", D.float16: "HalfTensor",
                  D.bfloat16: "BFloat16Tensor", D.uint8: "ByteTensor", D.int8: "CharTensor",
                  D.int16: "ShortTensor", D.int32: "IntTensor", D.int64: "LongTensor",
-                 D.bool_: "BoolTensor", D.complex64: "ComplexFloatTensor",
-                 D.complex128: "ComplexDoubleTensor"}
+                 D.bool_: "BoolTensor"}    # PyTorch has no legacy type for complex dtypes
 
 
 def make_legacy_types():
@@ -230,38 +370,59 @@ def make_legacy_types():
     return out
 
 
-def _legacy_new(cls, *args, device=None):
-    t = legacy_tensor(cls, args, device=device, dtype=cls._legacy_dtype)
-    return t
+def _legacy_new(cls, *args, device=None, **kwargs):
+    return legacy_tensor(cls, args, device=device, **kwargs)
 
 
 # ----------------------------------------------------------------------------- filled
-def _factory(fill):
+def _sizes(fname, size):
+    """A factory's size argument (ints, or one sequence), with PyTorch's TypeErrors."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    elif len(size) > 1 and any(isinstance(s, (tuple, list)) for s in size):
+        raise TypeError(f"{fname}() takes 1 positional argument but {len(size)} were given")
+    for pos, s in enumerate(size):
+        if not hasattr(s, "__index__") or isinstance(s, bool):
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    return tuple(s.__index__() for s in size)
+
+
+def _factory(fname, fill):
     def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False, memory_format=None):
-        shape = as_shape(size)
-        for s in shape:
-            if s < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                                   f"[{', '.join(map(str, shape))}]")
+        shape = _sizes(fname, size)
+        if fname == "zeros" and any(s < 0 for s in shape):
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
         device = as_device(device)
-        xp = xp_of(device)
-        return _finish(fill(xp, shape, dtype.np), dtype, device, requires_grad)
+        return _finish(fill(xp_of(device), shape, dtype.np), dtype, device, requires_grad)
+    make.__name__ = fname
     return make
 
 
-zeros = _factory(lambda xp, s, d: xp.zeros(s, d))
-ones = _factory(lambda xp, s, d: xp.ones(s, d))
-empty = _factory(lambda xp, s, d: xp.zeros(s, d))   # zero-filled: no uninitialised reads
+zeros = _factory("zeros", lambda xp, s, d: xp.zeros(s, d))
+ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
+empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))   # zero-filled: no garbage reads
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    shape = _sizes("full", (size,))
+    _check_sizes(shape)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
         dtype = D.scalar_dtype(fill_value)
+    elif isinstance(fill_value, (int, float, complex)):
+        from .indexing import _check_fits
+        _check_fits(fill_value, dtype)
     device = as_device(device)
-    shape = as_shape((size,)) if not isinstance(size, int) else (size,)
     return _finish(xp_of(device).full(shape, fill_value, dtype.np), dtype, device, requires_grad)
 
 
@@ -276,13 +437,11 @@ def _like(fn):
 zeros_like = _like(zeros)
 ones_like = _like(ones)
 empty_like = _like(empty)
-rand_like = None   # defined after rand
-randn_like = None
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input._dtype,
+    return full(tuple(input.shape), fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)
 
 
@@ -307,29 +466,88 @@ def _dense(size, stride):
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
     return _finish(xp_of(device).eye(n, n if m is None else m, dtype=dtype.np), dtype, device,
                    requires_grad)
 
 
+def _fused_multiply_add(a, b, c):
+    """a * b + c with a single rounding, as PyTorch's arange computes it (NumPy has no fma):
+    the product's rounding error is recovered exactly by Dekker's splitting."""
+    p = a * b
+    split = 134217729.0                       # 2**27 + 1
+    def halves(x):
+        t = split * x
+        hi = t - (t - x)
+        return hi, x - hi
+    a_hi, a_lo = halves(np.float64(a))
+    b_hi, b_lo = halves(b)
+    err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return (p + c) + err
+
+
+def _arange_values(start, step, n, dtype):
+    """PyTorch's float arange, rounding for rounding: its CPU kernel fills blocks of one SIMD
+    vector (2 vectors at a time, the tail element-wise) from a base rounded to the dtype,
+    with fused multiply-adds in double precision."""
+    lanes = {2: 16, 4: 8, 8: 4}[dtype.itemsize] if dtype._category == 2 else 1
+    idx = np.arange(n, dtype=np.float64)
+    vectorised = n // (2 * lanes) * (2 * lanes)
+    block = np.where(idx < vectorised, idx // lanes * lanes, idx)
+    if dtype.itemsize == 2:
+        # half types accumulate in float32: a product of a float32 and a small integer is
+        # exact in double, so one rounding to float32 is the fused result
+        f32 = np.float32
+        start, step = float(f32(start)), float(f32(step))
+        base = (step * block + start).astype(f32).astype(dtype.np).astype(np.float64)
+        return (step * (idx - block) + base).astype(f32)
+    base = _fused_multiply_add(step, block, start).astype(dtype.np).astype(np.float64)
+    return _fused_multiply_add(step, idx - block, base)
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
            requires_grad=False, layout=None, pin_memory=False):
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    start, end, step = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for v in (start, end, step):
+        if isinstance(v, complex):
+            raise RuntimeError("value cannot be converted to type double without overflow")
     if dtype is None:
-        dtype = D.int64 if all(isinstance(v, numbers.Integral) for v in vals) \
+        dtype = D.int64 if all(isinstance(v, numbers.Integral) for v in (start, end, step)) \
             else D.get_default_dtype()
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is D.int64:
+        # an int64 range converts its bounds and step to integers first
+        if int(step) == 0:
+            raise (ValueError if step else RuntimeError)("step must be nonzero")
+        start, end, step = int(start), int(end), int(step)
+    elif step == 0:
+        raise RuntimeError("step must be nonzero")
+    for v in (start, end):
+        if isinstance(v, float) and not np.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0 or (end != start and (end > start) != (step > 0)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     device = as_device(device)
-    n = int(np.ceil((end - start) / step))
-    data = (start + step * np.arange(n, dtype=np.float64)) if dtype._category >= 2 else \
-        np.arange(start, end, step)
+    if dtype is D.int64:
+        sign = 1 if step > 0 else -1
+        num = end - start + step - sign
+        n = abs(num) // abs(step) * (1 if (num >= 0) == (step > 0) else -1)  # C++ division
+        data = start + step * np.arange(max(n, 0), dtype=np.int64)
+    elif dtype._category == 1:
+        # other integer dtypes count in doubles but step in integers
+        n = int(np.ceil((float(end) - float(start)) / float(step)))
+        data = int(start) + int(step) * np.arange(max(n, 0), dtype=np.int64)
+    else:
+        n = int(np.ceil((float(end) - float(start)) / float(step)))
+        data = _arange_values(float(start), float(step), max(n, 0), dtype)
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
 
 
@@ -349,6 +567,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
              requires_grad=False, layout=None):
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     data = np.power(base, np.linspace(start, end, steps, dtype=np.float64))
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
 
@@ -414,19 +634,36 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def _random_factory(sample):
+def _not_implemented(kernel, dtype):
+    from .._printing import scalar_type_name
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
+
+
+def _random_factory(fname, kernel, sample):
+    """rand/randn: floating or complex dtypes only (a complex sample draws both parts)."""
     def make(*size, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
-        shape = as_shape(size)
+        shape = _sizes(fname, size)
+        _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
+        if dtype._category < 2:
+            raise _not_implemented(kernel, dtype)
         device = as_device(device)
-        data = sample(_rng(generator), shape).astype(dtype.np)
-        return _finish(_on_device(data, device), dtype, device, requires_grad)
+        rng = _rng(generator)
+        if dtype.is_complex:
+            # PyTorch: each part of a complex normal has variance 1/2
+            scale = np.sqrt(0.5) if fname == "randn" else 1.0
+            data = (sample(rng, shape) + 1j * sample(rng, shape)) * scale
+        else:
+            data = sample(rng, shape)
+        return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
+    make.__name__ = fname
     return make
 
 
-rand = _random_factory(lambda rng, s: rng.random(s, dtype=np.float64))
-randn = _random_factory(lambda rng, s: rng.standard_normal(s))
+rand = _random_factory("rand", "check_uniform_bounds",
+                       lambda rng, s: rng.random(s, dtype=np.float64))
+randn = _random_factory("randn", "normal_kernel_cpu", lambda rng, s: rng.standard_normal(s))
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -439,22 +676,55 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
                  requires_grad=requires_grad)
 
 
+_RANDINT_SIGNATURES = (
+    " * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool "
+    "pin_memory = False, bool requires_grad = False)\n"
+    " * (int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+    "requires_grad = False)\n"
+    " * (int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = "
+    "None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False)\n"
+    " * (int low, int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+    "requires_grad = False)\n")
+
+
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None):
+            requires_grad=False, out=None, layout=None, pin_memory=False):
     if size is None:       # randint(high, size)
+        args = (low, high)
         low, high, size = 0, low, high
+    else:
+        args = (low, high, size)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)}), but expected one "
+                        f"of:\n{_RANDINT_SIGNATURES}")
+    shape = _sizes("randint", (size,))
+    _check_sizes(shape)
     dtype = dtype or D.int64
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    if dtype is D.bool_ and (high > 2 or low < 0):
+        raise RuntimeError("to - 1 is out of bounds for bool")
     device = as_device(device)
-    data = _rng(generator).integers(low, high, size=tuple(size)).astype(dtype.np)
+    data = _rng(generator).integers(low, high, size=shape).astype(dtype.np)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None):
-    return randint(low, high, input.shape, dtype=dtype or input._dtype,
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input._dtype,
                    device=device or input._device)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+             layout=None, pin_memory=False):
+    _check_sizes((n,))
     dtype = dtype or D.int64
     device = as_device(device)
     return _finish(_on_device(_rng(generator).permutation(n).astype(dtype.np), device), dtype,
@@ -462,8 +732,14 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
-           device=None, requires_grad=False):
+           device=None, requires_grad=False, layout=None, pin_memory=False):
     rng = _rng(generator)
+    if isinstance(std, Tensor):
+        if std._data.size and (std._data < 0).any():
+            bad = std._data[std._data < 0].flat[0]
+            raise RuntimeError(f"normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
@@ -471,20 +747,33 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
         data = rng.normal(0.0, 1.0, shape) * s + m
         return Tensor._make(data.astype(like._dtype.np), like._dtype, like._device)
+    if size is None:
+        raise TypeError(
+            "normal() received an invalid combination of arguments - got (float, float), but "
+            "expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = "
+            "None, Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator "
+            "generator = None, Tensor out = None)\n * (float mean, Tensor std, *, "
+            "torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, "
+            "tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+            "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+            "bool pin_memory = False, bool requires_grad = False)\n")
+    shape = _sizes("normal", (size,))
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
-    data = rng.normal(mean, std, tuple(size)).astype(dtype.np)
+    data = rng.normal(mean, std, shape).astype(dtype.np)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    probs = input._data if p is None else np.full(input.shape, p)
+    if input._dtype._category < 2 and p is None:
+        raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
+    probs = input._host() if p is None else np.full(input.shape, p)
     if np.any((probs < 0) | (probs > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
     data = (_rng(generator).random(input.shape) < probs).astype(input._dtype.np)
-    return Tensor._make(data, input._dtype, input._device)
+    return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -181,8 +181,10 @@ def _index_array(item):
         return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
     if isinstance(item, (bool, np.bool_)):
         return np.array(bool(item))
-    a = np.asarray(item)
-    if a.dtype == object or a.dtype.kind in "fcUSV":
+    if isinstance(item, (list, tuple)) and not item:
+        return np.zeros(0, np.int64)
+    a = np.asarray(item) if not isinstance(item, str) else None
+    if a is None or a.dtype == object or a.dtype.kind in "fcUSV":
         if isinstance(item, np.ndarray):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         from .creation import tensor
@@ -207,7 +209,7 @@ def _as_index_tuple(index):
                       "x[torch.tensor(seq)], which will result either in an error or a "
                       "different result (Triggered internally at "
                       "/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)
         return tuple(index)
     return (index,)
 
@@ -241,27 +243,27 @@ def _apply_index(self, index):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out, dim, advanced = self, 0, {}
-    seen_ellipsis = False
+    source_dim = 0              # the dim of `self` an item applies to (for error messages)
     for item in items:
         if item is None:
             out = V._unsqueeze(out, dim=dim)
             dim += 1
         elif item is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
             dim += ndim - consumed
+            source_dim += ndim - consumed
         elif isinstance(item, slice):
             out = _slice_item(out, dim, item)
             dim += 1
+            source_dim += 1
         elif _is_int(item):
             i = int(item.item() if isinstance(item, Tensor) else item)
             size = out._data.shape[dim]
             if i < -size or i >= size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
-                                 f"{size}")
+                raise IndexError(f"index {i} is out of bounds for dimension {source_dim} with "
+                                 f"size {size}")
             out = V._select(out, dim=dim, index=i + size if i < 0 else i)
-        elif isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_)):
+            source_dim += 1
+        elif isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_, str)):
             a = _index_array(item)
             if a.dtype == np.bool_ and a.ndim == 0:
                 # x[True] / x[False]: a new dim of size 1 or 0
@@ -271,9 +273,10 @@ def _apply_index(self, index):
             else:
                 advanced[dim] = a
                 dim += a.ndim if a.dtype == np.bool_ else 1
+                source_dim += a.ndim if a.dtype == np.bool_ else 1
         else:
             raise IndexError(_INVALID_INDEX.format(type(item).__name__))
-    return out, advanced
+    return out, advanced, items
 
 
 def _slice_item(t, dim, item):
@@ -322,13 +325,12 @@ def _advanced_tuple(t, advanced):
 
 
 def getitem(self, index):
-    out, advanced = _apply_index(self, index)
+    out, advanced, items = _apply_index(self, index)
     if advanced:
         return _index(out, indices=_advanced_tuple(out, advanced))
     if out is self:
         # x[:] and x[...] still return a new tensor: torch shows SliceBackward0 for a slice,
         # AliasBackward0 otherwise
-        items = _as_index_tuple(index)
         if self._data.ndim and any(isinstance(i, slice) for i in items):
             return V._slice(self, dim=0, start=0, stop=self._data.shape[0], step=1)
         return V._alias(self)
@@ -337,7 +339,7 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     value = _value_tensor(self, value)
-    target, advanced = _apply_index(self, index)
+    target, advanced, _ = _apply_index(self, index)
     if advanced:
         indices = _advanced_tuple(target, advanced)
         result_shape = np.empty(target._data.shape, bool)[indices].shape
@@ -375,6 +377,8 @@ def _value_tensor(self, value):
     from .creation import scalar_tensor
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         _check_fits(value, self._dtype)
+        if self._dtype is D.uint8 and value < 0:
+            value = int(value) % 256                 # PyTorch wraps negatives into uint8
         return scalar_tensor(value, self, self._dtype)
     from .._printing import legacy_type_name
     raise TypeError(f"can't assign a {type(value).__name__} to a "
@@ -701,7 +705,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     from .reduction import _named
     v, i = _kthvalue(input, k=k, dim=d, keepdim=keepdim)
     return _named("kthvalue")(v, i)

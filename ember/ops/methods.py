@@ -139,6 +139,10 @@ for _name in ["pow", "remainder", "fmod", "atan2", "neg", "abs", "sign", "recipr
               "float_power", "cumsum", "cumprod"]:
     setattr(Tensor, _name + "_", _inplace_via(getattr(Tensor, _name)))
 
+# the differentiable pointwise primitives' own in-place forms (their nodes save self as it was)
+for _name, _fn in P.INPLACE.items():
+    setattr(Tensor, _name, _fn)
+
 
 def _unsqueeze_(self, dim):
     return _set_view_shape(self, V.unsqueeze(self, dim))
@@ -174,14 +178,7 @@ def _reflect(fn):
 
 
 def _reflected_scalar(fn, self, other):
-    from .creation import scalar_tensor
-    if fn is P.sub:
-        return P._rsub(self, other)
-    if fn is P.div:
-        return P.mul(P.reciprocal(self), other)
-    if fn is P.pow:
-        return P._pow_scalar_base(other, self)
-    return fn(scalar_tensor(other, self), self)
+    return fn(other, self)      # the pointwise ops take a number first (2 - x, 1 / x, 2 ** x)
 
 
 def _binary(fn):
@@ -193,21 +190,25 @@ def _binary(fn):
     return op
 
 
+_PLAIN_OPERANDS = (Tensor, float, int)
+
+
 def _fast(op, public):
-    """Operator for the hot path: straight to the primitive when `other` is a tensor."""
+    """Operator for the hot path: straight to the primitive for a floating-point tensor and
+    another tensor or a Python number (no bool/int corner cases to check there)."""
     def method(self, other):
-        if other.__class__ is Tensor:
+        if self._dtype._category >= 2 and other.__class__ in _PLAIN_OPERANDS:
             return op(self, other)
         return public(self, other)
     return method
 
 
 Tensor.__add__ = _fast(P._add, _binary(P.add))
-Tensor.__radd__ = _binary(P.add)
+Tensor.__radd__ = _fast(P._add, _binary(P.add))
 Tensor.__sub__ = _fast(P._sub, _binary(P.sub))
 Tensor.__rsub__ = _reflect(P.sub)
 Tensor.__mul__ = _fast(P._mul, _binary(P.mul))
-Tensor.__rmul__ = _binary(P.mul)
+Tensor.__rmul__ = _fast(P._mul, _binary(P.mul))
 Tensor.__truediv__ = _fast(P._div, _binary(P.div))
 Tensor.__rtruediv__ = _reflect(P.div)
 Tensor.__floordiv__ = _binary(P.floor_divide)
@@ -221,7 +222,7 @@ Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)
 Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
-Tensor.__invert__ = P.bitwise_not
+Tensor.__invert__ = P.invert
 Tensor.__and__ = _binary(P.bitwise_and)
 Tensor.__rand__ = _binary(P.bitwise_and)
 Tensor.__or__ = _binary(P.bitwise_or)

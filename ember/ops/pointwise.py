@@ -27,11 +27,67 @@ def _check_number(x, name):
                         f"{type(x).__name__}")
 
 
+# ----------------------------------------------------------------------------- helpers
+def _cast_like(value, array):
+    """A Python number as a NumPy scalar of `array`'s dtype (ints wrap, as PyTorch casts them):
+    NumPy would otherwise widen some (bfloat16 * 0.5 -> float32)."""
+    dtype = array.dtype
+    try:
+        return dtype.type(value)
+    except (OverflowError, TypeError, ValueError):
+        return np.asarray(value).astype(dtype)[()]
+
+
+def _wrapped(value, like):
+    """A Python number as the zero-dim tensor PyTorch wraps it in when an op has no Scalar
+    overload: its dtype is the result dtype with `like`, so it never raises the result type."""
+    from .creation import scalar_tensor
+    dtype = D.result_dtype([like, value])
+    return scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
+
+
+def _promote_to(input, *numbers, float_=False):
+    """`input` cast to its result dtype with the Python numbers (an int tensor raised to 2.5 is
+    computed in float), for ops that take numbers as options rather than as operands."""
+    dtype = D.result_dtype([input, *numbers])
+    if float_ and dtype._category < 2:
+        dtype = D.get_default_dtype()
+    return input if dtype is input._dtype else input.to(dtype)
+
+
+def _check_alpha(input, other, alpha):
+    if alpha == 1:
+        return
+    dtype = D.result_dtype([input, other])
+    if isinstance(alpha, bool) and dtype is not D.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype._category < 2 and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def _int_pow(xp, base, exponent):
+    """Integer power as PyTorch computes it: a negative exponent gives 1/base**|e| truncated
+    (1 for base 1, +-1 for base -1, else 0) instead of NumPy's error."""
+    negative = exponent < 0
+    if not xp.any(negative):
+        return xp.power(base, exponent)
+    out = xp.power(base, xp.where(negative, 0, exponent).astype(base.dtype if hasattr(
+        base, "dtype") else exponent.dtype))
+    odd = (exponent % 2) != 0
+    small = xp.where(base == 1, 1, xp.where(base == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(negative, small, out).astype(out.dtype)
+
+
+def _is_int_array(x):
+    return getattr(x, "dtype", np.dtype(np.float64)).kind in "iub"
+
+
 # ----------------------------------------------------------------------------- arithmetic
 @primitive("add", node="AddBackward0", promote=COMMON)
 def _add(xp, self, other, *, alpha=1):
     if alpha != 1:
-        other = xp.multiply(other, alpha)
+        other = xp.multiply(other, _cast_like(alpha, xp.asarray(other)))
     return xp.add(self, other)
 
 
@@ -43,7 +99,7 @@ def _(ctx, grad):
 @primitive("sub", node="SubBackward0", promote=COMMON)
 def _sub(xp, self, other, *, alpha=1):
     if alpha != 1:
-        other = xp.multiply(other, alpha)
+        other = xp.multiply(other, _cast_like(alpha, xp.asarray(other)))
     return xp.subtract(self, other)
 
 
@@ -53,14 +109,16 @@ def _(ctx, grad):
 
 
 @primitive("rsub", node="RsubBackward1", promote=COMMON)
-def _rsub(xp, self, other, *, alpha=1):
-    # other - alpha * self, with `other` a Python number
-    return xp.subtract(other, self if alpha == 1 else xp.multiply(self, alpha))
+def _rsub(xp, self, *, other, alpha=1):
+    # other - alpha * self, with `other` a Python number (an option: torch's graph has no edge)
+    if alpha != 1:
+        self = xp.multiply(self, _cast_like(alpha, self))
+    return xp.subtract(_cast_like(other, self), self)
 
 
 @_rsub.derivative
 def _(ctx, grad):
-    return (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
+    return -grad if ctx.alpha == 1 else grad * -ctx.alpha
 
 
 def _check_bool_sub(a, b):
@@ -72,21 +130,26 @@ def _check_bool_sub(a, b):
 
 def add(input, other, *, alpha=1, out=None):
     if not _is_tensor(input):
-        return _out(_add(other, input) if alpha == 1 else _add(other * alpha, input), out)
+        input, other = other, input
+    _check_alpha(input, other, alpha)
     return _out(_add(input, other, alpha=alpha), out)
 
 
 def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
-    if not _is_tensor(input):
-        return _out(_rsub(other, input, alpha=alpha), out)
+    if not _is_tensor(input):            # number - tensor
+        return rsub(other, input, alpha=alpha, out=out)
+    _check_alpha(input, other, alpha)
     return _out(_sub(input, other, alpha=alpha), out)
 
 
-def rsub(input, other, *, alpha=1):
+def rsub(input, other, *, alpha=1, out=None):
+    """other - alpha * input."""
     if _is_tensor(other):
-        return sub(other, input, alpha=alpha)
-    return _rsub(input, other, alpha=alpha)
+        return sub(other, input, alpha=alpha, out=out)
+    _check_bool_sub(input, other)
+    _check_alpha(input, other, alpha)
+    return _out(_rsub(_promote_to(input, other), other=other, alpha=alpha), out)
 
 
 @primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON)
@@ -120,27 +183,31 @@ def _(ctx, grad):
     return ga, gb
 
 
+def _check_int_zero(xp, self, other):
+    if _is_int_array(self) and _is_int_array(other) and xp.any(xp.asarray(other) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 @primitive("div.rounding", node="DivBackward2", promote=COMMON)
 def _div_rounding(xp, self, other, *, rounding_mode):
-    if xp.issubdtype(xp.result_type(self), xp.integer) and _has_zero(xp, other):
-        raise RuntimeError("ZeroDivisionError")
+    _check_int_zero(xp, self, other)
+    if _is_int_array(self):
+        if rounding_mode == "floor":
+            return xp.floor_divide(self, other)
+        # truncation toward zero: the floor quotient, moved up by one where it was rounded down
+        q = xp.floor_divide(self, other)
+        inexact = (q * other != self) & ((self < 0) != (xp.asarray(other) < 0))
+        return (q + inexact).astype(q.dtype)
     if rounding_mode == "floor":
-        if xp.issubdtype(xp.result_type(self), xp.floating):
-            return xp.floor(xp.true_divide(self, other)).astype(xp.result_type(self))
+        # floored from the remainder, not from the rounded quotient: 1 // 0.1 is 9 (as PyTorch)
         return xp.floor_divide(self, other)
-    q = xp.true_divide(self, other)
-    out = xp.trunc(q)
-    return out.astype(xp.result_type(self, other)) if xp.ndim(out) else \
-        xp.asarray(out).astype(xp.result_type(self))
+    return xp.trunc(xp.true_divide(self, other))
 
 
 @_div_rounding.derivative
 def _(ctx, grad):
-    return grad * 0, None
-
-
-def _has_zero(xp, x):
-    return bool(xp.any(xp.asarray(x) == 0))
+    zero = grad * 0
+    return zero, zero
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -149,10 +216,9 @@ def div(input, other, *, rounding_mode=None, out=None):
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
                                f"'floor' but found '{rounding_mode}'")
         if not _is_tensor(input):
-            from .creation import scalar_tensor
-            input = scalar_tensor(input, other)
+            input = _wrapped(input, other)
         return _out(_div_rounding(input, other, rounding_mode=rounding_mode), out)
-    if not _is_tensor(input):
+    if not _is_tensor(input):            # number / tensor: PyTorch's graph is reciprocal * number
         return _out(mul(reciprocal(other), input), out)
     return _out(_div(input, other), out)
 
@@ -167,60 +233,88 @@ def floor_divide(input, other, *, out=None):
     return div(input, other, rounding_mode="floor", out=out)
 
 
-@primitive("remainder", node="RemainderBackward0", promote=COMMON)
+@primitive("remainder", node="RemainderBackward1", save=("self", "other"), promote=COMMON)
 def _remainder(xp, self, other):
-    if xp.issubdtype(xp.result_type(self), xp.integer) and _has_zero(xp, other):
-        raise RuntimeError("ZeroDivisionError")
+    _check_int_zero(xp, self, other)
     return xp.remainder(self, other)
 
 
 @_remainder.derivative
 def _(ctx, grad):
-    return grad, None
+    needs = ctx.needs_input_grad
+    return grad, (-grad * div(ctx.self, ctx.other, rounding_mode="floor") if needs[1] else None)
+
+
+@primitive("remainder.scalar", node="RemainderBackward0", promote=None)
+def _remainder_scalar(xp, self, *, other):
+    other = _cast_like(other, self)
+    _check_int_zero(xp, self, other)
+    return xp.remainder(self, other)
+
+
+@_remainder_scalar.derivative
+def _(ctx, grad):
+    return grad
 
 
 def remainder(input, other, *, out=None):
     if not _is_tensor(input):
-        from .creation import scalar_tensor
-        input = scalar_tensor(input, other)
+        input = _wrapped(input, other)
+    if not _is_tensor(other):
+        return _out(_remainder_scalar(_promote_to(input, other), other=other), out)
     return _out(_remainder(input, other), out)
 
 
-@primitive("fmod", node="FmodBackward0", promote=COMMON)
+@primitive("fmod", node="FmodBackward1", save=("self", "other"), promote=COMMON)
 def _fmod(xp, self, other):
-    if xp.issubdtype(xp.result_type(self), xp.integer) and _has_zero(xp, other):
-        raise RuntimeError("ZeroDivisionError")
+    _check_int_zero(xp, self, other)
     return xp.fmod(self, other)
 
 
 @_fmod.derivative
 def _(ctx, grad):
-    return grad, None
+    needs = ctx.needs_input_grad
+    return grad, (-grad * div(ctx.self, ctx.other, rounding_mode="trunc") if needs[1] else None)
+
+
+@primitive("fmod.scalar", node="FmodBackward0", promote=None)
+def _fmod_scalar(xp, self, *, other):
+    other = _cast_like(other, self)
+    _check_int_zero(xp, self, other)
+    return xp.fmod(self, other)
+
+
+@_fmod_scalar.derivative
+def _(ctx, grad):
+    return grad
 
 
 def fmod(input, other, *, out=None):
+    if not _is_tensor(other):
+        return _out(_fmod_scalar(_promote_to(input, other), other=other), out)
     return _out(_fmod(input, other), out)
 
 
-@primitive("pow", node="PowBackward0", save=("self", "exponent"), promote=COMMON)
-def _pow_scalar(xp, self, exponent):
-    if xp.issubdtype(self.dtype, xp.integer) and not isinstance(exponent, float) and \
-            exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return xp.power(self, exponent)
+@primitive("pow", node="PowBackward0", save=("self",), promote=None)
+def _pow_scalar(xp, self, *, exponent):
+    if _is_int_array(self):
+        return _int_pow(xp, self, _cast_like(exponent, self))
+    return xp.power(self, _cast_like(exponent, self))
 
 
 @_pow_scalar.derivative
 def _(ctx, grad):
     e = ctx.exponent
     if e == 0:
-        return grad * 0, None
-    return grad * e * ctx.self.pow(e - 1), None
+        return grad * 0
+    return grad * e * ctx.self.pow(e - 1)
 
 
 @primitive("pow.tensor", node="PowBackward1", save=("self", "exponent", "result"),
            promote=COMMON)
 def _pow_tensor(xp, self, exponent):
+    if _is_int_array(self):
+        return _int_pow(xp, self, exponent)
     return xp.power(self, exponent)
 
 
@@ -228,31 +322,38 @@ def _pow_tensor(xp, self, exponent):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     base, exp_ = ctx.self, ctx.exponent
-    ga = grad * exp_ * base.pow(exp_ - 1) if needs[0] else None
+    ga = where(exp_ == 0, grad * 0, grad * exp_ * base.pow(exp_ - 1)) if needs[0] else None
     gb = None
     if needs[1]:
-        safe_log = where(base == 0, base * 0, log(where(base == 0, base * 0 + 1, base)))
-        gb = grad * ctx.result * safe_log
+        # d/de base**e = result * log(base); PyTorch takes it as 0 where base and result are 0
+        safe_log = log(where(base == 0, base * 0 + 1, base))
+        gb = where((base == 0) & (exp_ >= 0), grad * 0, grad * ctx.result * safe_log)
     return ga, gb
 
 
-@primitive("pow.scalar_base", node="PowBackward2", save=("exponent", "self", "result"),
-           promote=COMMON)
-def _pow_scalar_base(xp, exponent, self):
-    return xp.power(self, exponent)
+@primitive("pow.scalar_base", node="PowBackward2", save=("result",), promote=None)
+def _pow_scalar_base(xp, exponent, *, base):
+    if _is_int_array(exponent):
+        return _int_pow(xp, xp.full_like(exponent, base), exponent)
+    return xp.power(_cast_like(base, exponent), exponent)
 
 
 @_pow_scalar_base.derivative
 def _(ctx, grad):
-    return grad * ctx.result * math.log(ctx.self), None
+    if ctx.base == 0:
+        return grad * 0
+    return grad * ctx.result * math.log(ctx.base)
 
 
 def pow(input, exponent, *, out=None):
-    if not _is_tensor(input):
-        return _out(_pow_scalar_base(exponent, input), out)
+    if not _is_tensor(input):           # number ** tensor
+        return _out(_pow_scalar_base(_promote_to(exponent, input), base=input), out)
     if _is_tensor(exponent):
         return _out(_pow_tensor(input, exponent), out)
-    return _out(_pow_scalar(input, exponent), out)
+    if input._dtype._category < 2 and not isinstance(exponent, float) and exponent < 0 and \
+            D.result_dtype([input, exponent])._category < 2:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _out(_pow_scalar(_promote_to(input, exponent), exponent=exponent), out)
 
 
 def float_power(input, exponent):
@@ -437,10 +538,8 @@ def square(input):
 
 
 @primitive("round", node="RoundBackward0", promote=None)
-def _round(xp, self, *, decimals=0):
-    if decimals == 0:
-        return xp.round(self) if self.dtype.kind not in "iub" else self.copy()
-    return xp.round(self, decimals)
+def _round(xp, self):
+    return xp.round(self) if not _is_int_array(self) else self.copy()
 
 
 @_round.derivative
@@ -448,14 +547,37 @@ def _(ctx, grad):
     return grad * 0
 
 
-def round(input, *, decimals=0, out=None):
-    return _out(_round(input, decimals=decimals), out)
+@primitive("round.decimals", node="RoundBackward1", promote=None)
+def _round_decimals(xp, self, *, decimals):
+    if _is_int_array(self):
+        return self.copy()
+    # scale, round half to even, unscale: in float32 at least, as PyTorch computes it
+    wide = self.astype(np.float32) if self.dtype.itemsize < 4 else self
+    ten = wide.dtype.type(10.0)
+    if decimals >= 0:
+        scale = ten ** decimals
+        out = xp.round(wide * scale) / scale
+    else:
+        scale = ten ** -decimals
+        out = xp.round(wide / scale) * scale
+    return out.astype(self.dtype)
+
+
+@_round_decimals.derivative
+def _(ctx, grad):
+    return grad * 0
+
+
+def round(input, *, decimals=None, out=None):
+    if decimals is None:
+        return _out(_round(input), out)
+    return _out(_round_decimals(input, decimals=decimals), out)
 
 
 @primitive("logit", node="LogitBackward0", save=("self",), promote=FLOAT)
 def _logit(xp, self, *, eps=None):
     if eps is not None:
-        self = xp.clip(self, eps, 1 - eps)
+        self = xp.clip(self, _cast_like(eps, self), _cast_like(1 - eps, self))
     return xp.log(self / (1 - self))
 
 
@@ -472,19 +594,24 @@ def logit(input, eps=None, *, out=None):
     return _out(_logit(input, eps=eps), out)
 
 
-@primitive("nan_to_num", node="NanToNumBackward0", promote=None)
+@primitive("nan_to_num", node="NanToNumBackward0", save=("self",), promote=None)
 def _nan_to_num(xp, self, *, nan, posinf, neginf):
-    if self.dtype.kind not in "fc":
+    if self.dtype.kind not in "fcV":
         return self.copy()
-    info = np.finfo(self.dtype) if self.dtype.kind == "f" else None
-    big = info.max if info is not None else None
-    return xp.nan_to_num(self, nan=nan, posinf=big if posinf is None else posinf,
-                         neginf=-big if neginf is None else neginf)
+    if self.dtype.kind == "c":
+        return xp.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+    import ml_dtypes                     # finfo that knows bfloat16
+    big = float(ml_dtypes.finfo(self.dtype).max)
+    hi = _cast_like(big if posinf is None else posinf, self)
+    lo = _cast_like(-big if neginf is None else neginf, self)
+    out = xp.where(xp.isnan(self), _cast_like(nan, self), self)
+    return xp.where(out == xp.inf, hi, xp.where(out == -xp.inf, lo, out)).astype(self.dtype)
 
 
 @_nan_to_num.derivative
 def _(ctx, grad):
-    return grad * 0 + grad  # d/dx is 1 where finite; torch also passes 0 at non-finite inputs
+    # the values replaced (nan, +-inf) do not depend on the input
+    return where(isfinite(ctx.self), grad, grad * 0)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
@@ -492,11 +619,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 # ----------------------------------------------------------------------------- clamp
-@primitive("clamp", node="ClampBackward1", save=("self",), promote=COMMON)
+@primitive("clamp", node="ClampBackward1", save=("self",), promote=None)
 def _clamp(xp, self, *, min, max):
-    if min is not None and max is not None and min > max:
-        return xp.full_like(self, max)
-    return xp.clip(self, min, max).astype(self.dtype, copy=False)
+    # the bounds are cast to the tensor's dtype first (uint8 clamped at -1 has min 255)
+    lo = _cast_like(min, self) if min is not None else None
+    hi = _cast_like(max, self) if max is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        return xp.full_like(self, hi)
+    return xp.clip(self, lo, hi).astype(self.dtype, copy=False)
 
 
 @_clamp.derivative
@@ -512,11 +642,12 @@ def _(ctx, grad):
 
 
 @primitive("clamp.tensor", node="ClampBackward0", save=("self", "min", "max"), promote=COMMON)
-def _clamp_tensor(xp, self, min, max):
+def _clamp_tensor(xp, self, min, max, *, has_min, has_max):
+    # a missing bound arrives as a zero-dim placeholder (no edge), and is not applied
     out = self
-    if min is not None:
+    if has_min:
         out = xp.maximum(out, min)
-    if max is not None:
+    if has_max:
         out = xp.minimum(out, max)
     return out
 
@@ -524,24 +655,31 @@ def _clamp_tensor(xp, self, min, max):
 @_clamp_tensor.derivative
 def _(ctx, grad):
     x, lo, hi = ctx.self, ctx.min, ctx.max
-    mask = (x >= lo) & (x <= hi)
-    return where(mask, grad, grad * 0), where(x < lo, grad, grad * 0), \
-        where(x > hi, grad, grad * 0)
+    zero = grad * 0
+    keep = None
+    g_lo = g_hi = None
+    if ctx.has_min:
+        keep = x >= lo
+        g_lo = where(x < lo, grad, zero)
+    if ctx.has_max:
+        keep = (x <= hi) if keep is None else keep & (x <= hi)
+        g_hi = where(x > hi, grad, zero)
+    return where(keep, grad, zero), g_lo, g_hi
 
 
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
-        lo = min if min is not None else full_like_scalar(input, -math.inf)
-        hi = max if max is not None else full_like_scalar(input, math.inf)
-        return _out(_clamp_tensor(input, lo, hi), out)
+        lo = min if min is not None else _wrapped(0, input)
+        hi = max if max is not None else _wrapped(0, input)
+        lo = lo if _is_tensor(lo) else _wrapped(lo, input)
+        hi = hi if _is_tensor(hi) else _wrapped(hi, input)
+        return _out(_clamp_tensor(input, lo, hi, has_min=min is not None,
+                                  has_max=max is not None), out)
     # the result dtype follows promotion with the bounds (int tensor clamped by 0.5 -> float)
-    probe = [input] + [b for b in (min, max) if b is not None]
-    dtype = D.result_dtype(probe)
-    if dtype is not input._dtype:
-        input = input.to(dtype)
-    return _out(_clamp(input, min=min, max=max), out)
+    bounds = [b for b in (min, max) if b is not None]
+    return _out(_clamp(_promote_to(input, *bounds), min=min, max=max), out)
 
 
 def full_like_scalar(t, value):
@@ -561,16 +699,18 @@ def clamp_max(input, max):
 
 
 # ----------------------------------------------------------------------------- ternary
-@primitive("where", node="WhereBackward0", save=("condition",))
-def _where(xp, condition, self, other):
-    return xp.where(condition, self, other)
+# The condition of where() and the mask of masked_fill() are options, not operands: PyTorch's
+# graph has no edge for them.
+@primitive("where", node="WhereBackward0", promote=COMMON)
+def _where(xp, self, other, *, condition):
+    return xp.where(condition._data, self, other)
 
 
 @_where.derivative
 def _(ctx, grad):
     c = ctx.condition
     zero = grad * 0
-    return None, where(c, grad, zero), where(c, zero, grad)
+    return where(c, grad, zero), where(c, zero, grad)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -583,10 +723,17 @@ def where(condition, input=None, other=None, *, out=None):
         else:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                                f"tensor with dtype {_type_name(condition._dtype)}")
-    dtype = D.result_dtype([x for x in (input, other)])
-    from .creation import as_operand
-    input, other = as_operand(input, dtype, condition), as_operand(other, dtype, condition)
-    return _out(_where(condition, input, other), out)
+    if not _is_tensor(input) and not _is_tensor(other):
+        from .creation import scalar_tensor
+        dtype = D.result_dtype([input, other])
+        input = scalar_tensor(input, condition, dtype)
+    if not _is_tensor(input):
+        input = _wrapped(input, other)
+    if not _is_tensor(other):
+        other = _wrapped(other, input)
+    from .registry import check_broadcast
+    check_broadcast((condition, input, other))
+    return _out(_where(input, other, condition=condition), out)
 
 
 def _type_name(dtype):
@@ -594,25 +741,45 @@ def _type_name(dtype):
     return scalar_type_name(dtype)
 
 
-@primitive("masked_fill", node="MaskedFillBackward0", save=("mask",))
-def _masked_fill(xp, self, mask, *, value):
-    return xp.where(mask, xp.asarray(value, dtype=self.dtype), self)
+_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _check_fill_value(value, dtype):
+    """PyTorch refuses a fill value that overflows the tensor's dtype."""
+    name = _C_TYPE.get(dtype.name)
+    if name is None or isinstance(value, complex):
+        return
+    if dtype._category == 1:
+        info = np.iinfo(dtype.np)
+        ok = info.min <= value <= info.max if math.isfinite(value) else False
+    else:
+        import ml_dtypes
+        big = float(ml_dtypes.finfo(dtype.np).max)
+        ok = not math.isfinite(value) or -big <= value <= big
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+@primitive("masked_fill", node="MaskedFillBackward0", promote=None)
+def _masked_fill(xp, self, *, mask, value):
+    return xp.where(mask._data, _cast_like(value, self), self)
 
 
 @_masked_fill.derivative
 def _(ctx, grad):
-    return where(ctx.mask, grad * 0, grad), None
+    return where(ctx.mask, grad * 0, grad)
 
 
-@primitive("masked_fill.tensor", node="MaskedFillBackward1", save=("mask",))
-def _masked_fill_tensor(xp, self, mask, value):
-    return xp.where(mask, value.astype(self.dtype), self)
+@primitive("masked_fill.tensor", node="MaskedFillBackward1", promote=None)
+def _masked_fill_tensor(xp, self, value, *, mask):
+    return xp.where(mask._data, value.astype(self.dtype), self)
 
 
 @_masked_fill_tensor.derivative
 def _(ctx, grad):
     m = ctx.mask
-    return where(m, grad * 0, grad), None, where(m, grad, grad * 0).sum()
+    return where(m, grad * 0, grad), where(m, grad, grad * 0).sum()
 
 
 def masked_fill(input, mask, value):
@@ -623,13 +790,21 @@ def masked_fill(input, mask, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value._data.ndim} dimension(s).")
-        return _masked_fill_tensor(input, mask, value)
-    return _masked_fill(input, mask, value=value)
+        return _masked_fill_tensor(input, value, mask=mask)
+    _check_fill_value(value, input._dtype)
+    return _masked_fill(input, mask=mask, value=value)
+
+
+def _lerp_forward(xp, start, end, weight):
+    # PyTorch's form: exact at both ends (weight 0 gives start, weight 1 gives end)
+    diff = end - start
+    return xp.where(xp.abs(weight) < 0.5, start + weight * diff,
+                    end - diff * (1 - weight)).astype(xp.result_type(start, end))
 
 
 @primitive("lerp", node="LerpBackward0", promote=COMMON)
 def _lerp(xp, self, end, *, weight):
-    return self + weight * (end - self)
+    return _lerp_forward(xp, self, end, _cast_like(weight, self))
 
 
 @_lerp.derivative
@@ -640,7 +815,7 @@ def _(ctx, grad):
 
 @primitive("lerp.tensor", node="LerpBackward1", save=("self", "end", "weight"), promote=COMMON)
 def _lerp_tensor(xp, self, end, weight):
-    return self + weight * (end - self)
+    return _lerp_forward(xp, self, end, weight)
 
 
 @_lerp_tensor.derivative
@@ -657,7 +832,7 @@ def lerp(input, end, weight, *, out=None):
 
 @primitive("addcmul", node="AddcmulBackward0", save=("tensor1", "tensor2"), promote=COMMON)
 def _addcmul(xp, self, tensor1, tensor2, *, value):
-    return self + value * tensor1 * tensor2
+    return self + _cast_like(value, self) * tensor1 * tensor2
 
 
 @_addcmul.derivative
@@ -668,7 +843,7 @@ def _(ctx, grad):
 
 @primitive("addcdiv", node="AddcdivBackward0", save=("tensor1", "tensor2"), promote=COMMON)
 def _addcdiv(xp, self, tensor1, tensor2, *, value):
-    return self + value * tensor1 / tensor2
+    return self + _cast_like(value, self) * tensor1 / tensor2
 
 
 @_addcdiv.derivative
@@ -684,7 +859,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if tensor1._dtype._category < 2 and tensor2._dtype._category < 2:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
-                           "future release addcdiv will perform a true division of tensor1 and "
+                           "future  release addcdiv will perform a true division of tensor1 and "
                            "tensor2. The historic addcdiv behavior can be implemented as "
                            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
                            "for integer inputs and as (input + value * tensor1 / tensor2) for "
@@ -694,13 +869,21 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 
 # ----------------------------------------------------------------------------- comparisons, logic
-def _predicate(name, fn, promote=COMMON):
+def _require_tensor(name, input, other, scalar_other):
+    """PyTorch's argument errors: `input` must be a Tensor (and `other` too, for logical ops)."""
+    if not _is_tensor(input):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not scalar_other and not _is_tensor(other):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def _predicate(name, fn, promote=COMMON, scalar_other=True):
     op = primitive(name, differentiable=False, promote=promote)(lambda xp, a, b: fn(xp, a, b))
 
     def public(input, other, *, out=None):
-        if not _is_tensor(input):
-            from .creation import scalar_tensor
-            input = scalar_tensor(input, other)
+        _require_tensor(name, input, other, scalar_other)
         return _out(op(input, other), out)
     public.__name__ = name
     return public
@@ -713,9 +896,12 @@ le = _predicate("le", lambda xp, a, b: xp.less_equal(a, b))
 gt = _predicate("gt", lambda xp, a, b: xp.greater(a, b))
 ge = _predicate("ge", lambda xp, a, b: xp.greater_equal(a, b))
 less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
-logical_and = _predicate("logical_and", lambda xp, a, b: xp.logical_and(a, b), promote=None)
-logical_or = _predicate("logical_or", lambda xp, a, b: xp.logical_or(a, b), promote=None)
-logical_xor = _predicate("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), promote=None)
+logical_and = _predicate("logical_and", lambda xp, a, b: xp.logical_and(a, b), promote=None,
+                         scalar_other=False)
+logical_or = _predicate("logical_or", lambda xp, a, b: xp.logical_or(a, b), promote=None,
+                        scalar_other=False)
+logical_xor = _predicate("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), promote=None,
+                         scalar_other=False)
 _logical_not = primitive("logical_not", differentiable=False)(lambda xp, a: xp.logical_not(a))
 
 
@@ -724,40 +910,55 @@ def logical_not(input, *, out=None):
 
 
 def _bitwise(name, fn):
-    op = primitive(name, differentiable=False, promote=COMMON)(lambda xp, a, b: _int_only(
-        xp, fn, a, b, name))
+    op = primitive(name, differentiable=False, promote=COMMON)(lambda xp, a, b: fn(xp, a, b))
 
     def public(input, other, *, out=None):
-        if not _is_tensor(input):
-            from .creation import scalar_tensor
-            input = scalar_tensor(input, other)
+        _require_tensor(name, input, other, True)
+        dtype = D.result_dtype([input, other])
+        if dtype._category >= 2:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_type_name(dtype)}'")
         return _out(op(input, other), out)
     public.__name__ = name
     return public
 
 
-def _int_only(xp, fn, a, b, name):
-    arr = a if hasattr(a, "dtype") else b
-    if arr.dtype.kind in "fc":
-        raise RuntimeError(f'"{name}_cpu" not implemented for \''
-                           f'{_type_name(D.from_numpy_dtype(arr.dtype))}\'')
-    return fn(a, b)
+def _shift(xp, a, b, left):
+    # PyTorch: shifting by the bit width or more gives 0 (or -1 for a negative number shifted
+    # right); NumPy leaves that to the hardware
+    a = xp.asarray(a)
+    b = xp.asarray(b).astype(a.dtype)
+    bits = a.dtype.itemsize * 8
+    too_far = (b >= bits) | (b < 0)
+    safe = xp.where(too_far, 0, b).astype(a.dtype)
+    if left:
+        return xp.where(too_far, 0, xp.left_shift(a, safe)).astype(a.dtype)
+    fill = xp.where(a < 0, -1, 0) if a.dtype.kind == "i" else 0
+    return xp.where(too_far, fill, xp.right_shift(a, safe)).astype(a.dtype)
 
 
-bitwise_and = _bitwise("bitwise_and", lambda a, b: np.bitwise_and(a, b))
-bitwise_or = _bitwise("bitwise_or", lambda a, b: np.bitwise_or(a, b))
-bitwise_xor = _bitwise("bitwise_xor", lambda a, b: np.bitwise_xor(a, b))
-bitwise_left_shift = _bitwise("bitwise_left_shift", lambda a, b: np.left_shift(a, b))
-bitwise_right_shift = _bitwise("bitwise_right_shift", lambda a, b: np.right_shift(a, b))
+bitwise_and = _bitwise("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b))
+bitwise_or = _bitwise("bitwise_or", lambda xp, a, b: xp.bitwise_or(a, b))
+bitwise_xor = _bitwise("bitwise_xor", lambda xp, a, b: xp.bitwise_xor(a, b))
+bitwise_left_shift = _bitwise("bitwise_left_shift", lambda xp, a, b: _shift(xp, a, b, True))
+bitwise_right_shift = _bitwise("bitwise_right_shift", lambda xp, a, b: _shift(xp, a, b, False))
 _bitwise_not = primitive("bitwise_not", differentiable=False)(
     lambda xp, a: xp.logical_not(a) if a.dtype == np.bool_ else xp.invert(a))
 
 
 def bitwise_not(input, *, out=None):
     if input._dtype._category >= 2:
-        raise RuntimeError(f'"bitwise_not_cpu" not implemented for '
-                           f"'{_type_name(input._dtype)}'")
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
+                                  f"'{_type_name(input._dtype)}'")
     return _out(_bitwise_not(input), out)
+
+
+def invert(input):
+    """The `~` operator."""
+    if input._dtype._category >= 2:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return _bitwise_not(input)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -797,3 +998,108 @@ def _out(result, out):
 def _grad_enabled():
     from ..autograd.grad_mode import state
     return state.enabled
+
+
+# ----------------------------------------------------------------------------- in place
+# `x.op_(...)` for the differentiable primitives: the op's own in-place form (Op.inplace), so that
+# its node saves x as it was before the write, as PyTorch does. Bound as Tensor methods by
+# methods.py.
+def _check_inplace_cast(self, *numbers, float_=False):
+    dtype = D.result_dtype([self, *numbers])
+    if float_ and dtype._category < 2:
+        dtype = D.get_default_dtype()
+    if not D.can_cast(dtype, self._dtype):
+        raise RuntimeError(f"result type {_type_name(dtype)} can't be cast to the desired "
+                           f"output type {_type_name(self._dtype)}")
+
+
+def pow_(self, exponent):
+    if _is_tensor(exponent):
+        return _pow_tensor.inplace(self, exponent)
+    _check_inplace_cast(self, exponent)
+    if self._dtype._category < 2 and not isinstance(exponent, float) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _pow_scalar.inplace(self, exponent=exponent)
+
+
+def remainder_(self, other):
+    if _is_tensor(other):
+        return _remainder.inplace(self, other)
+    _check_inplace_cast(self, other)
+    return _remainder_scalar.inplace(self, other=other)
+
+
+def fmod_(self, other):
+    if _is_tensor(other):
+        return _fmod.inplace(self, other)
+    _check_inplace_cast(self, other)
+    return _fmod_scalar.inplace(self, other=other)
+
+
+def floor_divide_(self, other):
+    return _div_rounding.inplace(self, other, rounding_mode="floor")
+
+
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _is_tensor(min) or _is_tensor(max):
+        lo = min if _is_tensor(min) else _wrapped(0 if min is None else min, self)
+        hi = max if _is_tensor(max) else _wrapped(0 if max is None else max, self)
+        return _clamp_tensor.inplace(self, lo, hi, has_min=min is not None,
+                                     has_max=max is not None)
+    _check_inplace_cast(self, *[b for b in (min, max) if b is not None])
+    return _clamp.inplace(self, min=min, max=max)
+
+
+def masked_fill_(self, mask, value):
+    if mask._dtype is not D.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_type_name(mask._dtype).lower()}")
+    if _is_tensor(value):
+        return _masked_fill_tensor.inplace(self, value, mask=mask)
+    _check_fill_value(value, self._dtype)
+    return _masked_fill.inplace(self, mask=mask, value=value)
+
+
+def lerp_(self, end, weight):
+    if _is_tensor(weight):
+        return _lerp_tensor.inplace(self, end, weight)
+    return _lerp.inplace(self, end, weight=weight)
+
+
+def round_(self, *, decimals=None):
+    if decimals is None:
+        return _round.inplace(self)
+    return _round_decimals.inplace(self, decimals=decimals)
+
+
+def _unary_inplace(public):
+    def method(self):
+        return public.op.inplace(self)
+    method.__name__ = public.__name__ + "_"
+    return method
+
+
+INPLACE = {
+    "pow_": pow_, "remainder_": remainder_, "fmod_": fmod_, "floor_divide_": floor_divide_,
+    "clamp_": clamp_, "clip_": clamp_,
+    "clamp_min_": lambda self, min: clamp_(self, min=min),
+    "clamp_max_": lambda self, max: clamp_(self, max=max),
+    "masked_fill_": masked_fill_, "lerp_": lerp_, "round_": round_,
+    "atan2_": lambda self, other: _atan2.inplace(self, other),
+    "addcmul_": lambda self, t1, t2, *, value=1: _addcmul.inplace(self, t1, t2, value=value),
+    "addcdiv_": lambda self, t1, t2, *, value=1: _addcdiv.inplace(self, t1, t2, value=value),
+    "logit_": lambda self, eps=None: _logit.inplace(self, eps=eps),
+    "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _nan_to_num.inplace(
+        self, nan=nan, posinf=posinf, neginf=neginf),
+}
+for _public in (neg, abs, sign, reciprocal, sqrt, rsqrt, exp, exp2, expm1, log, log2, log10,
+                log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh,
+                sigmoid, erf, erfc, erfinv, relu, floor, ceil, trunc, frac):
+    INPLACE[_public.__name__ + "_"] = _unary_inplace(_public)
+for _alias, _name in (("negative_", "neg_"), ("absolute_", "abs_"), ("fix_", "trunc_"),
+                      ("arcsin_", "asin_"), ("arccos_", "acos_"), ("arctan_", "atan_"),
+                      ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"), ("arctanh_", "atanh_"),
+                      ("arctan2_", "atan2_")):
+    INPLACE[_alias] = INPLACE[_name]

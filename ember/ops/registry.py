@@ -35,6 +35,8 @@ _ndarray = np.ndarray
 _XP = {"cpu": np}
 _CPU = CPU
 _NO_EDGE = (None, 0)
+_NOTHING_SAVED = {}
+_SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
 
 
@@ -50,31 +52,29 @@ class OpNode(Node):
     __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad", "_n_outputs")
 
     def __getattr__(self, name):
-        # ctx.<name> in a derivative: an option of the op, or a saved tensor
-        if name.startswith("_saved_"):
-            name = name[7:]
+        # ctx.<name> in a derivative: a saved tensor, or an option of the op
         try:
-            params = object.__getattribute__(self, "_params")
-            if name in params:
-                return params[name]
-            defaults = object.__getattribute__(self, "_op").defaults
-            if name in defaults:
-                return defaults[name]
             saved = object.__getattribute__(self, "_saved")
+            op = object.__getattribute__(self, "_op")
         except AttributeError:
             raise AttributeError(name) from None
-        if saved is None:
-            raise RuntimeError(FREED_ERROR)
-        try:
+        if saved is not None and name in saved:
             value = saved[name]
-        except KeyError:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") \
-                from None
-        if isinstance(value, SavedTensor):
-            return value.unpack(self)
-        if isinstance(value, list):
-            return [v.unpack(self) if isinstance(v, SavedTensor) else v for v in value]
-        return value
+            if value.__class__ is SavedTensor:
+                return value.unpack(self)
+            if value.__class__ is list:
+                return [v.unpack(self) if v.__class__ is SavedTensor else v for v in value]
+            return value
+        params = object.__getattribute__(self, "_params")
+        if name in params:
+            return params[name]
+        if name in op.defaults:
+            return op.defaults[name]
+        if name.startswith("_saved_"):           # PyTorch's grad_fn._saved_self spelling
+            return getattr(self, name[7:])
+        if saved is None and name in op.save:
+            raise RuntimeError(FREED_ERROR)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def input_shape(self, i=0):
         return self._input_meta[i][0]
@@ -88,11 +88,6 @@ class OpNode(Node):
 
     def apply(self, grads, needs):
         op = self._op
-        metas = self._input_meta
-        scalars = None in metas     # Python-number operands have no edge: line needs up with inputs
-        if scalars:
-            edge_needs = iter(needs)
-            needs = tuple(m is not None and next(edge_needs, True) for m in metas)
         self.needs_input_grad = needs
         if op.n_outputs == 1:
             out = op.derivative_fn(self, grads[0])
@@ -100,10 +95,7 @@ class OpNode(Node):
             out = op.derivative_fn(self, *grads)
         if not isinstance(out, (tuple, list)):
             out = (out,)
-        out = _fit_grads(out, metas)
-        if scalars:
-            out = tuple(g for g, m in zip(out, metas) if m is not None)
-        return out
+        return _fit_grads(out, self._input_meta)
 
 
 def _fit_grads(grads, metas):
@@ -147,8 +139,19 @@ class Op:
                                         p.VAR_POSITIONAL)]
         self.node_cls = type(node or name, (OpNode,), {"__slots__": ()}) if differentiable \
             else None
+        self.save_plan = tuple(self._plan_save(n) for n in self.save)
         self.__name__ = name
         self.__doc__ = fn.__doc__
+
+    def _plan_save(self, name):
+        """How `_record` finds a saved name: (name, kind, index), resolved once here."""
+        if name == "result":
+            return (name, _SAVE_RESULT, 0)
+        if name.startswith("result"):
+            return (name, _SAVE_OUTPUT_DATA, int(name[6:]))
+        if self.varargs and name == self.arg_names[0]:
+            return (name, _SAVE_ALL_INPUTS, 0)
+        return (name, _SAVE_INPUT, self.arg_names.index(name))
 
     def derivative(self, fn):
         self.derivative_fn = fn
@@ -274,15 +277,19 @@ class Op:
         metas = []
         for x in inputs:
             if isinstance(x, Tensor):
-                edges.append(x._edge())
+                if x._requires_grad:
+                    fn = x._grad_fn if x._base is None else x.grad_fn
+                    edges.append((fn, x._output_nr) if fn is not None
+                                 else (x._accumulator(), 0))
+                else:
+                    edges.append(_NO_EDGE)
                 metas.append((x._data.shape, x._dtype))
             else:
-                metas.append(None)      # a Python number: no edge, as in PyTorch's graph
+                edges.append(_NO_EDGE)
+                metas.append(None)
         node.next_functions = tuple(edges)
         node._seq = next(_sequence)
-        node._pre_hooks = node._post_hooks = node._tensor_pre_hooks = None
-        node._retain_grad_hooks = node._metadata = None
-        node._trace = None
+        node._extras = None
         node._op = self
         node._params = params
         node._input_meta = metas
@@ -291,29 +298,26 @@ class Op:
         node._n_outputs = 1 if self.n_outputs == 1 else len(outs[:self.differentiable_outputs])
         if self.save:
             saved = {}
-            names = self.arg_names
-            for name in self.save:
-                if name == "result":
-                    saved[name] = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
-                        [SavedTensor(o, True, i) for i, o in
-                         enumerate(outs[:self.differentiable_outputs])]
-                elif name.startswith("result"):
-                    i = int(name[6:])
-                    saved[name] = outs[i]._data     # a non-differentiable output (indices)
-                elif self.varargs and name == names[0]:
-                    saved[name] = [SavedTensor(x) for x in inputs]
-                else:
-                    i = names.index(name)
+            for name, kind, i in self.save_plan:
+                if kind is _SAVE_INPUT:
                     x = inputs[i]
-                    if not isinstance(x, Tensor):
-                        saved[name] = x
+                    if x.__class__ is not Tensor and not isinstance(x, Tensor):
+                        saved[name] = x                 # a Python number operand
                     elif in_place and i == 0:
                         saved[name] = SavedTensor(original_self)
                     else:
                         saved[name] = SavedTensor(x)
+                elif kind is _SAVE_RESULT:
+                    saved[name] = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
+                        [SavedTensor(o, True, k) for k, o in
+                         enumerate(outs[:self.differentiable_outputs])]
+                elif kind is _SAVE_OUTPUT_DATA:
+                    saved[name] = outs[i]._data     # a non-differentiable output (indices)
+                else:                               # all of a *tensors argument
+                    saved[name] = [SavedTensor(x) for x in inputs]
             node._saved = saved
         else:
-            node._saved = {}
+            node._saved = _NOTHING_SAVED
         if _anomaly.state.enabled:
             _anomaly.record_trace(node)
         for i, o in enumerate(outs[:self.differentiable_outputs]):
@@ -334,6 +338,7 @@ class Op:
         arrays, dtype, device = self._prepare(inputs)
         if dtype is not None and dtype is not target._dtype and \
                 not D.can_cast(dtype, target._dtype):
+            check_inplace_shape(target, inputs)     # PyTorch reports a bad shape first
             raise RuntimeError(f"result type {_type_word(dtype)} can't be cast to the desired "
                                f"output type {_type_word(target._dtype)}")
         original = None
@@ -353,6 +358,15 @@ class Op:
         if record:
             rebase_history(target, self, node)
         return target
+
+
+def check_inplace_shape(target, operands):
+    """PyTorch's error when an in-place op's operands broadcast past the target's shape."""
+    check_broadcast(operands)
+    shape = np.broadcast_shapes(*[x._data.shape for x in operands if isinstance(x, Tensor)])
+    if shape != target._data.shape:
+        raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
 
 
 def check_broadcast(operands):

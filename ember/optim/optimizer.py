@@ -10,8 +10,9 @@ op registry's dispatch. Raw ufuncs with `out=` into a few scratch arrays that th
 order of float operations, which follows PyTorch's CPU kernels (`a + alpha * b`,
 `self + value * t1 * t2`, ...) so float32 results agree to rounding.
 """
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
+import functools
 from itertools import chain
 import warnings
 
@@ -20,6 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.graph import add_hook
 from ..ops.registry import xp_of
 
 
@@ -41,6 +43,42 @@ def _typename(obj):
     return name if module in ("builtins", None) else f"{module}.{name}"
 
 
+_global_step_pre_hooks = OrderedDict()
+_global_step_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) before any optimizer's step; may return (args, kwargs)."""
+    return add_hook(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) after every optimizer's step."""
+    return add_hook(_global_step_post_hooks, hook)
+
+
+def _run_step_hooks(step):
+    """Wrap a step method so the step hooks (global and the optimizer's own) run around it."""
+    @functools.wraps(step)
+    def hooked_step(*args, **kwargs):
+        # as in PyTorch, the hooks' `args` include the optimizer itself, first
+        self = args[0]
+        for hook in chain(_global_step_pre_hooks.values(), self._step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in chain(self._step_post_hooks.values(), _global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    hooked_step.hooked = True
+    return hooked_step
+
+
 class Optimizer:
     """Base class of all optimizers: holds `param_groups`, `defaults` and per-parameter `state`.
 
@@ -49,6 +87,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._step_pre_hooks = OrderedDict()
+        self._step_post_hooks = OrderedDict()
+        self._hook_step()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -139,6 +180,21 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    def _hook_step(self):
+        # like PyTorch: the class's step is wrapped once, when its first instance is made (so a
+        # subclass's step that calls super().step() runs the hooks once)
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _run_step_hooks(cls.step)
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) before step(); may return new (args, kwargs)."""
+        return add_hook(self._step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) after step()."""
+        return add_hook(self._step_post_hooks, hook)
+
     def _closure_loss(self, closure):
         """Run the closure (if any) with grad mode on, as step() does before updating."""
         if closure is None:
@@ -198,6 +254,9 @@ class Optimizer:
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
         self._workspace = _Workspace()
+        self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+        self._hook_step()
 
     def __repr__(self):
         text = self.__class__.__name__ + " ("
@@ -337,9 +396,5 @@ def params_with_grad(group):
     """(param, xp, param array, grad array) for each parameter of the group that has a grad."""
     for p in group["params"]:
         grad = p._grad
-        if grad is None:
-            continue
-        if grad._data.shape != p._data.shape:
-            raise RuntimeError(f"the gradient of a parameter has shape {tuple(grad.shape)}, "
-                               f"but the parameter has shape {tuple(p.shape)}")
-        yield p, xp_of(p._device), real(p._data), real(grad._data)
+        if grad is not None:
+            yield p, xp_of(p._device), real(p._data), real(grad._data)

@@ -133,8 +133,11 @@ class Mish(_Inplace):
 class Hardsigmoid(_Inplace):
     _fn = staticmethod(F.hardsigmoid)
 
+    def extra_repr(self):
+        return ""           # torch prints no options for these two
 
-class Hardswish(_Inplace):
+
+class Hardswish(Hardsigmoid):
     _fn = staticmethod(F.hardswish)
 
 

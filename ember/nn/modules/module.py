@@ -24,7 +24,10 @@ class RemovableHandle:
 
     def remove(self):
         for d in self._dicts:
-            d.pop(self.id, None)
+            if isinstance(d, set):
+                d.discard(self.id)
+            else:
+                d.pop(self.id, None)
 
     def __enter__(self):
         return self

@@ -1,0 +1,236 @@
+"""Automatic mixed precision: the autocast state and GradScaler.
+
+`ember.autocast("cpu")` (also `ember.amp.autocast`) is a context manager and decorator that
+records, per device type and per thread, whether autocast is on and its dtype, exactly as
+torch does (`ember.is_autocast_enabled("cpu")`, `ember.get_autocast_dtype("cpu")`), including
+torch's warnings when it disables itself.
+
+Not done yet: ember's ops do not consult this state, so inside autocast matmul/linear/conv
+still compute in their inputs' dtype (torch would cast them to bfloat16 on CPU). The hook
+belongs in the op registry (ember/ops/registry.py), which is outside this module.
+
+`GradScaler` implements torch's dynamic loss scaling (scale, unscale_, step, update and its
+state_dict); disabled, as torch's CUDA scaler is on a machine without CUDA, it is a no-op:
+scale() returns the loss unchanged and step() just calls optimizer.step().
+"""
+import functools
+import threading
+import warnings
+
+from . import _dtype as D
+from ._device import device as _device
+
+__all__ = ["autocast", "GradScaler", "is_autocast_available"]
+
+_DEFAULT_DTYPE = {"cpu": D.bfloat16, "cuda": D.float16}
+_SUPPORTED = {"cpu": (D.bfloat16, D.float16), "cuda": (D.float16, D.bfloat16)}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = dict(_DEFAULT_DTYPE)
+
+
+_state = _State()
+
+
+def is_autocast_available(device_type):
+    return device_type in _DEFAULT_DTYPE
+
+
+def is_autocast_enabled(device_type=None):
+    """Is autocast on for `device_type` (no argument: CUDA, as in torch)?"""
+    return _state.enabled[device_type or "cuda"]
+
+
+def get_autocast_dtype(device_type):
+    return _state.dtype[device_type]
+
+
+def set_autocast_enabled(device_type, enabled):
+    _state.enabled[device_type] = bool(enabled)
+
+
+def set_autocast_dtype(device_type, dtype):
+    _state.dtype[device_type] = dtype
+
+
+class autocast:
+    """Run a region (or a decorated function) under autocast for one device type."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.device = _device(device_type).type       # torch's error for unknown devices
+        self.fast_dtype = _DEFAULT_DTYPE[self.device] if dtype is None else dtype
+        self._enabled = bool(enabled)
+        self._cache_enabled = cache_enabled
+        if self._enabled and self.device == "cpu" and self.fast_dtype not in _SUPPORTED["cpu"]:
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
+                          "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
+                          "torch.float16 currently.")
+            self._enabled = False
+        if self._enabled and self.device == "cuda":
+            from . import cuda
+            if not cuda.is_available():
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
+                              "autocast.")
+                self._enabled = False
+        self._saved = []            # the states replaced by each (possibly nested) __enter__
+
+    def __enter__(self):
+        d = self.device
+        self._saved.append((_state.enabled[d], _state.dtype[d]))
+        _state.enabled[d] = self._enabled
+        _state.dtype[d] = self.fast_dtype
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled[self.device], _state.dtype[self.device] = self._saved.pop()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def run_under_autocast(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return run_under_autocast
+
+
+_READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
+
+
+class GradScaler:
+    """Dynamic loss scaling for mixed-precision training (torch.amp.GradScaler)."""
+
+    def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0,
+                 backoff_factor=0.5, growth_interval=2000, enabled=True):
+        self._device = str(device)
+        if enabled and _device(self._device).type == "cuda":
+            from . import cuda
+            if not cuda.is_available():
+                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
+                              "available.  Disabling.")
+                enabled = False
+        self._enabled = enabled
+        if enabled:
+            if growth_factor <= 1.0:
+                raise AssertionError("The growth factor must be > 1.0.")
+            if backoff_factor >= 1.0:
+                raise AssertionError("The backoff factor must be < 1.0.")
+        self._scale = float(init_scale)
+        self._growth_factor = float(growth_factor)
+        self._backoff_factor = float(backoff_factor)
+        self._growth_interval = int(growth_interval)
+        self._growth_tracker = 0
+        self._per_optimizer = {}        # id(optimizer) -> {"stage": ..., "found_inf": bool}
+
+    def is_enabled(self):
+        return self._enabled
+
+    def get_scale(self):
+        return self._scale if self._enabled else 1.0
+
+    def get_growth_factor(self):
+        return self._growth_factor
+
+    def get_backoff_factor(self):
+        return self._backoff_factor
+
+    def get_growth_interval(self):
+        return self._growth_interval
+
+    def scale(self, outputs):
+        """Multiply a loss (or a nested list/tuple of them) by the current scale."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        from .ops.creation import tensor
+        return outputs * tensor(self._scale, dtype=D.float32, device=outputs.device)
+
+    def _optimizer_state(self, optimizer):
+        return self._per_optimizer.setdefault(id(optimizer),
+                                              {"stage": _READY, "found_inf": False})
+
+    def unscale_(self, optimizer):
+        """Divide the optimizer's gradients by the scale, in place; note any inf/NaN."""
+        if not self._enabled:
+            return
+        state = self._optimizer_state(optimizer)
+        if state["stage"] is _UNSCALED:
+            raise RuntimeError("unscale_() has already been called on this optimizer since "
+                               "the last update().")
+        if state["stage"] is _STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        from .autograd.grad_mode import no_grad
+        from .ops.pointwise import isfinite
+        inv_scale = 1.0 / self._scale
+        found_inf = False
+        with no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if not bool(isfinite(g).all()):
+                        found_inf = True
+                    g.mul_(inv_scale)
+        state["found_inf"] = found_inf
+        state["stage"] = _UNSCALED
+
+    def step(self, optimizer, *args, **kwargs):
+        """optimizer.step(), skipped when the gradients held inf/NaN; returns its result."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is "
+                               "enabled.")
+        state = self._optimizer_state(optimizer)
+        if state["stage"] is _STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] is _READY:
+            self.unscale_(optimizer)
+        result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
+        state["stage"] = _STEPPED
+        return result
+
+    def update(self, new_scale=None):
+        """Grow the scale after `growth_interval` clean steps; back off after an inf/NaN."""
+        if not self._enabled:
+            return
+        if new_scale is not None:
+            self._scale = float(new_scale)
+        else:
+            if not self._per_optimizer:
+                raise AssertionError("No inf checks were recorded prior to update.")
+            if any(s["found_inf"] for s in self._per_optimizer.values()):
+                self._scale *= self._backoff_factor
+                self._growth_tracker = 0
+            else:
+                self._growth_tracker += 1
+                if self._growth_tracker == self._growth_interval:
+                    self._scale *= self._growth_factor
+                    self._growth_tracker = 0
+        self._per_optimizer = {}
+
+    def state_dict(self):
+        if not self._enabled:
+            return {}
+        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+                "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval,
+                "_growth_tracker": self._growth_tracker}
+
+    def load_state_dict(self, state_dict):
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved "
+                               "from a disabled instance of GradScaler.")
+        self._scale = float(state_dict["scale"])
+        self._growth_factor = float(state_dict["growth_factor"])
+        self._backoff_factor = float(state_dict["backoff_factor"])
+        self._growth_interval = int(state_dict["growth_interval"])
+        self._growth_tracker = int(state_dict["_growth_tracker"])

@@ -1,0 +1,197 @@
+"""Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d: the layers over `ember.nn._conv`."""
+import math
+
+from ...ops.creation import empty
+from .. import _conv as C
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ntuple(value, n):
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,) * n
+
+
+class _ConvNd(Module):
+    """What every convolution layer shares: its hyper-parameters, weight, bias and repr."""
+    _dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        super().__init__()
+        d = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        stride = _ntuple(stride, d)
+        dilation = _ntuple(dilation, d)
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        else:
+            padding = _ntuple(padding, d)
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)!r}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, d)
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = _ntuple(output_padding, d)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # F.pad's order (last axis first), for the non-zero padding modes
+        if isinstance(padding, str):
+            pads = []
+            if padding == "same":
+                for dl, k in zip(reversed(dilation), reversed(self.kernel_size)):
+                    total = dl * (k - 1)
+                    pads += [total // 2, total - total // 2]
+            else:
+                pads = [0, 0] * d
+            self._reversed_padding_repeated_twice = pads
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(padding)
+                                                     for _ in range(2)]
+        if transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(empty(*shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # torch's default: kaiming-uniform with a=sqrt(5), bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        d = len(self.kernel_size)
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * d:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * d:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * d:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+
+class _Conv(_ConvNd):
+    _functional = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        conv = type(self)._functional
+        if self.padding_mode != "zeros":
+            input = C.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_Conv):
+    _dims = 1
+    _functional = staticmethod(C.conv1d)
+
+
+class Conv2d(_Conv):
+    _dims = 2
+    _functional = staticmethod(C.conv2d)
+
+
+class Conv3d(_Conv):
+    _dims = 3
+    _functional = staticmethod(C.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    _functional = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         True, output_padding, groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output `output_size` (torch's rule and errors)."""
+        if output_size is None:
+            return self.output_padding
+        d = self._dims
+        output_size = list(output_size)
+        if len(output_size) == d + 2 or (len(output_size) == d + 1 and input.dim() == d + 1):
+            output_size = output_size[-d:]
+        if len(output_size) != d:
+            raise ValueError(f"ConvTranspose{d}D: for {input.dim()}D input, output_size must "
+                             f"have {d} or {d + 2} elements (got {len(output_size)})")
+        result = []
+        for i in range(d):
+            n = input.shape[input.dim() - d + i]
+            smallest = ((n - 1) * self.stride[i] - 2 * self.padding[i] +
+                        self.dilation[i] * (self.kernel_size[i] - 1) + 1)
+            largest = smallest + self.stride[i] - 1
+            if not smallest <= output_size[i] <= largest:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {[smallest]} to {[largest]} (for an input of "
+                                 f"{list(input.shape[-d:])})")
+            result.append(output_size[i] - smallest)
+        return tuple(result)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return type(self)._functional(input, self.weight, self.bias, self.stride, self.padding,
+                                      output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+    _functional = staticmethod(C.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+    _functional = staticmethod(C.conv_transpose2d)
