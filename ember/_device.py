@@ -32,6 +32,8 @@ class device:
             return
         if isinstance(type, int) and not isinstance(type, bool):
             # a bare index means the current accelerator, and ember has none without CuPy
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
             if not _backend.cuda_available():
                 raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
@@ -52,10 +54,7 @@ class device:
                                    f"passed explicitly: {type}")
             index = parsed
         if index is not None and index < 0:
-            if index == -1:
-                index = None              # PyTorch's "no index" default
-            else:
-                raise RuntimeError("Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type = kind
         self.index = index
 

@@ -445,7 +445,7 @@ class Tensor:
         return bool(self.item())
 
     def __index__(self):
-        if self._dtype._category != 1 or self._data.size != 1:
+        if self._dtype._category > 1 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())

@@ -744,3 +744,116 @@ LOGIC_OPS = [
     OpInfo("isfinite", lambda lib, a: lib.isfinite(a), _fixed(_nonfinite), ALL_DTYPES,
            grad=False),
 ]
+
+
+# ----------------------------------------------------------------------------- reductions
+def reduce_samples(dims=(None, 0, -1, (0, 2), (-1, 0), ()), keepdims=(False, True), low=-3.0,
+                   high=3.0, shape=(2, 3, 4), empty=True, kw="dim"):
+    """x of `shape` reduced over each of `dims` (None: no dim argument) with each keepdim,
+    plus a zero-dim input and a 0-size input."""
+    def gen(dtype, rng):
+        for d in dims:
+            for k in keepdims:
+                x = make(shape, dtype, rng, low, high)
+                if d is None:
+                    yield Sample(x) if not k else Sample(x, **{kw: None, "keepdim": True}) \
+                        if kw == "dim" else Sample(x)
+                else:
+                    yield Sample(x, **{kw: d, "keepdim": k})
+        yield Sample(make((), dtype, rng, low, high))
+        yield Sample(make((), dtype, rng, low, high), **{kw: 0 if kw == "dim" else (0,)})
+        if empty:
+            yield Sample(make((0, 3), dtype, rng, low, high), **{kw: 0})
+            yield Sample(make((0, 3), dtype, rng, low, high), **{kw: 1})
+            yield Sample(make((0, 3), dtype, rng, low, high))
+    return gen
+
+
+INT_DIMS = (None, 0, -1, 2)
+REDUCTION_OPS = [
+    OpInfo("sum", lambda lib, x, **kw: lib.sum(x, **kw), reduce_samples(), ALL_DTYPES),
+    OpInfo("sum_dtype", lambda lib, x: lib.sum(x, dtype=lib.float64), reduce_samples(dims=()),
+           NUMERIC),
+    OpInfo("sum_method", lambda lib, x, **kw: x.sum(**kw), reduce_samples(dims=(1, (0, 1))),
+           NUMERIC),
+    OpInfo("mean", lambda lib, x, **kw: lib.mean(x, **kw), reduce_samples(), NUMERIC + COMPLEX,
+           grad_dtypes=FLOATS),
+    OpInfo("mean_dtype", lambda lib, x, **kw: lib.mean(x, dtype=lib.float64, **kw),
+           reduce_samples(dims=(None, 1)), NUMERIC),
+    OpInfo("prod", lambda lib, x, **kw: lib.prod(x, **kw),
+           reduce_samples(dims=INT_DIMS, low=0.5, high=1.5), NUMERIC),
+    OpInfo("prod_with_zero", lambda lib, x, **kw: lib.prod(x * (x > 0), **kw),
+           reduce_samples(dims=INT_DIMS), FLOATS, gradcheck=False),
+    OpInfo("max", lambda lib, x, **kw: lib.max(x, **kw), reduce_samples(dims=INT_DIMS), NUMERIC,
+           gradgrad=False),
+    OpInfo("min", lambda lib, x, **kw: lib.min(x, **kw), reduce_samples(dims=INT_DIMS), NUMERIC,
+           gradgrad=False),
+    OpInfo("max_method", lambda lib, x, **kw: x.max(**kw), reduce_samples(dims=(1,)), NUMERIC,
+           gradgrad=False),
+    OpInfo("max_binary", lambda lib, a, b: lib.max(a, b), binary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("amax", lambda lib, x, **kw: lib.amax(x, **kw),
+           reduce_samples(dims=(0, -1, (0, 2), ())), NUMERIC, gradgrad=False),
+    OpInfo("amin", lambda lib, x, **kw: lib.amin(x, **kw),
+           reduce_samples(dims=(0, -1, (0, 2), ())), NUMERIC, gradgrad=False),
+    OpInfo("argmax", lambda lib, x, **kw: lib.argmax(x, **kw), reduce_samples(dims=INT_DIMS),
+           NUMERIC, grad=False),
+    OpInfo("argmin", lambda lib, x, **kw: lib.argmin(x, **kw), reduce_samples(dims=INT_DIMS),
+           NUMERIC, grad=False),
+    OpInfo("std", lambda lib, x, **kw: lib.std(x, **kw), reduce_samples(), ALL_FLOATS + INTS),
+    OpInfo("var", lambda lib, x, **kw: lib.var(x, **kw), reduce_samples(), ALL_FLOATS + INTS),
+    OpInfo("var_correction0", lambda lib, x, **kw: lib.var(x, correction=0, **kw),
+           reduce_samples(dims=(None, 1, (0, 2)))),
+    OpInfo("std_unbiased_false", lambda lib, x, **kw: lib.std(x, unbiased=False, **kw),
+           reduce_samples(dims=(None, 1, (0, 2)))),
+    OpInfo("var_correction2", lambda lib, x, **kw: lib.var(x, correction=2, **kw),
+           reduce_samples(dims=(None, 2))),
+    OpInfo("var_mean", lambda lib, x, **kw: lib.var_mean(x, **kw),
+           reduce_samples(dims=(None, 1, (0, 2)), empty=False)),
+    OpInfo("std_mean", lambda lib, x, **kw: lib.std_mean(x, **kw),
+           reduce_samples(dims=(None, 1), empty=False)),
+    OpInfo("norm", lambda lib, x, **kw: lib.norm(x, **kw), reduce_samples(dims=(None, 1, (0, 2))),
+           ALL_FLOATS),
+    OpInfo("norm_p1", lambda lib, x, **kw: lib.norm(x, p=1, **kw),
+           reduce_samples(dims=(None, 1, (0, 2))), gradgrad=False),
+    OpInfo("norm_p3", lambda lib, x, **kw: lib.norm(x, p=3, **kw),
+           reduce_samples(dims=(None, 1, (0, 2)))),
+    OpInfo("norm_inf", lambda lib, x, **kw: lib.norm(x, p=float("inf"), **kw),
+           reduce_samples(dims=(None, 1), empty=False), gradgrad=False),
+    OpInfo("vector_norm", lambda lib, x, **kw: lib.linalg.vector_norm(x, **kw),
+           reduce_samples(dims=(None, 1, (0, 2)))),
+    OpInfo("logsumexp", lambda lib, x, **kw: lib.logsumexp(x, **kw),
+           reduce_samples(dims=(0, -1, (0, 2))), NUMERIC),
+    OpInfo("all", lambda lib, x, **kw: lib.all(x, **kw), reduce_samples(dims=INT_DIMS + ((0, 2),),
+                                                                       low=0, high=2),
+           ("bool",) + NUMERIC, grad=False),
+    OpInfo("any", lambda lib, x, **kw: lib.any(x, **kw), reduce_samples(dims=INT_DIMS + ((0, 2),),
+                                                                       low=-1, high=1),
+           ("bool",) + NUMERIC, grad=False),
+    OpInfo("cumsum", lambda lib, x, **kw: lib.cumsum(x, **kw),
+           reduce_samples(dims=(0, -1, 1), keepdims=(False,)), ("bool",) + NUMERIC),
+    OpInfo("cumsum_dtype", lambda lib, x: lib.cumsum(x, 1, dtype=lib.float64),
+           _fixed(lambda d, r: _s(make((2, 3), d, r))), NUMERIC),
+    OpInfo("cumprod", lambda lib, x, **kw: lib.cumprod(x, **kw),
+           reduce_samples(dims=(0, -1, 1), keepdims=(False,), low=0.5, high=1.5), NUMERIC),
+    OpInfo("softmax", lambda lib, x, **kw: lib.softmax(x, **kw),
+           reduce_samples(dims=(0, -1, 1), keepdims=(False,)), ALL_FLOATS),
+    OpInfo("log_softmax", lambda lib, x, **kw: lib.log_softmax(x, **kw),
+           reduce_samples(dims=(0, -1, 1), keepdims=(False,)), ALL_FLOATS),
+    OpInfo("softmax_dtype", lambda lib, x: lib.softmax(x, 1, dtype=lib.float64),
+           _fixed(lambda d, r: _s(make((2, 3), d, r))), NUMERIC),
+]
+
+
+def _strip_keepdim(gen):
+    """Samples without the keepdim keyword (ops whose signature has none)."""
+    def wrapped(dtype, rng):
+        for s in gen(dtype, rng):
+            s.kwargs.pop("keepdim", None)
+            yield s
+    return wrapped
+
+
+for _op in REDUCTION_OPS:
+    if _op.name in ("cumsum", "cumprod", "softmax", "log_softmax"):
+        _op.samples = _strip_keepdim(_op.samples)

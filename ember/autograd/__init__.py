@@ -71,6 +71,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        _warn_create_graph_cycle()
     roots = []
     for t in tensors:
         if not t._requires_grad:
@@ -83,6 +85,23 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     engine.run_backward(roots, grads, retain_graph, create_graph, inputs=inputs,
                         accumulate=True)
+
+
+_create_graph_warned = []
+
+
+def _warn_create_graph_cycle():
+    """PyTorch warns once per process that backward(create_graph=True) makes a cycle."""
+    if not _create_graph_warned:
+        _create_graph_warned.append(True)
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the leak. "
+                      "(Triggered internally at "
+                      "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)",
+                      UserWarning, stacklevel=3)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -17,7 +17,10 @@ class Parameter(Tensor):
         p = cls._make(data._data, data._dtype, data._device)
         p._version = data._version           # like torch's detach(): shared version counter
         if requires_grad:
-            p.requires_grad_(True)           # raises torch's error for integer dtypes
+            if not (data._dtype.is_floating_point or data._dtype.is_complex):
+                raise RuntimeError("Only Tensors of floating point and complex dtype can "
+                                   "require gradients")
+            p._requires_grad = True
         return p
 
     def __init__(self, data=None, requires_grad=True):

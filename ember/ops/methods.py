@@ -336,20 +336,47 @@ Tensor.multinomial = creation.multinomial
 
 
 def _resize_(self, *sizes):
-    """Grow (old values kept in front, new ones zero) or shrink, in place."""
-    from ._utils import as_shape
-    shape = as_shape(sizes)
+    """Resize in place, as PyTorch: the tensor becomes contiguous over its storage from its
+    storage offset; shrinking keeps the storage (growing back shows the old values), growing
+    past the storage reallocates it with the old contents in front (new elements are zero)."""
     import numpy as np
+    from ._utils import as_shape
+    from .creation import _sizes, _check_sizes
+    shape = _sizes("resize_", sizes)
+    _check_sizes(shape)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
     n = int(np.prod(shape))
-    flat = self._data.reshape(-1)
-    if n <= flat.size and self._data.flags.c_contiguous:
-        self._data = flat[:n].reshape(shape)
-    else:
-        new = np.zeros(n, self._dtype.np)
-        new[:min(n, flat.size)] = flat[:n]
-        self._data = new.reshape(shape)
+    offset = self.storage_offset()
+    root = self._base if self._base is not None else self
+    storage = _storage_of(root)
+    if offset + n > storage.size:
+        grown = np.zeros(offset + n, self._dtype.np)
+        grown[:storage.size] = storage
+        storage = grown
+        root._get_extra()["storage"] = storage
+        if root is not self:
+            # the base keeps its geometry over the reallocated storage
+            root._data = V.strided_view(storage, root._data.shape,
+                                        V.element_strides(root._data), 0)
+    self._data = storage[offset:offset + n].reshape(shape)
     self._version.bump()
     return self
+
+
+def _storage_of(root):
+    """The flat memory a root tensor owns (kept whole across a shrinking resize_)."""
+    extra = root._extra
+    storage = extra.get("storage") if extra else None
+    if storage is None:
+        data = root._data
+        strides = V.element_strides(data)
+        if data.flags.c_contiguous:
+            storage = data.reshape(-1)
+        else:
+            storage = V.strided_view(data, (V._extent(data.shape, strides, 0),), (1,), 0)
+        root._get_extra()["storage"] = storage
+    return storage
 
 
 def _resize(self, *sizes):
@@ -371,4 +398,4 @@ def _resize(self, *sizes):
 
 Tensor.resize_ = _resize_
 Tensor.resize = _resize
-Tensor.resize_as_ = lambda self, other: _resize_(self, other.shape)
+Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, tuple(other.shape))

@@ -375,7 +375,9 @@ def movedim(self, source, destination):
 
 @primitive("transpose", node="TransposeBackward0", view=True)
 def _transpose(xp, self, *, dim0, dim1):
-    return xp.swapaxes(self, dim0, dim1)
+    dims = list(range(self.ndim))
+    dims[dim0], dims[dim1] = dim1, dim0
+    return _permute.forward(xp, self, dims=dims)
 
 
 @_transpose.derivative
@@ -390,7 +392,7 @@ def transpose(self, dim0, dim1):
 
 @primitive("t", node="TBackward0", view=True)
 def _t(xp, self):
-    return self.T
+    return _permute.forward(xp, self, dims=tuple(range(self.ndim))[::-1])
 
 
 @_t.derivative

@@ -51,7 +51,10 @@ def _type_name(value):
     """How torch's error messages name a value's type ('ember.FloatTensor', 'int')."""
     if isinstance(value, Tensor):
         return "ember." + value.type().split(".", 1)[1]
-    return type(value).__name__
+    cls = type(value)
+    if cls.__module__ in ("", "builtins"):
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _addindent(text, spaces):
@@ -707,6 +710,13 @@ class _BackwardHook:
         self.grad_outputs = full
         if not self.inputs_wrapped:
             # no input needs a gradient: the hooks run now, with None for every input
+            if module._backward_hooks:
+                import warnings
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn."
+                              "Module.html#torch.nn.Module.register_full_backward_hook for more "
+                              "details.")
             self.run_hooks(())
         return tuple(full[k] for k in self.output_slots)
 

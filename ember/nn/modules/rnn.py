@@ -1,0 +1,298 @@
+"""RNN, LSTM and GRU: multi-layer, optionally bidirectional recurrent layers (PyTorch's layout).
+
+Parameters are named and shaped exactly as in PyTorch (weight_ih_l0, weight_hh_l0, bias_ih_l0,
+bias_hh_l0, ..._reverse, weight_hr_l0 for an LSTM projection), so state_dicts interchange. Each
+layer first projects the whole sequence with one GEMM (x W_ih^T + b_ih); only the recurrent
+part runs in the loop over time steps.
+"""
+import math
+import numbers
+import warnings
+
+from ...ops.creation import empty, zeros
+from ...ops.joining import stack, cat
+from ...ops.pointwise import sigmoid, tanh, relu
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
+                isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
+                          f"non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", UserWarning,
+                          stacklevel=3)
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: "
+                            f"{type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        gate_size = _GATES[mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [(f"weight_ih_l{layer}{suffix}", (gate_size, layer_input)),
+                          (f"weight_hh_l{layer}{suffix}", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [(f"bias_ih_l{layer}{suffix}", (gate_size,)),
+                               (f"bias_hh_l{layer}{suffix}", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append((f"weight_hr_l{layer}{suffix}", (proj_size, hidden_size)))
+                for name, shape in shapes:
+                    setattr(self, name, Parameter(empty(*shape, device=device, dtype=dtype)))
+                self._flat_weights_names.extend(name for name, _ in shapes)
+                self._all_weights.append([name for name, _ in shapes])
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def flatten_parameters(self):
+        pass            # no cuDNN weight buffer here: a no-op, as on CPU in PyTorch
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # ------------------------------------------------------------------ forward
+    def _name(self):
+        return {"RNN_TANH": "RNN", "RNN_RELU": "RNN"}.get(self.mode, self.mode)
+
+    def _check_input(self, input):
+        if input.dim() not in (2, 3):
+            tail = " tensor instead" if self._name() == "RNN" else " instead"
+            raise ValueError(f"{self._name()}: Expected input to be 2D or 3D, got "
+                             f"{input.dim()}D{tail}")
+        weight = self.weight_ih_l0
+        if input.dtype is not weight.dtype:
+            raise ValueError(f"{self._name()} input dtype ({_torch_dtype(input.dtype)}) does not "
+                             f"match weight dtype ({_torch_dtype(weight.dtype)}). Convert input: "
+                             f"input.to({_torch_dtype(weight.dtype)}), or convert model: "
+                             f"model.to({_torch_dtype(input.dtype)})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+
+    def _state_shape(self, batch, size):
+        directions = 2 if self.bidirectional else 1
+        return (self.num_layers * directions, batch, size)
+
+    def _check_hidden(self, hx, expected, what="hidden"):
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
+
+    def _cell(self, x_proj, h, c, weights):
+        """One time step. x_proj = x W_ih^T + b_ih (precomputed); returns (h, c)."""
+        w_hh = weights["weight_hh"]
+        b_hh = weights.get("bias_hh")
+        gh = h.matmul(w_hh.t())
+        if b_hh is not None:
+            gh = gh + b_hh
+        mode = self.mode
+        if mode == "LSTM":
+            i, f, g, o = (x_proj + gh).chunk(4, -1)
+            c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+            h = sigmoid(o) * tanh(c)
+            w_hr = weights.get("weight_hr")
+            if w_hr is not None:
+                h = h.matmul(w_hr.t())
+            return h, c
+        if mode == "GRU":
+            xr, xz, xn = x_proj.chunk(3, -1)
+            hr, hz, hn = gh.chunk(3, -1)
+            r = sigmoid(xr + hr)
+            z = sigmoid(xz + hz)
+            n = tanh(xn + r * hn)
+            return (1 - z) * n + z * h, None
+        pre = x_proj + gh
+        return (tanh(pre) if mode == "RNN_TANH" else relu(pre)), None
+
+    def _run_direction(self, x, h, c, layer, direction):
+        """One layer in one direction over the whole sequence x (L, N, in)."""
+        suffix = "_reverse" if direction else ""
+        weights = {}
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"):
+            full = f"{name}_l{layer}{suffix}"
+            if full in self._parameters:
+                weights[name] = getattr(self, full)
+        x_proj = x.matmul(weights["weight_ih"].t())              # the sequence in one GEMM
+        if "bias_ih" in weights:
+            x_proj = x_proj + weights["bias_ih"]
+        steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
+        outputs = [None] * x.shape[0]
+        for t in steps:
+            h, c = self._cell(x_proj[t], h, c, weights)
+            outputs[t] = h
+        return stack(outputs, 0), h, c
+
+    def _run(self, x, h0, c0):
+        """All layers; x is (L, N, in); h0/c0 are (layers*directions, N, size)."""
+        from .. import functional as F
+        directions = 2 if self.bidirectional else 1
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                out, h, c = self._run_direction(x, h0[k], None if c0 is None else c0[k], layer,
+                                                direction)
+                outs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            x = outs[0] if directions == 1 else cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, stack(h_n, 0), (stack(c_n, 0) if c0 is not None else None)
+
+
+def _torch_dtype(dtype):
+    return "torch." + dtype.name
+
+
+class RNN(RNNBase):
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             f"'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(mode, *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return _forward_simple(self, input, hx)
+
+
+class GRU(RNNBase):
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return _forward_simple(self, input, hx)
+
+
+def _forward_simple(module, input, hx):
+    """RNN/GRU forward: (output, h_n), batched, batch_first or unbatched."""
+    module._check_input(input)
+    batched = input.dim() == 3
+    if batched:
+        if hx is not None and hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
+                               f"{hx.dim()}-D tensor")
+        x = input.transpose(0, 1) if module.batch_first else input
+    else:
+        if hx is not None and hx.dim() != 2:
+            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
+                               f"{hx.dim()}-D tensor")
+        x = input.unsqueeze(1)
+        hx = hx.unsqueeze(1) if hx is not None else None
+    expected = module._state_shape(x.shape[1], module.hidden_size)
+    if hx is None:
+        hx = zeros(expected, dtype=input.dtype, device=input.device)
+    else:
+        module._check_hidden(hx, expected)
+    out, h_n, _ = module._run(x, hx, None)
+    if not batched:
+        return out.squeeze(1), h_n.squeeze(1)
+    return (out.transpose(0, 1) if module.batch_first else out), h_n
+
+
+class LSTM(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        self._check_input(input)
+        batched = input.dim() == 3
+        if hx is not None:
+            h0, c0 = hx
+            if batched and (h0.dim() != 3 or c0.dim() != 3):
+                raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but "
+                                   f"got ({h0.dim()}-D, {c0.dim()}-D) tensors")
+            if not batched and (h0.dim() != 2 or c0.dim() != 2):
+                raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but "
+                                   f"got ({h0.dim()}-D, {c0.dim()}-D) tensors")
+        x = input if not batched else (input.transpose(0, 1) if self.batch_first else input)
+        if not batched:
+            x = x.unsqueeze(1)
+            if hx is not None:
+                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = self._state_shape(x.shape[1], real_hidden)
+        c_shape = self._state_shape(x.shape[1], self.hidden_size)
+        if hx is None:
+            h0 = zeros(h_shape, dtype=input.dtype, device=input.device)
+            c0 = zeros(c_shape, dtype=input.dtype, device=input.device)
+        else:
+            self._check_hidden(h0, h_shape, "hidden[0]")
+            self._check_hidden(c0, c_shape, "hidden[1]")
+        out, h_n, c_n = self._run(x, h0, c0)
+        if not batched:
+            return out.squeeze(1), (h_n.squeeze(1), c_n.squeeze(1))
+        return (out.transpose(0, 1) if self.batch_first else out), (h_n, c_n)
