@@ -95,7 +95,8 @@ def result_type(tensor1, tensor2):
 
 def broadcast_shapes(*shapes):
     try:
-        return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,)
+        # `int` is ember.int (a dtype) in this module: test for a plain number via __index__
+        return Size(_np.broadcast_shapes(*[(s,) if hasattr(s, "__index__") else tuple(s)
                                            for s in shapes]))
     except ValueError:
         raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") \
