@@ -96,7 +96,8 @@ def assert_same_specials(actual, expected, x):
     assert not nan_mismatch.any(), f"nan mismatch at x={x[nan_mismatch][:5]}: " \
                                    f"{actual[nan_mismatch][:5]} vs {expected[nan_mismatch][:5]}"
     bad = (np.isinf(expected) | np.isinf(actual)) & (actual != expected)
-    assert not bad.any(), f"inf mismatch at x={x[bad][:5]}: {actual[bad][:5]} vs {expected[bad][:5]}"
+    assert not bad.any(), \
+        f"inf mismatch at x={x[bad][:5]}: {actual[bad][:5]} vs {expected[bad][:5]}"
 
 
 def assert_within(actual, expected, allowed, x, what):
@@ -149,7 +150,8 @@ def reflection_scale(name, x, torch_error=False):
         one_minus = torch_of(name, 1.0 - xs)
         r = xs - np.round(xs)
         if name == "lgamma":
-            scale = np.abs(one_minus) + np.abs(np.log(np.abs(np.sin(np.pi * r)))) + math.log(math.pi)
+            log_sin = np.log(np.abs(np.sin(np.pi * r)))
+            scale = np.abs(one_minus) + np.abs(log_sin) + math.log(math.pi)
         else:
             scale = np.abs(one_minus) + np.abs(np.pi / np.tan(np.pi * r)) + 1.0
             if torch_error:
@@ -219,7 +221,7 @@ def _grids():
 GRIDS = _grids()
 
 
-# ----------------------------------------------------------------------------- dtype, shape, warnings
+# ----------------------------------------------------------------------------- dtype, shape, warns
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, BF16], ids=str)
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 0, 3)], ids=str)
@@ -418,8 +420,8 @@ def check_exact(name, values, expected, dtype=np.float64):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, BF16], ids=str)
 def test_sigmoid_limits(dtype):
-    check_exact("sigmoid", [0.0, -0.0, INF, -INF, NAN, 1e4, 60.0], [0.5, 0.5, 1.0, 0.0, NAN, 1.0, 1.0],
-                dtype)
+    check_exact("sigmoid", [0.0, -0.0, INF, -INF, NAN, 1e4, 60.0],
+                [0.5, 0.5, 1.0, 0.0, NAN, 1.0, 1.0], dtype)
     if dtype != np.float16:
         check_exact("sigmoid", [-1e4, -800.0], [0.0, 0.0], dtype)
 
@@ -439,8 +441,8 @@ def test_sigmoid_underflow_follows_torch():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, BF16], ids=str)
 def test_erf_erfc_limits(dtype):
-    check_exact("erf", [0.0, -0.0, INF, -INF, NAN, 7.0, -7.0], [0.0, -0.0, 1.0, -1.0, NAN, 1.0, -1.0],
-                dtype)
+    check_exact("erf", [0.0, -0.0, INF, -INF, NAN, 7.0, -7.0],
+                [0.0, -0.0, 1.0, -1.0, NAN, 1.0, -1.0], dtype)
     check_exact("erfc", [0.0, -0.0, INF, -INF, NAN, -7.0], [1.0, 1.0, 0.0, 2.0, NAN, 2.0], dtype)
 
 
@@ -510,6 +512,8 @@ def test_lgamma_values():
     np.testing.assert_allclose(y, mp_of("lgamma", x), rtol=5e-16)
     np.testing.assert_allclose(y, torch_of("lgamma", x), rtol=1e-15)
     np.testing.assert_array_equal(ours("lgamma", -np.array([2.0 ** 52, 2.0 ** 60, 1e300])), INF)
+    sub = np.array([2.2250738585e-313, -2.2250738585e-313, 5e-324, -5e-324, -1e-310])   # subnormal
+    np.testing.assert_allclose(ours("lgamma", sub), mp_of("lgamma", sub), rtol=3e-16)
 
 
 def test_lgamma_relative_accuracy_at_its_zeros():
@@ -558,6 +562,8 @@ def test_digamma_values():
     expected = torch_of("digamma", x)
     assert_within(y, expected, allowed64("digamma", x, expected), x, "digamma")
     np.testing.assert_array_equal(np.isnan(ours("digamma", -np.array([2.0 ** 52, 1e300]))), True)
+    sub = np.array([1e-310, -1e-310, 5e-324, -5e-324, 1e-308, -1e-308])   # -1/x overflows
+    np.testing.assert_array_equal(ours("digamma", sub), [-INF, INF, -INF, INF, -1e308, 1e308])
 
 
 def test_digamma_relative_accuracy_at_its_zero():

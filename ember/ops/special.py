@@ -7,19 +7,19 @@ rounded to float32 first and then to the small type, the way PyTorch computes th
 Accuracy of the float64 kernels (measured against mpmath at 50 digits, see
 tests/test_special_functions.py):
 
-    sigmoid  <= 1 ulp
+    sigmoid  <= 2 ulp
     erf      <= 2 ulp           erfc   <= 4 ulp relative, all the way down to the underflow
-    erfinv   <= 2 ulp           (relative to the answer; the tail is solved in terms of 1 - |x|)
+    erfinv   <= 3 ulp           (relative to the answer; the tail is solved in terms of 1 - |x|)
     lgamma   <= 3 ulp for x > 0 (relative, including next to the zeros at 1 and 2)
-    digamma  <= 3 ulp for x > 0 (relative, including next to the zero at 1.4616...)
+    digamma  <= 2 ulp for x > 0 (relative, including next to the zero at 1.4616...)
 
 For x < 0 both gamma functions use the reflection formula, which is accurate in absolute terms
 (about 1e-16 times the size of the terms) but not relative to the result next to their zeros.
 
 Only array operations that numpy and cupy share are used: each series is a short fixed loop of
-whole-array operations, and branches are computed everywhere and picked with `where`.
+whole-array operations, and each branch of a piecewise definition is evaluated only on the
+elements that take it (boolean-mask indexing, see `_branches`).
 """
-import contextlib
 import functools
 import math
 from decimal import Decimal, localcontext
@@ -32,7 +32,6 @@ _PI = math.pi
 _TWO_OVER_SQRT_PI = 1.1283791670955125739         # 2 / sqrt(pi)
 _SQRT_PI_OVER_TWO = 0.88622692545275801365        # sqrt(pi) / 2
 _INV_SQRT_PI = 0.56418958354775628695             # 1 / sqrt(pi)
-_LOG_PI = 1.1447298858494001741                   # log(pi)
 _HALF_LOG_2PI = 0.91893853320467274178            # log(2 pi) / 2
 _EULER_GAMMA = "0.57721566490153286060651209008240243104215933593992"
 _LOG_MAX = {64: 709.782712893384, 32: 88.72283905206835}   # log of the largest finite float
@@ -71,6 +70,16 @@ def _float_function(kernel):
     return fn
 
 
+def _branches(xp, cond, if_true, if_false, *arrays):
+    """where(cond, if_true(*arrays), if_false(*arrays)), calling each function only on the
+    elements that it decides (the arrays share cond's shape)."""
+    out = xp.empty_like(arrays[0])
+    out[cond] = if_true(*(a[cond] for a in arrays))
+    rest = ~cond
+    out[rest] = if_false(*(a[rest] for a in arrays))
+    return out
+
+
 def _horner(xp, t, coeffs):
     """sum(c_k t^k) for a list of Python floats, lowest degree first."""
     acc = xp.full_like(t, coeffs[-1])
@@ -83,8 +92,9 @@ def _horner(xp, t, coeffs):
 @_float_function
 def sigmoid(xp, x, wide):
     # 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0: e^-|x| never overflows, and each
-    # form is correctly rounded to within an ulp. PyTorch evaluates 1 / (1 + exp(-x)) directly,
-    # so its result is exactly 0 once exp(-x) overflows in the working precision; do the same.
+    # form is within 2 ulp (three roundings, no cancellation). PyTorch evaluates 1 / (1 + exp(-x))
+    # directly, so its result is exactly 0 once exp(-x) overflows in the working precision (float64
+    # for float64 input, float32 otherwise); do the same.
     e = xp.exp(-xp.abs(x))
     y = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
     return xp.where(x < -_LOG_MAX[64 if wide else 32], 0.0, y)
@@ -138,9 +148,10 @@ def _erfc_asymptotic(xp, a):
 
 
 def _erfc_tail(xp, a):
-    """erfc(a) for a >= 1/2 (other values give a finite result that callers discard)."""
+    """erfc(a) for a >= 1/2 (smaller a are treated as 1/2)."""
     a = xp.clip(a, 0.5, 40.0)      # erfc(40) underflows to 0; nan stays nan
-    return xp.where(a < 10.0, _erfc_trapezoid(xp, a), _erfc_asymptotic(xp, a))
+    return _branches(xp, a < 10.0, lambda v: _erfc_trapezoid(xp, v),
+                     lambda v: _erfc_asymptotic(xp, v), a)
 
 
 def _erf_small(xp, x):
@@ -148,43 +159,47 @@ def _erf_small(xp, x):
     return x * _horner(xp, x * x, _ERF_TAYLOR)
 
 
-def _erf64(xp, x):
-    a = xp.abs(x)
-    big = xp.copysign(1.0 - _erfc_tail(xp, a), x)
-    return xp.where(a < 0.5, _erf_small(xp, x), big)
-
-
-def _erfc64(xp, x):
-    tail = _erfc_tail(xp, xp.abs(x))
-    y = xp.where(x >= 0, tail, 2.0 - tail)
-    return xp.where(xp.abs(x) < 0.5, 1.0 - _erf_small(xp, x), y)
-
-
 @_float_function
 def erf(xp, x, wide):
-    return _erf64(xp, x)
+    # Taylor series below 1/2, 1 - erfc(|x|) (with the sign of x) above.
+    return _branches(xp, xp.abs(x) < 0.5, lambda v: _erf_small(xp, v),
+                     lambda v: xp.copysign(1.0 - _erfc_tail(xp, xp.abs(v)), v), x)
+
+
+def _erfc_outer(xp, x):
+    tail = _erfc_tail(xp, xp.abs(x))
+    return xp.where(x >= 0, tail, 2.0 - tail)
 
 
 @_float_function
 def erfc(xp, x, wide):
-    return _erfc64(xp, x)
+    # 1 - erf(x) below 1/2 (erfc > 0.47 there, nothing cancels), erfc(|x|) or 2 - erfc(|x|) above.
+    return _branches(xp, xp.abs(x) < 0.5, lambda v: 1.0 - _erf_small(xp, v),
+                     lambda v: _erfc_outer(xp, v), x)
 
 
 # ----------------------------------------------------------------------------- erfinv
 def _erfinv_guess(xp, a, q):
-    """Starting point for erfinv(a), 0 <= a < 1, q = 1 - a: within a few percent.
+    """Starting point for erfinv(a), 0 <= a < 1, q = 1 - a: within 0.2% (relative).
 
-    Small a: the series erfinv(a) = sqrt(pi)/2 (a + pi a^3/12 + 7 pi^2 a^5/480 + ...).
-    Large a: erfc(y) ~ e^(-y^2) / (y sqrt(pi)), i.e. y^2 = L - log(y sqrt(pi)) with
-    L = -log(q), solved by two fixed-point steps from y^2 = L.
+    a < 0.3: the series erfinv(a) = sqrt(pi)/2 (a + pi a^3/12 + 7 pi^2 a^5/480 + ...), 7e-5.
+    a >= 0.3: erf(y)^2 ~ 1 - exp(-y^2 (4/pi + k y^2) / (1 + k y^2)) with k = 0.147 (Winitzki's
+    approximation) is a quadratic in y^2; with l = log(1 - a^2) = log(q (1 + a)), its root is
+    y^2 = sqrt(t^2 - l/k) - t, t = 2/(pi k) + l/2. Within 0.2% all the way to a = 1 - 2^-53.
     """
     a2 = a * a
     small = _SQRT_PI_OVER_TWO * a * (1.0 + a2 * (_PI / 12 + a2 * (7 * _PI ** 2 / 480)))
-    big_l = -xp.log(xp.where(a < 0.5, 0.5, q))
-    y = xp.sqrt(big_l)
-    for _ in range(2):
-        y = xp.sqrt(xp.maximum(big_l - xp.log(y * (2.0 * _SQRT_PI_OVER_TWO)), 0.25))
-    return xp.where(a < 0.5, small, y)
+    k = 0.147
+    log_1ma2 = xp.log(xp.where(a < 0.3, 1.0, q * (1.0 + a)))
+    t = 2.0 / (_PI * k) + 0.5 * log_1ma2
+    big = xp.sqrt(xp.sqrt(t * t - log_1ma2 / k) - t)
+    return xp.where(a < 0.3, small, big)
+
+
+def _erfinv_residual_tail(xp, y, a, q):
+    """erf(y) - a for y >= 1/2, as (1 - a) - erfc(y) when 1 - a is exact (a >= 1/2)."""
+    tail = _erfc_tail(xp, y)
+    return xp.where(a < 0.5, (1.0 - tail) - a, q - tail)
 
 
 @_float_function
@@ -192,18 +207,17 @@ def erfinv(xp, x, wide):
     # Halley's method on erf(y) = a (a = |x|), cubically convergent: y <- y - d / (1 + y d) with
     # d = (erf(y) - a) / erf'(y), since erf''/erf' = -2y. For a >= 1/2 the residual is written
     # as (1 - a) - erfc(y): 1 - a is exact there, so the tail keeps full relative accuracy in
-    # 1 - a (erfinv(1 - 2^-53) is found to a few ulps). Four steps from the guess reach the
-    # limit of erf/erfc's own accuracy everywhere (checked in the tests).
+    # 1 - a (erfinv(1 - 2^-53) is found to a few ulps). From the 0.2% guess the error goes
+    # 2e-3 -> 1e-8 -> 1e-23, so three steps reach the limit of erf/erfc's own accuracy.
     a = xp.abs(x)
     q = 1.0 - a
     inside = a < 1.0
     a_in = xp.where(inside, a, 0.0)
     q_in = 1.0 - a_in
     y = _erfinv_guess(xp, a_in, q_in)
-    for _ in range(4):
-        tail = _erfc_tail(xp, y)
-        residual = xp.where(y < 0.5, _erf_small(xp, y) - a_in,
-                            xp.where(a_in < 0.5, (1.0 - tail) - a_in, q_in - tail))
+    for _ in range(3):
+        residual = _branches(xp, y < 0.5, lambda v, a, q: _erf_small(xp, v) - a,
+                             lambda v, a, q: _erfinv_residual_tail(xp, v, a, q), y, a_in, q_in)
         d = residual / (_TWO_OVER_SQRT_PI * xp.exp(-y * y))
         y = y - d / (1.0 + xp.maximum(y * d, -0.5))
     y = xp.where(inside, y, xp.where(q == 0.0, xp.inf, xp.nan))
@@ -263,7 +277,8 @@ def _shift_products(xp, x):
     else 1), so that Gamma(x) = Gamma(2 + z) * up / down. z is exact except for x in [0.2, 0.5),
     where the rounding of x - 1 is far below the size of the result.
     """
-    m = xp.where(x >= 2.5, xp.floor(x - 1.5), xp.where(x >= 1.2, 0.0, xp.where(x >= 0.2, -1.0, -2.0)))
+    m = xp.where(x >= 2.5, xp.floor(x - 1.5),
+                 xp.where(x >= 1.2, 0.0, xp.where(x >= 0.2, -1.0, -2.0)))
     z = x - (m + 2.0)
     up = xp.ones_like(x)
     down = xp.ones_like(x)
@@ -277,25 +292,34 @@ def _shift_products(xp, x):
 def _lgamma_positive(xp, x):
     """lgamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
-    small = xp.minimum(x, _STIRLING_FROM)
-    _, z, up, down = _shift_products(xp, small)
-    near_two = z * _horner(xp, z, _LGAMMA_AT_2[1:])
-    shifted = near_two + xp.log(up) - xp.log(down)
+    return _branches(xp, x < _STIRLING_FROM, lambda v: _lgamma_shifted(xp, v),
+                     lambda v: _lgamma_stirling(xp, v), x)
 
-    big = xp.maximum(x, _STIRLING_FROM)
-    log_big = xp.log(big)
-    inv = 1.0 / big
+
+def _lgamma_shifted(xp, x):
+    _, z, up, down = _shift_products(xp, x)
+    return z * _horner(xp, z, _LGAMMA_AT_2[1:]) + xp.log(up) - xp.log(down)
+
+
+def _lgamma_stirling(xp, x):
+    log_x = xp.log(x)
+    inv = 1.0 / x
     series = inv * _horner(xp, inv * inv, _STIRLING_LGAMMA)
     # (x - 1/2) log x - x, written so that nothing overflows before the result does
-    stirling = big * (log_big - 1.0) - 0.5 * log_big + _HALF_LOG_2PI + series
-    stirling = xp.where(big == xp.inf, xp.inf, stirling)
-    return xp.where(x < _STIRLING_FROM, shifted, stirling)
+    y = x * (log_x - 1.0) - 0.5 * log_x + _HALF_LOG_2PI + series
+    return xp.where(x == xp.inf, xp.inf, y)
 
 
-def _sin_pi_reduced(xp, x):
-    """(r, |sin(pi x)|) with r = x - round(x) in [-1/2, 1/2], exact, so no large-argument loss."""
-    r = x - xp.rint(x)
-    return r, xp.abs(xp.sin(_PI * r))
+def _reduce(xp, x):
+    """r = x - round(x) in [-1/2, 1/2], exact: sin(pi x) = +-sin(pi r), cot(pi x) = cot(pi r)."""
+    return x - xp.rint(x)
+
+
+def _log_sinc_pi(xp, r):
+    """log(sin(pi r) / (pi r)) for |r| <= 1/2; 0 for |r| < 1e-100 (pi r could be subnormal)."""
+    tiny = xp.abs(r) < 1e-100
+    r = xp.where(tiny, 0.5, r)
+    return xp.where(tiny, 0.0, xp.log(xp.sin(_PI * r) / (_PI * r)))
 
 
 @_float_function
@@ -305,9 +329,11 @@ def lgamma(xp, x, wide):
     # Poles (0, negative integers, -inf) give +inf like PyTorch. Overflow happens where the
     # result overflows (x = 2.5563e305 in float64, 4.085e36 in float32); PyTorch's CPU kernel
     # gives inf a little earlier (from 2.556348164e305 and 4.0371103e36).
-    r, sin_pi = _sin_pi_reduced(xp, x)
-    reflected = _LOG_PI - xp.log(sin_pi) - _lgamma_positive(xp, 1.0 - x)
-    y = xp.where(x > 0, _lgamma_positive(xp, x), reflected)
+    # log(pi / |sin(pi x)|) = -log|r| - log(sinc), which never forms pi r for subnormal r.
+    r = _reduce(xp, x)
+    positive = _lgamma_positive(xp, xp.where(x > 0, x, 1.0 - x))     # lgamma(x) or lgamma(1-x)
+    reflected = -xp.log(xp.abs(r)) - _log_sinc_pi(xp, r) - positive
+    y = xp.where(x > 0, positive, reflected)
     pole = (x <= 0) & ((r == 0) | xp.isinf(x))
     return xp.where(pole, xp.inf, y)
 
@@ -352,25 +378,32 @@ def _digamma_near_two(xp, z):
 def _digamma_positive(xp, x):
     """digamma(x) for x > 0 (other values give finite junk that callers discard)."""
     x = xp.where(x > 0, x, 1.0)
-    small = xp.minimum(x, _STIRLING_FROM)
-    m, z, _, _ = _shift_products(xp, small)
-    shifted = _digamma_near_two(xp, z)
+    return _branches(xp, x < _STIRLING_FROM, lambda v: _digamma_shifted(xp, v),
+                     lambda v: _digamma_stirling(xp, v), x)
+
+
+def _digamma_shifted(xp, x):
+    m, z, _, _ = _shift_products(xp, x)
+    y = _digamma_near_two(xp, z)
     for k in range(1, 9):          # digamma(x) = digamma(x - 1) + 1 / (x - 1)
-        shifted = shifted + xp.where(m >= k, 1.0 / (small - k), 0.0)
+        y = y + xp.where(m >= k, 1.0 / (x - k), 0.0)
     for k in range(0, 2):          # digamma(x) = digamma(x + 1) - 1 / x
-        shifted = shifted - xp.where(m <= -k - 1, 1.0 / (small + k), 0.0)
-
-    big = xp.maximum(x, _STIRLING_FROM)
-    inv2 = 1.0 / (big * big)
-    stirling = xp.log(big) - 0.5 / big - inv2 * _horner(xp, inv2, _STIRLING_DIGAMMA)
-    return xp.where(x < _STIRLING_FROM, shifted, stirling)
+        y = y - xp.where(m <= -k - 1, 1.0 / (x + k), 0.0)
+    return y
 
 
-def _cot_pi(xp, r):
-    """cot(pi r) for r in [-1/2, 1/2]: near r = +-1/2 use cot(t) = -tan(t -+ pi/2), whose
-    argument is then small and exact (r -+ 1/2 is exact), instead of tan of a rounded pi r."""
-    return xp.where(xp.abs(r) <= 0.25, 1.0 / xp.tan(_PI * r),
-                    -xp.tan(_PI * (r - xp.copysign(0.5, r))))
+def _digamma_stirling(xp, x):
+    inv2 = 1.0 / (x * x)
+    return xp.log(x) - 0.5 / x - inv2 * _horner(xp, inv2, _STIRLING_DIGAMMA)
+
+
+def _pi_cot_pi(xp, r):
+    """pi cot(pi r) for r in [-1/2, 1/2]: near r = +-1/2 use cot(t) = -tan(t -+ pi/2), whose
+    argument is then small and exact (r -+ 1/2 is exact), instead of tan of a rounded pi r;
+    for |r| < 1e-100, 1/r (pi r could be subnormal)."""
+    return xp.where(xp.abs(r) < 1e-100, 1.0 / r,
+                    xp.where(xp.abs(r) <= 0.25, _PI / xp.tan(_PI * r),
+                             -_PI * xp.tan(_PI * (r - xp.copysign(0.5, r)))))
 
 
 @_float_function
@@ -378,8 +411,8 @@ def digamma(xp, x, wide):
     # x > 0: asymptotic series for x >= 10, otherwise recurrences into [1.2, 2.5) and the series
     # around 2. x < 0: reflection digamma(x) = digamma(1 - x) - pi cot(pi x). Like PyTorch:
     # digamma(+0) = -inf, digamma(-0) = +inf, negative integers and -inf give nan.
-    r, _ = _sin_pi_reduced(xp, x)
-    reflected = _digamma_positive(xp, 1.0 - x) - _PI * _cot_pi(xp, r)
-    y = xp.where(x > 0, _digamma_positive(xp, x), reflected)
+    r = _reduce(xp, x)
+    positive = _digamma_positive(xp, xp.where(x > 0, x, 1.0 - x))   # digamma(x) or (1-x)
+    y = xp.where(x > 0, positive, positive - _pi_cot_pi(xp, r))
     y = xp.where((x < 0) & ((r == 0) | xp.isinf(x)), xp.nan, y)
     return xp.where(x == 0, xp.copysign(xp.inf, -x), y)
