@@ -107,7 +107,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[self._wrap_dim(dim)]
+        return self._data.shape[self._wrap_size_dim(dim)]
 
     def dim(self):
         return self._data.ndim
@@ -146,7 +146,7 @@ class Tensor:
             strides = _contiguous_strides(self._data.shape)
         if dim is None:
             return strides
-        return strides[self._wrap_dim(dim)]
+        return strides[self._wrap_size_dim(dim)]
 
     def storage_offset(self):
         base = self._base
@@ -178,6 +178,11 @@ class Tensor:
 
     def is_signed(self):
         return self._dtype.is_signed
+
+    def _wrap_size_dim(self, dim):
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._wrap_dim(dim)
 
     def _wrap_dim(self, dim):
         from .ops._utils import wrap_dim

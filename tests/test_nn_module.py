@@ -169,6 +169,9 @@ def test_registration_errors():
             lambda: m.foo,
             lambda: nn.Module()(1),
             lambda: m.train(3),
+            lambda: nn.Module(3),
+            lambda: nn.Module(x=3),
+            lambda: nn.Hardtanh(2.0, 1.0),
         ]
         return [outcome(c) for c in cases]
     e, t = both(scenario)
@@ -207,7 +210,10 @@ def test_buffer_persistence():
         m.register_buffer("p", T.ones(1))
         m.register_buffer("q", T.ones(1), persistent=False)
         m.register_buffer("n", None)
-        return list(m.state_dict().keys()), [n for n, _ in m.named_buffers()]
+        m.x = T.nn.Buffer(T.ones(2))
+        m.y = T.nn.Buffer(T.ones(1), persistent=False)
+        return (list(m.state_dict().keys()), [n for n, _ in m.named_buffers()],
+                type(m.x).__name__, m.x.requires_grad, repr(m.y))
     same(scenario)
 
 
@@ -337,6 +343,22 @@ def test_forward_hooks():
         h4.remove()
         y4 = m(T.ones(1, 2)).tolist()
         return calls, y1, y2, y3, y4
+    same(scenario)
+
+
+def test_forward_hook_always_call():
+    def scenario(T):
+        calls = []
+
+        class Boom(T.nn.Module):
+            def forward(self, x):
+                raise ValueError("boom")
+
+        m = Boom()
+        m.register_forward_hook(lambda mod, a, out: calls.append(("always", out)),
+                                always_call=True)
+        m.register_forward_hook(lambda mod, a, out: calls.append("normal"))
+        return outcome(lambda: m(T.ones(1))), calls
     same(scenario)
 
 
@@ -494,3 +516,59 @@ def test_deepcopy_and_pickle_module():
                                        "1.running_mean", "1.running_var",
                                        "1.num_batches_tracked"]
     assert isinstance(net3[0].weight, ember.nn.Parameter) and net3[0].weight.requires_grad
+
+
+# ---------------------------------------------------------------------------- nn.utils
+def _grads_model(T, scale=1.0):
+    T.manual_seed(0)
+    m = T.nn.Linear(3, 2)
+    with T.no_grad():
+        m.weight.copy_(T.tensor([[1.0, -2.0, 0.5], [0.3, 0.2, -1.0]]))
+        m.bias.copy_(T.tensor([0.1, -0.2]))
+    (m(T.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])) ** 2).sum().mul(scale).backward()
+    return m
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, 3.5, float("inf")])
+@pytest.mark.parametrize("max_norm", [0.5, 1e6])
+def test_clip_grad_norm(norm_type, max_norm):
+    def scenario(T):
+        m = _grads_model(T)
+        total = T.nn.utils.clip_grad_norm_(m.parameters(), max_norm, norm_type=norm_type)
+        return (round(total.item(), 4), type(total).__name__, total.dim(),
+                [np.round(p.grad.numpy(), 5).tolist() for p in m.parameters()])
+    e, t = both(scenario)
+    assert e[1:] == t[1:] and abs(e[0] - t[0]) <= 1e-4 * abs(t[0])
+
+
+def test_clip_grad_norm_nonfinite_and_single_tensor():
+    def scenario(T):
+        m = _grads_model(T)
+        m.bias.grad[0] = float("nan")
+        err = outcome(lambda: T.nn.utils.clip_grad_norm_(m.parameters(), 1.0,
+                                                         error_if_nonfinite=True))
+        total = T.nn.utils.clip_grad_norm_(m.weight, 1.0)      # a lone tensor
+        return err, round(total.item(), 4)
+    e, t = both(scenario)
+    assert e == t
+
+
+def test_clip_grad_value():
+    def scenario(T):
+        m = _grads_model(T)
+        out = T.nn.utils.clip_grad_value_(m.parameters(), 0.7)
+        return out, [p.grad.tolist() for p in m.parameters()]
+    same(scenario)
+
+
+def test_parameters_to_vector_and_back():
+    def scenario(T):
+        m = _grads_model(T)
+        vec = T.nn.utils.parameters_to_vector(m.parameters())
+        name = type(vec.grad_fn).__name__
+        T.nn.utils.vector_to_parameters(T.arange(8.0), m.parameters())
+        return (vec.detach().tolist(), name, [p.tolist() for p in m.parameters()],
+                [type(p).__name__ for p in m.parameters()],
+                outcome(lambda: T.nn.utils.vector_to_parameters([1.0], m.parameters())))
+    e, t = both(scenario)
+    assert text(e) == text(t)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..ops.registry import primitive
+from ..ops.registry import primitive, xp_of
 
 
 # ============================================================================ array helpers
@@ -53,8 +53,11 @@ def _pad_last(xp, x, pads, value=0):
     """Pad x's last len(pads) axes by (before, after) pairs with a constant."""
     if not any(lo or hi for lo, hi in pads):
         return x
-    width = [(0, 0)] * (x.ndim - len(pads)) + list(pads)
-    return xp.pad(x, width, mode="constant", constant_values=value)
+    d = len(pads)
+    shape = x.shape[:-d] + tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[-d:], pads))
+    out = xp.full(shape, value, dtype=x.dtype) if value else xp.zeros(shape, dtype=x.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape[-d:], pads))] = x
+    return out
 
 
 def _crop_last(x, pads, sizes):
@@ -101,34 +104,42 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
     return xp.ascontiguousarray(xp.moveaxis(y, 2, 0)).reshape((n, o_ch) + out)
 
 
-def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups):
+def _grad_matrix(g, groups):
+    """g (N, O, *out) as the GEMM operand (G, O/G, N*prod(out)) (one transposing copy)."""
+    n, o_ch = g.shape[:2]
+    out = _prod(g.shape[2:])
+    gmat = g.reshape((n, groups, o_ch // groups, out)).transpose(1, 2, 0, 3)
+    return gmat.reshape(groups, o_ch // groups, n * out)
+
+
+def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=None):
     """The adjoint of `_conv_forward` in x (also the transposed convolution): GEMM, then fold."""
     d = w.ndim - 2
     n, o_ch = g.shape[:2]
     out = g.shape[2:]
     cg, kernel = w.shape[1], w.shape[2:]
-    og = o_ch // groups
-    gmat = g.reshape((n, groups, og, _prod(out))).transpose(1, 2, 0, 3)
-    gmat = gmat.reshape(groups, og, n * _prod(out))               # G, O/G, N*out
-    wmat = w.reshape(groups, og, cg * _prod(kernel))
+    if gmat is None:
+        gmat = _grad_matrix(g, groups)                             # G, O/G, N*out
+    wmat = w.reshape(groups, o_ch // groups, cg * _prod(kernel))
     cols = xp.matmul(wmat.transpose(0, 2, 1), gmat)                # G, C/G*kernel, N*out
-    cols = cols.reshape((groups, cg) + tuple(kernel) + (n,) + tuple(out))
+    # view as (N, C, *kernel, *out), so each kernel offset adds an (N, C, *out) slab
+    cols = cols.reshape((groups * cg,) + tuple(kernel) + (n,) + tuple(out))
+    cols = xp.moveaxis(cols, 1 + d, 0)
     padded = tuple(s + 2 * p for s, p in zip(in_size, padding))
-    buf = xp.zeros((groups, cg, n) + padded, dtype=cols.dtype)
+    buf = xp.zeros((n, groups * cg) + padded, dtype=cols.dtype)
     _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], kernel, stride, dilation, out)
-    buf = _crop_last(buf, [(p, p) for p in padding], in_size)
-    buf = buf.reshape((groups * cg, n) + tuple(in_size))
-    return xp.ascontiguousarray(xp.swapaxes(buf, 0, 1))
+    if not any(padding):
+        return buf
+    return xp.ascontiguousarray(_crop_last(buf, [(p, p) for p in padding], in_size))
 
 
-def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups):
+def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=None):
     """The adjoint of `_conv_forward` in w: the gradient times the im2col matrix, one GEMM."""
-    n, o_ch = g.shape[:2]
-    out = g.shape[2:]
+    o_ch = g.shape[1]
     c = x.shape[1]
-    cols = _im2col(xp, x, kernel, stride, padding, dilation, out, groups)
-    gmat = g.reshape((n, groups, o_ch // groups, _prod(out))).transpose(1, 2, 0, 3)
-    gmat = gmat.reshape(groups, o_ch // groups, n * _prod(out))
+    cols = _im2col(xp, x, kernel, stride, padding, dilation, g.shape[2:], groups)
+    if gmat is None:
+        gmat = _grad_matrix(g, groups)
     gw = xp.matmul(gmat, cols.transpose(0, 2, 1))                  # G, O/G, C/G*kernel
     return gw.reshape((o_ch, c // groups) + tuple(kernel))
 
@@ -178,17 +189,22 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     empty = xp.zeros((0,), dtype=g.dtype)
     gi = gw = gb = empty
     kernel = w.shape[2:]
+    # the gradient as a GEMM operand, shared by both products of a plain convolution
+    gmat = _grad_matrix(g, groups) if not transposed and output_mask[0] and output_mask[1] \
+        else None
     if output_mask[0]:
         if transposed:
             gi = _conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
         else:
-            gi = _conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation, groups)
+            gi = _conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation, groups,
+                                  gmat)
     if output_mask[1]:
         if transposed:
-            # y = F_T(x, w) = adjoint of a conv of y-shaped input; its weight gradient swaps roles
+            # a transposed convolution is the adjoint of a convolution from y to x: the
+            # weight gradient swaps the roles of its input and its gradient
             gw = _conv_weight_grad(xp, g, x, kernel, stride, padding, dilation, groups)
         else:
-            gw = _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups)
+            gw = _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat)
     if output_mask[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
     return gi, gw, gb
@@ -242,7 +258,7 @@ def _type_name(dtype):
 
 
 def _legacy_type(dtype):
-    return f"torch.{_type_name(dtype)}Tensor"
+    return f"ember.{_type_name(dtype)}Tensor"
 
 
 def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
@@ -277,7 +293,7 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
                            f"at dimension 0, but got weight of size [{wshape}] instead")
     channels = weight.shape[0] if transposed else weight.shape[1] * groups
     if input.shape[1] != channels:
-        what = f"transposed=1, weight" if transposed else f"groups={groups}, weight"
+        what = "transposed=1, weight" if transposed else f"groups={groups}, weight"
         raise RuntimeError(f"Given {what} of size {wshape}, expected input"
                            f"{list(input.shape)} to have {channels} channels, but got "
                            f"{input.shape[1]} channels instead")
@@ -402,7 +418,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def _constant_pad_nd(xp, self, *, pad, value):
     # `pad` is in PyTorch's order: (last_lo, last_hi, second_last_lo, ...); negative crops
     d = len(pad) // 2
-    pairs = [(pad[2 * (d - 1 - i)], pad[2 * (d - 1 - i) + 1]) for i in range(d)]
+    pairs = _pad_pairs(pad)
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0))
                  for (lo, hi), n in zip(pairs, self.shape[self.ndim - d:]))
     x = self[(Ellipsis,) + crop]
@@ -429,7 +445,7 @@ def _unpad_reflect(xp, g, pairs, sizes):
         g = xp.moveaxis(g, axis, 0)
         out = g[lo:lo + n].copy()
         if lo:
-            out[1:lo + 1] += g[lo - 1::-1] if lo else 0
+            out[1:lo + 1] += g[lo - 1::-1]
         if hi:
             out[n - 1 - hi:n - 1] += g[lo + n:lo + n + hi][::-1]
         g = xp.moveaxis(out, 0, axis)
@@ -553,16 +569,24 @@ def _pool_padding(sizes, kernel, stride, padding, dilation, out):
             for n, k, s, p, dl, o in zip(sizes, kernel, stride, padding, dilation, out)]
 
 
-def _check_pool(name, input, kernel, stride, padding, dilation, ceil_mode, d):
-    if any(p > (dl * (k - 1) + 1) // 2 for k, p, dl in zip(kernel, padding, dilation)):
-        i = [p > (dl * (k - 1) + 1) // 2 for k, p, dl in zip(kernel, padding, dilation)
-             ].index(True)
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                           f"pad={padding[i]}, kernel_size={kernel[i]} and "
-                           f"dilation={dilation[i]}")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("stride should be greater than zero, but got "
-                           + " ".join(f"{n}: {s}" for n, s in zip(("dH", "dW"), stride)))
+def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool=False):
+    """PyTorch's pooling argument checks, in its order and words; returns the output size."""
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    for k, p, dl in zip(kernel, padding, dilation):
+        if p > (dl * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={dl}")
+    if max_pool and d == 2 and any(p > k // 2 for k, p in zip(kernel, padding)):
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
+    if d == 2 and any(s < 0 for s in stride):
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} "
+                           f"dW: {stride[1]}")
+    if d == 2 and any(dl <= 0 for dl in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
     out = tuple(_pool_out(n, k, s, p, dl, ceil_mode) for n, k, s, p, dl in
                 zip(input.shape[-d:], kernel, stride, padding, dilation))
     if any(o < 1 for o in out):
@@ -585,6 +609,18 @@ def _lowest(xp, dtype):
 
 
 # ============================================================================ max pooling
+def _window_argmax(xp, flat):
+    """Argmax over the last axis as torch's pooling picks it: the first maximum, but the last
+    NaN when a window holds NaNs."""
+    arg = flat.argmax(axis=-1)
+    if flat.dtype.kind == "f":
+        nan = xp.isnan(flat)
+        if nan.any():
+            last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+            arg = xp.where(nan.any(axis=-1), last_nan, arg)
+    return arg
+
+
 def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     """Max over strided windows; indices point into each input plane, flattened (torch's)."""
     d = len(kernel)
@@ -593,23 +629,35 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     xpad = _pad_last(xp, x, pads, _lowest(xp, x.dtype))
     win = _windows(xp, xpad, kernel, stride, dilation, out)
     flat = win.reshape(win.shape[:-d] + (-1,))                      # the one copy
-    arg = flat.argmax(axis=-1)                                      # first max; NaN wins
+    arg = _window_argmax(xp, flat)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     offsets = xp.unravel_index(arg, kernel)
-    index = 0
+    index = fallback = 0
+    outside = False
     for i in range(d):
         start = (xp.arange(out[i]) * stride[i] - padding[i]).reshape(
             (-1,) + (1,) * (d - 1 - i))
-        index = index * sizes[i] + start + offsets[i] * dilation[i]
+        pos = start + offsets[i] * dilation[i]
+        outside = outside | (pos < 0) | (pos >= sizes[i])
+        index = index * sizes[i] + pos
+        # a window of padding only: torch reports its first tap at or after 0 on each axis
+        steps_in = xp.maximum(-start + dilation[i] - 1, 0) // dilation[i]
+        first = start + steps_in * dilation[i]
+        fallback = fallback * sizes[i] + first
+    index = xp.where(outside, fallback, index)
     return values, index.astype(xp.int64)
 
 
 def _unpool_raw(xp, grad, index, input_shape, d):
-    """The adjoint of picking by `index`: scatter-add grad into each input plane."""
+    """The adjoint of picking by `index`: scatter-add grad into each input plane (an index
+    outside its plane, from a window of padding only, takes nothing)."""
     plane = _prod(input_shape[-d:])
     lead = _prod(input_shape[:-d])
-    flat = (index.reshape(lead, -1) + (xp.arange(lead) * plane)[:, None]).ravel()
-    sums = xp.bincount(flat, weights=grad.ravel(), minlength=lead * plane)
+    index = index.reshape(lead, -1)
+    inside = (index >= 0) & (index < plane)
+    flat = (xp.where(inside, index, 0) + (xp.arange(lead) * plane)[:, None]).ravel()
+    weights = xp.where(inside, grad.reshape(lead, -1), 0).ravel()
+    sums = xp.bincount(flat, weights=weights, minlength=lead * plane)
     return sums.astype(grad.dtype).reshape(input_shape)
 
 
@@ -645,7 +693,7 @@ _max_pool2d = _make_max_pool_ops("MaxPool2DWithIndicesBackward0")
 _max_pool3d = _make_max_pool_ops("MaxPool3DWithIndicesBackward0")
 
 
-def _check_pool_input(name, input, d, message):
+def _check_pool_input(input, d, message):
     if input.dim() not in (d + 1, d + 2) or any(s == 0 for s in input.shape[-d:]) or \
             (input.dim() == d + 2 and input.shape[1] == 0):
         raise RuntimeError(message)
@@ -653,10 +701,10 @@ def _check_pool_input(name, input, d, message):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    _check_pool_input("max_pool2d", input, 2,
+    _check_pool_input(input, 2,
                       "non-empty 3D or 4D (batch mode) tensor expected for input")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 2)
-    out = _check_pool("max_pool2d", input, kernel, stride, padding, dilation, ceil_mode, 2)
+    out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, 2, max_pool=True)
     values, indices = _max_pool2d(input, kernel=kernel, stride=stride, padding=padding,
                                   dilation=dilation, out=out)
     return (values, indices) if return_indices else values
@@ -668,6 +716,21 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 1)
+    if not return_indices:
+        # without indices PyTorch runs its own 1-d kernel first, with its own checks
+        (k,), (s,), (p,), (dl,) = kernel, stride, padding, dilation
+        if s <= 0:
+            raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+        if p < 0:
+            raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+        if dl <= 0:
+            raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dl}")
+        if p > k // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, "
+                               f"but got padding={p} and kernel_size={k}")
+        size = _pool_out(input.shape[-1], k, s, p, dl, ceil_mode)
+        if size < 1:
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
     out = max_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
                      (1,) + dilation, ceil_mode, return_indices)
     if return_indices:
@@ -677,17 +740,18 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    _check_pool_input("max_pool3d", input, 3,
+    _check_pool_input(input, 3,
                       "non-empty 4D or 5D (batch mode) tensor expected for input")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 3)
-    out = _check_pool("max_pool3d", input, kernel, stride, padding, dilation, ceil_mode, 3)
+    out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, 3, max_pool=True)
     values, indices = _max_pool3d(input, kernel=kernel, stride=stride, padding=padding,
                                   dilation=dilation, out=out)
     return (values, indices) if return_indices else values
 
 
 # ============================================================================ average pooling
-def _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad, divisor_override):
+def _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad, divisor_override,
+                 dtype):
     """Each window's divisor: its size clipped to the padded input (or to the input)."""
     if divisor_override:
         return divisor_override
@@ -699,22 +763,22 @@ def _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad, div
         if not count_include_pad:
             start, end = np.maximum(start, 0), np.minimum(end, n)
         div = div * (end - start).reshape((-1,) + (1,) * (d - 1 - i))
-    return xp.asarray(div)
+    return xp.asarray(div, dtype=dtype)
 
 
 def _avg_pool_raw(xp, x, kernel, stride, padding, out, count_include_pad, divisor_override):
     d = len(kernel)
     pads = _pool_padding(x.shape[-d:], kernel, stride, padding, (1,) * d, out)
     xpad = _pad_last(xp, x, pads)
-    acc = xp.zeros(x.shape[:-d] + tuple(out), dtype=xp.result_type(x.dtype, xp.float32)
-                   if x.dtype.kind != "f" else x.dtype)
+    floating = x.dtype.kind in "fc"
+    acc = xp.zeros(x.shape[:-d] + tuple(out), dtype=x.dtype if floating else xp.int64)
     for k in itertools.product(*[range(n) for n in kernel]):
         acc += xpad[(Ellipsis,) + tuple(slice(ki, ki + (o - 1) * s + 1, s)
                                         for ki, o, s in zip(k, out, stride))]
     div = _avg_divisor(xp, x.shape[-d:], kernel, stride, padding, out, count_include_pad,
-                       divisor_override)
-    if x.dtype.kind != "f":
-        return (acc // div).astype(x.dtype)
+                       divisor_override, x.dtype if floating else xp.float64)
+    if not floating:
+        return xp.trunc(acc / div).astype(x.dtype)    # integer division rounds toward zero
     return (acc / div).astype(x.dtype, copy=False)
 
 
@@ -724,8 +788,7 @@ def _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out, count_i
     sizes = input_shape[-d:]
     pads = _pool_padding(sizes, kernel, stride, padding, (1,) * d, out)
     g = grad / _avg_divisor(xp, sizes, kernel, stride, padding, out, count_include_pad,
-                            divisor_override)
-    g = g.astype(grad.dtype, copy=False)
+                            divisor_override, grad.dtype)
     buf = xp.zeros(tuple(input_shape[:-d]) + tuple(n + lo + hi for n, (lo, hi) in
                                                    zip(sizes, pads)), dtype=grad.dtype)
     _fold(buf, lambda k: g, kernel, stride, (1,) * d, out)
@@ -771,7 +834,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 2)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    out = _check_pool("avg_pool2d", input, kernel, stride, padding, (1, 1), ceil_mode, 2)
+    out = _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode, 2)
     return _avg_pool2d(input, kernel=kernel, stride=stride, padding=padding, out=out,
                        count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -792,7 +855,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if input.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 3)
-    out = _check_pool("avg_pool3d", input, kernel, stride, padding, (1, 1, 1), ceil_mode, 3)
+    out = _check_pool(input, kernel, stride, padding, (1, 1, 1), ceil_mode, 3)
     return _avg_pool3d(input, kernel=kernel, stride=stride, padding=padding, out=out,
                        count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -850,7 +913,7 @@ def _adaptive_avg_matrix(n, out):
 
 
 # ============================================================================ adaptive pooling
-def _output_size(output_size, input, d, name):
+def _output_size(output_size, input, d):
     sizes = _tuple(output_size, d, "output_size") if not isinstance(output_size, int) \
         else (output_size,) * d
     return tuple(input.shape[-d + i] if s is None else s for i, s in enumerate(sizes))
@@ -860,7 +923,7 @@ def adaptive_avg_pool2d(input, output_size):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    out = _output_size(output_size, input, 2, "adaptive_avg_pool2d")
+    out = _output_size(output_size, input, 2)
     if out == (1, 1):
         return input.mean((-1, -2), keepdim=True)       # PyTorch's graph shows MeanBackward1
     mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-2:], out)]
@@ -880,7 +943,7 @@ def adaptive_avg_pool3d(input, output_size):
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
-    out = _output_size(output_size, input, 3, "adaptive_avg_pool3d")
+    out = _output_size(output_size, input, 3)
     if out == (1, 1, 1):
         return input.mean((-1, -2, -3), keepdim=True)
     mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-3:], out)]
@@ -892,14 +955,13 @@ def _adaptive_max_raw(xp, x, out):
     its last index (a repeat never changes the max, and argmax keeps the first)."""
     d = len(out)
     sizes = x.shape[-d:]
-    picks, starts = [], []
+    picks = []                                            # per axis: (out, widest) indices
     for n, o in zip(sizes, out):
         i = np.arange(o)
         start = (i * n) // o
         end = -((-(i + 1) * n) // o)
         width = int((end - start).max())
         picks.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
-        starts.append(picks[-1])
     # index[..., o_1, k_1, o_2, k_2, ...] via broadcasting of per-axis index grids
     index = []
     for i, p in enumerate(picks):
@@ -912,7 +974,7 @@ def _adaptive_max_raw(xp, x, out):
         tuple(lead + 2 * i + 1 for i in range(d))
     g = g.transpose(order)
     flat = g.reshape(g.shape[:lead + d] + (-1,))
-    arg = flat.argmax(axis=-1)
+    arg = _window_argmax(xp, flat)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     widths = tuple(p.shape[1] for p in picks)
     offsets = xp.unravel_index(arg, widths)
@@ -951,7 +1013,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
-    out = _output_size(output_size, input, 2, "adaptive_max_pool2d")
+    out = _output_size(output_size, input, 2)
     values, indices = _adaptive_max_pool2d(input, out=out)
     return (values, indices) if return_indices else values
 
@@ -969,6 +1031,9 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 # ============================================================================ unfold / fold
 @primitive("im2col", node="Im2ColBackward0")
 def _im2col_op(xp, self, *, kernel, dilation, padding, stride):
+    if self.ndim == 3:                                            # unbatched, as in torch
+        return _im2col_op.forward(xp, self[None], kernel=kernel, dilation=dilation,
+                                  padding=padding, stride=stride)[0]
     n, c = self.shape[:2]
     out = tuple(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
                 zip(self.shape[2:], kernel, stride, padding, dilation))
@@ -981,6 +1046,9 @@ def _im2col_op(xp, self, *, kernel, dilation, padding, stride):
 
 @primitive("col2im", node="Col2ImBackward0")
 def _col2im_op(xp, self, *, output_size, kernel, dilation, padding, stride):
+    if self.ndim == 2:                                            # unbatched, as in torch
+        return _col2im_op.forward(xp, self[None], output_size=output_size, kernel=kernel,
+                                  dilation=dilation, padding=padding, stride=stride)[0]
     n = self.shape[0]
     c = self.shape[1] // _prod(kernel)
     out = tuple(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
@@ -994,7 +1062,7 @@ def _col2im_op(xp, self, *, output_size, kernel, dilation, padding, stride):
 
 @_im2col_op.derivative
 def _(ctx, grad):
-    return _col2im_op(grad, output_size=tuple(ctx.input_shape()[2:]), kernel=ctx.kernel,
+    return _col2im_op(grad, output_size=tuple(ctx.input_shape()[-2:]), kernel=ctx.kernel,
                       dilation=ctx.dilation, padding=ctx.padding, stride=ctx.stride)
 
 
@@ -1008,31 +1076,39 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported "
                            f"(got {input.dim()}D)")
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    args = dict(kernel=_tuple(kernel_size, 2, "kernel_size"),
-                dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
-                stride=_tuple(stride, 2, "stride"))
-    y = _im2col_op(x, **args)
-    return y if batched else y.squeeze(0)
+    return _im2col_op(input, kernel=_tuple(kernel_size, 2, "kernel_size"),
+                      dilation=_tuple(dilation, 2, "dilation"),
+                      padding=_tuple(padding, 2, "padding"), stride=_tuple(stride, 2, "stride"))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
                            f"supported (got {input.dim()}D)")
-    batched = input.dim() == 3
-    x = input if batched else input.unsqueeze(0)
     kernel = _tuple(kernel_size, 2, "kernel_size")
     args = dict(output_size=_tuple(output_size, 2, "output_size"), kernel=kernel,
                 dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
                 stride=_tuple(stride, 2, "stride"))
-    if x.shape[1] % _prod(kernel):
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
-                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+    channels = input.shape[-2]
+    if channels % _prod(kernel):
+        raise RuntimeError(f"Expected size of input's dimension {input.dim() - 2} to be "
+                           f"divisible by the product of kernel_size, but got "
+                           f"input.size({input.dim() - 2})={channels} and "
                            f"kernel_size={kernel}")
-    y = _col2im_op(x, **args)
-    return y if batched else y.squeeze(0)
+    blocks = _prod(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
+                   zip(args["output_size"], kernel, args["stride"], args["padding"],
+                       args["dilation"]))
+    if input.shape[-1] != blocks:
+        raise RuntimeError(
+            f"Given output_size={args['output_size']}, kernel_size={kernel}, "
+            f"dilation={args['dilation']}, padding={args['padding']}, stride={args['stride']}, "
+            f"expected size of input's dimension {input.dim() - 1} to match the calculated "
+            f"number of sliding blocks "
+            + " * ".join(str(_conv_out(s, k, st, p, dl)) for s, k, st, p, dl in
+                         zip(args["output_size"], kernel, args["stride"], args["padding"],
+                             args["dilation"]))
+            + f" = {blocks}, but got input.size({input.dim() - 1})={input.shape[-1]}.")
+    return _col2im_op(input, **args)
 
 
 # ============================================================================ interpolate
@@ -1153,10 +1229,10 @@ def _attention_probs(q, k, mask, is_causal, scale):
     """softmax(q k^T * scale + bias) written in ember ops (so it is differentiable)."""
     from ..ops.pointwise import where
     s = q.matmul(k.transpose(-1, -2)) * scale
-    bias = _attention_bias(np, mask if mask is None or isinstance(mask, np.ndarray) else
-                           mask, is_causal, s.shape[-2], s.shape[-1], s._dtype.np)
+    bias = _attention_bias(xp_of(s._device), mask, is_causal, s.shape[-2], s.shape[-1],
+                           s._dtype.np)
     if bias is not None:
-        s = s + Tensor._make(np.asarray(bias), s._dtype, s._device)
+        s = s + Tensor._make(bias, s._dtype, s._device)
     m = s.amax(-1, keepdim=True).detach()
     m = where(m.isfinite(), m, 0)
     e = (s - m).exp()
@@ -1178,13 +1254,20 @@ def _(ctx, grad):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if dropout_p > 0.0:
-        # with dropout PyTorch takes its math path, a composite of ember ops here too
-        from ..ops.creation import rand_like
-        p = _attention_probs(query, key, None if attn_mask is None else attn_mask._data,
-                             is_causal, scale)
-        keep = rand_like(p) >= dropout_p
-        return (p * keep / (1.0 - dropout_p)).matmul(value)
     mask = None if attn_mask is None else attn_mask._data
+    fused = (dropout_p == 0.0 and query._dtype in (D.float32, D.float64) and query.dim() == 4 and
+             query.shape[:2] == key.shape[:2] == value.shape[:2] and
+             query.shape[-1] == value.shape[-1])
+    if not fused:
+        # where PyTorch takes its math path (its fused CPU kernel wants 4-D float inputs of
+        # one head size, and no dropout): a composite of ember ops
+        from ..ops.creation import rand_like
+        p = _attention_probs(query, key, mask, is_causal, scale)
+        if dropout_p > 0.0:
+            p = p * (rand_like(p) >= dropout_p) / (1.0 - dropout_p)
+        return p.matmul(value)
     return _sdpa(query, key, value, mask=mask, is_causal=is_causal, scale=scale)

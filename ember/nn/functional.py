@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ..ops.registry import primitive, COMMON, write_into
 from ..ops import reduction as R
 from ..ops import pointwise as P
@@ -31,6 +30,12 @@ def _special():
 def _const(array, like):
     """Wrap an array of constants (a mask, a coefficient) as a tensor on `like`'s device."""
     return Tensor._make(array, D.from_numpy_dtype(array.dtype), like._device)
+
+
+def _xp(t):
+    """The array module (numpy or cupy) of a tensor's device."""
+    from ..ops.registry import xp_of
+    return xp_of(t._device)
 
 
 def _dtype_word(dtype):
@@ -152,7 +157,7 @@ def selu_(input):
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _apply(_celu, input, inplace, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
 
 
@@ -246,7 +251,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 _log_sigmoid = _elementwise(
-    "log_sigmoid", "LogSigmoidForwardBackward0",
+    "log_sigmoid", "LogSigmoidBackward0",
     lambda xp, self: (-_softplus_array(xp, -self)).astype(self.dtype),
     lambda ctx, g: g * (-ctx.self).sigmoid())
 
@@ -354,11 +359,29 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return R.softmax(-input, dim)
 
 
+@primitive("glu", node="GluBackward0", save=("self",))
+def _glu(xp, self, *, dim):
+    a, b = xp.split(self, 2, axis=dim)
+    return (a * _special().sigmoid(xp, b)).astype(self.dtype)
+
+
+@_glu.derivative
+def _(ctx, g):
+    a, b = ctx.self.chunk(2, ctx.dim)
+    s = b.sigmoid()
+    from ..ops.joining import cat
+    return cat([g * s, g * a * s * (1 - s)], ctx.dim)
+
+
 def glu(input, dim=-1):
+    """a * sigmoid(b) for the two halves a, b of input along dim."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    dim = dim % input.dim()
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]}")
+    return _glu(input, dim=dim)
 
 
 # ============================================================================ dropout
@@ -472,8 +495,7 @@ def _(ctx, g):
         gx, xhat = _normalize_grad(x, gy, axes, ctx.eps)
     else:
         mean = _const(ctx.mean.reshape(shape), x)
-        invstd = _const((1 / np.sqrt(ctx.var + ctx.eps)).reshape(shape).astype(ctx.var.dtype),
-                        x)
+        invstd = _const((1 / (ctx.var + ctx.eps) ** 0.5).reshape(shape).astype(ctx.var.dtype), x)
         xhat = (x - mean) * invstd
         gx = gy * invstd
     needs = ctx.needs_input_grad
@@ -488,9 +510,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     in place with the batch mean and the unbiased batch variance."""
     if input.dim() < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    if not training:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
     data = input._data
     axes = tuple(i for i in range(data.ndim) if i != 1)
-    use_batch_stats = training or running_mean is None
+    use_batch_stats = training
     if use_batch_stats:
         count = data.size // data.shape[1]
         if training and count <= 1:
@@ -505,12 +532,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 unbiased = var * (count / max(count - 1, 1))
                 write_into(running_var, running_var._data * (1 - m) + unbiased * m)
     else:
-        if running_var is None:
-            raise RuntimeError("running_var must be defined in evaluation mode")
-        mean = running_mean._data.astype(data.dtype)
-        var = running_var._data.astype(data.dtype)
-    if running_mean is None and not training:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
+        mean, var = running_mean._data, running_var._data
     return _batch_norm(input, weight, bias, mean=mean.astype(data.dtype),
                        var=var.astype(data.dtype), eps=eps, use_batch_stats=use_batch_stats)
 
@@ -597,10 +619,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return group_norm(input, input.shape[1], weight, bias, eps)
 
 
-def local_response_norm(*args, **kwargs):
-    raise NotImplementedError("local_response_norm is not implemented in ember")
-
-
 # ============================================================================ embedding
 @primitive("embedding", node="EmbeddingBackward0")
 def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
@@ -616,7 +634,7 @@ def _(ctx, g):
     if ctx.padding_idx is not None:
         keep = (flat != ctx.padding_idx)
     if ctx.scale_grad_by_freq:
-        counts = np.bincount(flat, minlength=num)[flat]
+        counts = _xp(g).bincount(flat, minlength=num)[flat]
         keep = (1.0 / counts) if keep is None else keep / counts
     if keep is not None:
         rows = rows * _const(keep.astype(g._dtype.np)[:, None], g)
@@ -649,10 +667,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 def embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescale (in place, untracked) the referenced rows whose norm exceeds max_norm."""
-    rows = np.unique(input._data.reshape(-1))
+    xp = _xp(weight)
+    rows = xp.unique(input._data.reshape(-1))
     data = weight._data
-    norms = (np.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
     weight._version.bump()
     return weight
@@ -668,7 +687,7 @@ def one_hot(tensor, num_classes=-1):
         num_classes = int(data.max()) + 1 if data.size else 0
     elif data.size and data.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (data[..., None] == np.arange(num_classes)).astype(np.int64)
+    out = (data[..., None] == _xp(tensor).arange(num_classes)).astype(np.int64)
     return Tensor._make(out, D.int64, tensor._device)
 
 
@@ -693,8 +712,15 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
 def _broadcast(a, b):
     if a.shape == b.shape:
         return a, b
-    from .. import broadcast_tensors
-    return broadcast_tensors(a, b)
+    n = max(a.dim(), b.dim())
+    sa = (1,) * (n - a.dim()) + tuple(a.shape)
+    sb = (1,) * (n - b.dim()) + tuple(b.shape)
+    for i in reversed(range(n)):
+        if sa[i] != sb[i] and sa[i] != 1 and sb[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of tensor b "
+                               f"({sb[i]}) at non-singleton dimension {i}")
+    shape = tuple(max(x, y) for x, y in zip(sa, sb))
+    return a.expand(shape), b.expand(shape)
 
 
 # ============================================================================ losses
@@ -860,7 +886,7 @@ def _(ctx, g):
     gx = g * (x - t) / (x * (1 - x)).clamp_min(1e-12) if needs[0] else None
     gt = None
     if needs[1]:
-        gt = g * ((-x).log1p().clamp_min(-100) - x.log().clamp_min(-100))
+        gt = g * ((-x).log1p() - x.log())        # unclamped, as torch's target gradient
     return gx, gt, None
 
 
@@ -941,15 +967,19 @@ def _nll_derivative(ctx, g):
     coefficient times the incoming gradient, so this is differentiable again."""
     shape, dtype = ctx.input_shape(), ctx.input_dtype()
     cdim = 0 if len(shape) == 1 else 1
+    xp = _xp(g)
     target = ctx.target
     ignored = target == ctx.ignore_index
-    safe = np.where(ignored, 0, target)
-    w = np.ones(safe.shape, dtype.np) if ctx.weight is None else ctx.weight[safe]
-    w = np.where(ignored, 0, w).astype(dtype.np)
-    coef = np.zeros(shape, dtype.np)
-    np.put_along_axis(coef, np.expand_dims(safe, cdim), np.expand_dims(-w, cdim), cdim)
+    safe = xp.where(ignored, 0, target)
+    w = xp.ones(safe.shape, dtype.np) if ctx.weight is None else ctx.weight[safe]
+    w = xp.where(ignored, 0, w).astype(dtype.np)
+    # -w at each target's class (a one-hot comparison along the class dim), zero elsewhere
+    classes = xp.arange(shape[cdim]).reshape((-1,) + (1,) * (len(shape) - cdim - 1))
+    coef = (xp.expand_dims(safe, cdim) == classes) * xp.expand_dims(-w, cdim)
     if ctx.reduction == "mean":
-        coef = coef / w.sum(dtype=dtype.np)
+        total = w.sum(dtype=dtype.np)
+        if total != 0:                 # all targets ignored: torch's gradient is all zeros
+            coef = coef / total
     elif ctx.reduction == "none":
         g = g.unsqueeze(cdim)
     return g * _const(coef, g)
@@ -992,7 +1022,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: "
                            f"{list(weight.shape)}")
-    options = dict(weight=None if weight is None else weight._data.astype(input._dtype.np),
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_word(input._dtype)} but found "
+                           f"{_dtype_word(weight._dtype)}")
+    options = dict(weight=None if weight is None else weight._data,
                    ignore_index=ignore_index, reduction=reduction)
     if dim <= 2:
         return _nll_loss(input, target=target._data, **options)
@@ -1138,3 +1171,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
 
 # ============================================================================ convolution & co
 # written by the convolution/pooling/attention module; re-exported here as torch does
+from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: E402
+                    max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d,
+                    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
+                    adaptive_max_pool1d, adaptive_max_pool2d, unfold, fold, interpolate, pad,
+                    scaled_dot_product_attention)

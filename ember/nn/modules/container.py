@@ -2,7 +2,6 @@
 import operator
 from collections import OrderedDict
 from collections.abc import Mapping
-from itertools import islice
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
@@ -318,12 +317,12 @@ class ParameterDict(Module):
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def update(self, parameters):
-        items = parameters.items() if isinstance(parameters, Mapping) else parameters
-        if isinstance(parameters, (OrderedDict, ParameterDict)) or not \
-                isinstance(parameters, Mapping):
-            pass
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())       # a plain dict is taken in key order
         else:
-            items = sorted(items)
+            items = parameters
         for k, v in items:
             self[k] = v
 

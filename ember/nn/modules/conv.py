@@ -35,14 +35,16 @@ class _ConvNd(Module):
         dilation = _ntuple(dilation, d)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
+                # a set, as in torch, so that the message prints in the same order
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{{'valid', 'same'}}")
+                                 f"{ {'same', 'valid'} }")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
             padding = _ntuple(padding, d)
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)!r}, but got "
+            raise ValueError(f"padding_mode must be one of "
+                             f"{ {'zeros', 'reflect', 'replicate', 'circular'} }, but got "
                              f"padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
@@ -168,17 +170,15 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) != d:
             raise ValueError(f"ConvTranspose{d}D: for {input.dim()}D input, output_size must "
                              f"have {d} or {d + 2} elements (got {len(output_size)})")
-        result = []
-        for i in range(d):
-            n = input.shape[input.dim() - d + i]
-            smallest = ((n - 1) * self.stride[i] - 2 * self.padding[i] +
-                        self.dilation[i] * (self.kernel_size[i] - 1) + 1)
-            largest = smallest + self.stride[i] - 1
-            if not smallest <= output_size[i] <= largest:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
-                                 f"range from {[smallest]} to {[largest]} (for an input of "
-                                 f"{list(input.shape[-d:])})")
-            result.append(output_size[i] - smallest)
+        sizes = input.shape[-d:]
+        smallest = [(n - 1) * s - 2 * p + dl * (k - 1) + 1 for n, s, p, dl, k in
+                    zip(sizes, self.stride, self.padding, self.dilation, self.kernel_size)]
+        largest = [lo + s - 1 for lo, s in zip(smallest, self.stride)]
+        if any(not lo <= n <= hi for lo, n, hi in zip(smallest, output_size, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                             f"range from {smallest} to {largest} (for an input of "
+                             f"{input.shape[-d:]!r})")
+        result = [n - lo for n, lo in zip(output_size, smallest)]
         return tuple(result)
 
     def forward(self, input, output_size=None):

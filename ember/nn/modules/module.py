@@ -78,10 +78,11 @@ class Module:
     call_super_init = False
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
+        if kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
-                            f"argument '{next(iter(kwargs))}'" if kwargs else
-                            f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
@@ -130,6 +131,7 @@ class Module:
                             f"(ember Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
+            tensor = tensor.detach()          # stored as a plain tensor, as torch does
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -165,7 +167,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            _remove_from(self, name, d, self._buffers, self._modules,
+            _remove_from(name, d, self._buffers, self._modules,
                          self._non_persistent_buffers_set)
             self.register_parameter(name, value)
             return
@@ -179,7 +181,7 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            _remove_from(self, name, d, self._parameters, self._buffers,
+            _remove_from(name, d, self._parameters, self._buffers,
                          self._non_persistent_buffers_set)
             modules[name] = value
             return
@@ -570,7 +572,23 @@ class Module:
         if self._backward_hooks or self._backward_pre_hooks:
             backward_hook = _BackwardHook(self)
             args = backward_hook.wrap_inputs(args)
-        result = self.forward(*args, **kwargs)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            # hooks registered with always_call=True run even when forward raises
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception as hook_error:
+                        import warnings
+                        warnings.warn(f"forward hook with ``always_call=True`` raised an "
+                                      f"exception that was silenced as another error was "
+                                      f"raised in forward: {hook_error}")
+            raise
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_with_kwargs:
                 out = hook(self, args, kwargs, result)
@@ -613,7 +631,8 @@ def _check_name(name, kind):
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-def _remove_from(module, name, d, *stores):
+def _remove_from(name, d, *stores):
+    """Forget `name` as any other kind of member before it is registered as a new kind."""
     for store in stores:
         if isinstance(store, set):
             store.discard(name)

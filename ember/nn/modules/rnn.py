@@ -121,10 +121,10 @@ class RNNBase(Module):
                              f"{input.dim()}D{tail}")
         weight = self.weight_ih_l0
         if input.dtype is not weight.dtype:
-            raise ValueError(f"{self._name()} input dtype ({_torch_dtype(input.dtype)}) does not "
-                             f"match weight dtype ({_torch_dtype(weight.dtype)}). Convert input: "
-                             f"input.to({_torch_dtype(weight.dtype)}), or convert model: "
-                             f"model.to({_torch_dtype(input.dtype)})")
+            raise ValueError(f"{self._name()} input dtype ({_dtype_name(input.dtype)}) does not "
+                             f"match weight dtype ({_dtype_name(weight.dtype)}). Convert input: "
+                             f"input.to({_dtype_name(weight.dtype)}), or convert model: "
+                             f"model.to({_dtype_name(input.dtype)})")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
@@ -201,8 +201,8 @@ class RNNBase(Module):
         return x, stack(h_n, 0), (stack(c_n, 0) if c0 is not None else None)
 
 
-def _torch_dtype(dtype):
-    return "torch." + dtype.name
+def _dtype_name(dtype):
+    return repr(dtype)
 
 
 class RNN(RNNBase):

@@ -23,7 +23,7 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+        raise TypeError(f"expected ember.Tensor, but got: {type(vec).__name__}")
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     device = None
