@@ -5,9 +5,13 @@ records, per device type and per thread, whether autocast is on and its dtype, e
 torch does (`ember.is_autocast_enabled("cpu")`, `ember.get_autocast_dtype("cpu")`), including
 torch's warnings when it disables itself.
 
-Not done yet: ember's ops do not consult this state, so inside autocast matmul/linear/conv
-still compute in their inputs' dtype (torch would cast them to bfloat16 on CPU). The hook
-belongs in the op registry (ember/ops/registry.py), which is outside this module.
+Not wired yet: ember's ops do not consult this state, so inside autocast matmul/linear/conv
+still compute in their inputs' dtype (torch casts them to bfloat16 on CPU). `cast_inputs` below
+does torch's casting (float32/float16 tensors to the autocast dtype through `.to`, so the graph
+shows ToCopyBackward0, with one cached cast per leaf that requires grad); it is meant to be
+called from the op registry (ember/ops/registry.py, outside this module) as
+`if amp._state.any_enabled and self.name in amp.LOWER_PRECISION_OPS:
+inputs = amp.cast_inputs(inputs)`.
 
 `GradScaler` implements torch's dynamic loss scaling (scale, unscale_, step, update and its
 state_dict); disabled, as torch's CUDA scaler is on a machine without CUDA, it is a no-op:
@@ -20,16 +24,27 @@ import warnings
 from . import _dtype as D
 from ._device import device as _device
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs"]
 
 _DEFAULT_DTYPE = {"cpu": D.bfloat16, "cuda": D.float16}
 _SUPPORTED = {"cpu": (D.bfloat16, D.float16), "cuda": (D.float16, D.bfloat16)}
+
+
+# the ops torch runs in the lower-precision autocast dtype (the ones ember has, by op name)
+LOWER_PRECISION_OPS = frozenset({"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "linear",
+                                 "convolution", "prelu"})
 
 
 class _State(threading.local):
     def __init__(self):
         self.enabled = {"cpu": False, "cuda": False}
         self.dtype = dict(_DEFAULT_DTYPE)
+        self.depth = 0              # nesting of enabled autocast regions
+        self.cast_cache = {}        # id(leaf) -> (leaf, its cast), while depth > 0
+
+    @property
+    def any_enabled(self):
+        return self.enabled["cpu"] or self.enabled["cuda"]
 
 
 _state = _State()
@@ -84,10 +99,14 @@ class autocast:
         self._saved.append((_state.enabled[d], _state.dtype[d]))
         _state.enabled[d] = self._enabled
         _state.dtype[d] = self.fast_dtype
+        _state.depth += 1
         return self
 
     def __exit__(self, *exc):
         _state.enabled[self.device], _state.dtype[self.device] = self._saved.pop()
+        _state.depth -= 1
+        if _state.depth == 0:           # leaving the outermost region drops the cached casts
+            _state.cast_cache.clear()
         return False
 
     def __call__(self, fn):
@@ -96,6 +115,34 @@ class autocast:
             with self:
                 return fn(*args, **kwargs)
         return run_under_autocast
+
+
+def cast_inputs(inputs, device_type="cpu"):
+    """The inputs of a lower-precision op under autocast, cast as torch casts them.
+
+    Floating tensors on `device_type` other than float64 are cast to the autocast dtype; the
+    cast of a leaf that requires grad is made once per autocast region and reused (so a weight
+    used twice gets one ToCopyBackward0 node, as in torch).
+    """
+    if not _state.enabled[device_type]:
+        return inputs
+    from ._tensor import Tensor
+    dtype = _state.dtype[device_type]
+    out = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x._dtype.is_floating_point and x._dtype is not D.float64 \
+                and x._dtype is not dtype and x._device.type == device_type:
+            cacheable = x._requires_grad and x._grad_fn is None
+            hit = _state.cast_cache.get(id(x)) if cacheable else None
+            if hit is not None and hit[0] is x:
+                x = hit[1]
+            else:
+                cast = x.to(dtype)
+                if cacheable:
+                    _state.cast_cache[id(x)] = (x, cast)
+                x = cast
+        out.append(x)
+    return type(inputs)(out) if isinstance(inputs, tuple) else out
 
 
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"

@@ -144,21 +144,21 @@ class _Pickler(pickle._Pickler):
         gets a contiguous storage of its own.
         """
         root = t._base if t._base is not None else t
-        host = root._host()
-        if host.flags.c_contiguous and _fits(t, root):
-            storage = self._storage_for(id(root), root, host, t)
-            return storage, t.storage_offset(), t.stride()
-        array = np.ascontiguousarray(t._host())
-        storage = self._storage_for(id(t), t, array, t)
-        return storage, 0, _contiguous_strides(array.shape)
+        if root._data.flags.c_contiguous and _fits(t, root):
+            return self._storage_for(root), t.storage_offset(), t.stride()
+        return self._storage_for(t, copy=True), 0, _contiguous_strides(tuple(t.shape))
 
-    def _storage_for(self, key, owner, array, t):
-        storage = self.storages.get(key)
+    def _storage_for(self, owner, copy=False):
+        """The storage holding `owner`'s memory (a contiguous copy of it when `copy`)."""
+        storage = self.storages.get(id(owner))
         if storage is None:
-            storage = _Storage(str(len(self.storages)), array.reshape(-1), t._dtype,
-                               str(t._device) if t._device.type != "cpu" else "cpu")
-            self.storages[key] = storage
-            self._keep.append(owner)
+            array = owner._host()
+            if copy:
+                array = np.ascontiguousarray(array)
+            storage = _Storage(str(len(self.storages)), array.reshape(-1), owner._dtype,
+                               str(owner._device))
+            self.storages[id(owner)] = storage
+            self._keep.append(owner)          # keeps id(owner) unique until the save ends
         return storage
 
     def save(self, obj, save_persistent_id=True):
@@ -195,6 +195,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         return
     path = os.fspath(f)
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {os.path.dirname(path) or directory} does not "
+                           f"exist.")
     tmp = os.path.join(directory, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # honours the umask
     try:
@@ -416,6 +419,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             return _load_archive(file, map_location, weights_only)
+    if not (hasattr(f, "seekable") and f.seekable()):     # zip needs to seek: buffer a stream
+        f = io.BytesIO(f.read())
     return _load_archive(f, map_location, weights_only)
 
 

@@ -166,3 +166,29 @@ def test_disabled_grad_scaler_is_a_no_op_like_torch():
     s.step(opt)
     s.update()
     assert opt.steps == 1 and p.tolist() == [0.0]
+
+
+def test_cast_inputs_casts_like_torch_autocast():
+    # cast_inputs is the op-level hook (not yet called by ember's ops): same dtypes and graph
+    # as torch's CPU autocast of a matmul
+    from ember import viz
+    names = {}
+    for m in (torch, ember):
+        w = m.ones(2, 2, requires_grad=True)
+        d = m.ones(2, 2, dtype=m.float64)
+        h = m.ones(2, 2, dtype=m.float16)
+        with m.autocast("cpu"):
+            if m is torch:
+                out, dbl, half = w @ w, d @ d, h @ h
+            else:
+                a, b = ember.amp.cast_inputs((w, w))
+                out = a @ b
+                dbl = ember.matmul(*ember.amp.cast_inputs((d, d)))
+                half = ember.matmul(*ember.amp.cast_inputs((h, h)))
+        names[m.__name__] = (viz.graph_structure(out), str(out.dtype).split(".")[1],
+                             str(dbl.dtype).split(".")[1], str(half.dtype).split(".")[1])
+    assert names["ember"] == names["torch"]
+    assert names["torch"][0][0] == ["MmBackward0", "ToCopyBackward0",
+                                    "torch::autograd::AccumulateGrad"]
+    x = ember.ones(2)
+    assert ember.amp.cast_inputs((x, 3)) == (x, 3)              # autocast off: unchanged

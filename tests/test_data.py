@@ -313,7 +313,8 @@ class Crashing(edata.Dataset):
 
 
 def test_dead_worker_raises_instead_of_hanging():
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+.*exited unexpectedly"):
+    with pytest.raises(RuntimeError,
+                       match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
         list(edata.DataLoader(Crashing(), num_workers=1))
 
 
@@ -350,3 +351,97 @@ def test_iterable_dataset_matches_torch(kw):
     assert len(edata.DataLoader(Stream(7), **kw)) == len(tdata.DataLoader(TorchStream(7), **kw))
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         edata.DataLoader(Stream(3), shuffle=True)
+
+
+def test_persistent_workers_serve_several_epochs():
+    loader = edata.DataLoader(Squares(), batch_size=5, num_workers=2, persistent_workers=True)
+    expected = [b[1].tolist() for b in tdata.DataLoader(TorchSquares(), batch_size=5)]
+    first = [b[1].tolist() for b in loader]
+    pool = loader._workers_iter
+    pids = [w.pid for w in pool._workers]
+    assert all(w.is_alive() for w in pool._workers)
+    partial = iter(loader)                      # an epoch abandoned half way ...
+    next(partial)
+    second = [b[1].tolist() for b in loader]    # ... does not leak into the next one
+    assert first == second == expected
+    assert [w.pid for w in loader._workers_iter._workers] == pids     # the same processes
+    stream = edata.DataLoader(Stream(5), batch_size=2, num_workers=2, persistent_workers=True)
+    assert [b.tolist() for b in stream] == [b.tolist() for b in stream] == \
+        [[0, 1], [0, 1], [2, 3], [2, 3], [4], [4]]
+    pool._shutdown()
+    stream._workers_iter._shutdown()
+    with pytest.raises(ValueError, match="persistent_workers option needs num_workers > 0"):
+        edata.DataLoader(range(3), persistent_workers=True)
+
+
+def test_out_of_order_delivery_keeps_every_batch():
+    loader = edata.DataLoader(Squares(), batch_size=3, num_workers=2, in_order=False)
+    got = sorted(b[1].tolist() for b in loader)
+    assert got == [list(range(i, min(i + 3, 23))) for i in range(0, 23, 3)]
+
+
+class Slow(edata.Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(30)
+        return i
+
+
+def test_timeout_raises_like_torch():
+    with pytest.raises(RuntimeError, match=r"^DataLoader timed out after 0.5 seconds$"):
+        list(edata.DataLoader(Slow(), num_workers=1, timeout=0.5))
+
+
+# default_collate on random nested samples: the same structure, dtypes and values as torch
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_leaves = st.one_of(
+    st.integers(-5, 5).map(lambda i: ("int", i)),
+    st.floats(-2, 2, allow_nan=False, width=32).map(lambda f: ("float", f)),
+    st.booleans().map(lambda b: ("bool", b)),
+    st.text("ab", max_size=2).map(lambda s: ("str", s)),
+    st.sampled_from(["int32", "float32", "float64", "uint8"]).map(lambda d: ("array", d)),
+    st.sampled_from(["int64", "float32"]).map(lambda d: ("tensor", d)),
+)
+_specs = st.recursive(_leaves, lambda inner: st.one_of(
+    st.lists(inner, min_size=1, max_size=3).map(lambda xs: ("list", xs)),
+    st.lists(inner, min_size=1, max_size=3).map(lambda xs: ("tuple", xs)),
+    st.dictionaries(st.sampled_from("xyz"), inner, min_size=1, max_size=3).map(
+        lambda d: ("dict", d)),
+    st.tuples(inner, inner).map(lambda xy: ("named", xy)),
+), max_leaves=6)
+
+
+def build(spec, mod, i):
+    """Sample number i of a spec, with tensors from `mod` (ember or torch)."""
+    kind, value = spec
+    if kind == "int":
+        return value + i
+    if kind == "float":
+        return value * (i + 1)
+    if kind == "bool":
+        return value ^ (i % 2 == 1)
+    if kind == "str":
+        return value + str(i)
+    if kind == "array":
+        return (np.arange(6).reshape(2, 3) * (i + 1)).astype(value)
+    if kind == "tensor":
+        return mod.arange(4, dtype=getattr(mod, value)) + i
+    if kind == "list":
+        return [build(s, mod, i) for s in value]
+    if kind == "tuple":
+        return tuple(build(s, mod, i) for s in value)
+    if kind == "dict":
+        return {k: build(s, mod, i) for k, s in value.items()}
+    return Point(build(value[0], mod, i), build(value[1], mod, i))
+
+
+@settings(max_examples=40, deadline=None)
+@given(_specs, st.integers(1, 4))
+def test_default_collate_random_structures(spec, batch):
+    e = edata.default_collate([build(spec, ember, i) for i in range(batch)])
+    t = tdata.default_collate([build(spec, torch, i) for i in range(batch)])
+    assert_same(e, t)

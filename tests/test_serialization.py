@@ -313,3 +313,117 @@ def test_safetensors_interop_with_the_reference_package(tmp_path):
     for k in ours:
         assert_tensor_equal(ours[k], sample(torch, k))
     assert est.load_metadata(tmp_path / "t.safetensors") == {"m": "1"}
+
+
+def test_cuda_checkpoint_without_cuda(tmp_path):
+    # a checkpoint saved on a GPU: the storage location in data.pkl reads 'cuda:0'
+    torch.save({"w": torch.arange(3.0)}, tmp_path / "cpu.pt")
+    with zipfile.ZipFile(tmp_path / "cpu.pt") as z:
+        records = {n: z.read(n) for n in z.namelist()}
+    name = next(n for n in records if n.endswith("data.pkl"))
+    cpu, gpu = b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0"
+    assert cpu in records[name]
+    records[name] = records[name].replace(cpu, gpu)
+    with zipfile.ZipFile(tmp_path / "gpu.pt", "w") as z:
+        for n, data in records.items():
+            z.writestr(n, data)
+    if not torch.cuda.is_available() and not ember.cuda.is_available():
+        with pytest.raises(RuntimeError) as te:
+            torch.load(tmp_path / "gpu.pt", weights_only=True)
+        with pytest.raises(RuntimeError) as ee:
+            ember.load(tmp_path / "gpu.pt")
+        assert str(ee.value) == str(te.value)
+    for loc in ("cpu", {"cuda:0": "cpu"}, ember.device("cpu")):
+        w = ember.load(tmp_path / "gpu.pt", map_location=loc)["w"]
+        assert w.device.type == "cpu" and w.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_missing_directory_and_unseekable_streams(tmp_path):
+    with pytest.raises(RuntimeError) as te:
+        torch.save(1, tmp_path / "nope" / "x.pt")
+    with pytest.raises(RuntimeError) as ee:
+        ember.save(1, tmp_path / "nope" / "x.pt")
+    assert str(ee.value) == str(te.value)
+
+    class Stream(io.RawIOBase):          # readable, not seekable (a pipe, a socket)
+        def __init__(self, data):
+            self.inner = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            return self.inner.readinto(b)
+
+    buffer = io.BytesIO()
+    ember.save({"w": ember.ones(2)}, buffer)
+    assert ember.load(Stream(buffer.getvalue()))["w"].tolist() == [1.0, 1.0]
+
+
+def test_ember_parameters_load_as_torch_parameters(tmp_path):
+    nn = pytest.importorskip("ember.nn")
+    p = nn.Parameter(ember.ones(2, 3))
+    frozen = nn.Parameter(ember.zeros(1), requires_grad=False)
+    ember.save({"p": p, "frozen": frozen}, tmp_path / "e.pt")
+    loaded = torch.load(tmp_path / "e.pt", weights_only=True)
+    assert type(loaded["p"]) is torch.nn.Parameter and loaded["p"].requires_grad
+    assert type(loaded["frozen"]) is torch.nn.Parameter and not loaded["frozen"].requires_grad
+    back = ember.load(tmp_path / "e.pt")
+    assert type(back["p"]) is nn.Parameter and back["p"].requires_grad
+    assert back["p"].tolist() == [[1.0] * 3] * 2
+
+
+# random views of a random base: every one is saved into the base's single storage, and torch
+# reads back the same values, strides and offsets
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def views_of_a_base(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    dtype = draw(st.sampled_from(DTYPES))
+    ops = draw(st.lists(st.tuples(st.sampled_from(["slice", "select", "t", "expand",
+                                                   "unsqueeze"]),
+                                  st.integers(0, 5), st.integers(0, 5)), max_size=4))
+    return shape, dtype, ops
+
+
+def apply_view_ops(t, ops):
+    for op, a, b in ops:
+        if t.dim() == 0:
+            break
+        d = a % t.dim()
+        n = t.shape[d]
+        if op == "slice" and n > 1:
+            t = t.narrow(d, b % n, max(1, n - b % n - 1))
+        elif op == "select":
+            t = t.select(d, b % n)
+        elif op == "t" and t.dim() >= 2:
+            t = t.transpose(d, (d + 1) % t.dim())
+        elif op == "expand" and n == 1:
+            shape = list(t.shape)
+            shape[d] = 3
+            t = t.expand(*shape)
+        elif op == "unsqueeze":
+            t = t.unsqueeze(d)
+    return t
+
+
+@settings(max_examples=40, deadline=None)
+@given(views_of_a_base())
+def test_random_views_round_trip(tmp_path_factory, case):
+    shape, dtype, ops = case
+    path = tmp_path_factory.mktemp("views") / "v.pt"
+    base_e, base_t = sample(ember, dtype, shape), sample(torch, dtype, shape)
+    view_e, view_t = apply_view_ops(base_e, ops), apply_view_ops(base_t, ops)
+    assert_tensor_equal(view_e, view_t)
+    ember.save({"view": view_e, "base": base_e}, path)
+    loaded = torch.load(path, weights_only=True)
+    assert_tensor_equal(view_e, loaded["view"])
+    assert loaded["view"].storage_offset() == view_t.storage_offset()
+    assert loaded["view"].untyped_storage().data_ptr() == \
+        loaded["base"].untyped_storage().data_ptr()
+    torch.save({"view": view_t, "base": base_t}, path)
+    back = ember.load(path)
+    assert_tensor_equal(back["view"], view_t)
+    assert back["view"].storage_offset() == view_t.storage_offset()

@@ -98,3 +98,20 @@ def test_render_svg_with_dot(tmp_path):
     path = viz.make_dot(z, params).render(tmp_path / "g.svg")
     text = open(path).read()
     assert "<svg" in text and "MulBackward0" in text
+
+
+def test_cnn_graph_matches_torch():
+    # a network like the demo's: conv, pooling, flatten, linear and cross-entropy nodes
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 1, 8, 8)).astype(np.float32)
+    y = np.array([3, 7])
+    graphs = []
+    for m in (ember, torch):
+        nn = m.nn
+        model = nn.Sequential(
+            nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Linear(64, 10))
+        loss = nn.CrossEntropyLoss()(model(m.tensor(x)), m.tensor(y))
+        graphs.append(viz.make_dot(loss, params=dict(model.named_parameters())).source)
+    assert graphs[0] == graphs[1]
+    assert "ConvolutionBackward0" in graphs[0] and '"0.weight\\n(4, 1, 3, 3)"' in graphs[0]

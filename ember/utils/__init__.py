@@ -1,2 +1,2 @@
 """ember.utils: data loading (ember.utils.data) and safetensors files (ember.utils.safetensors)."""
-from . import data  # noqa: F401
+from . import data, safetensors  # noqa: F401

@@ -42,12 +42,12 @@ def default_collate(batch):
         except TypeError:            # a mapping type that cannot be built from a dict
             return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):     # a named tuple
-        return elem_type(*(default_collate(list(field)) for field in zip(*batch)))
+        return elem_type(*(default_collate(field) for field in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        fields = [default_collate(list(field)) for field in zip(*batch)]
+        fields = [default_collate(field) for field in zip(*batch)]   # strings stay tuples
         if isinstance(elem, tuple):
             return fields
         try:

@@ -65,6 +65,9 @@ class _ExceptionWrapper:
         raise exc
 
 
+_NEW_EPOCH = "new epoch"     # sent to persistent workers at the start of each later epoch
+
+
 class _Exhausted:
     """A worker's answer once its copy of an IterableDataset has run out."""
 
@@ -125,6 +128,10 @@ def _worker_loop(dataset, index_queue, result_queue, fetcher_args, worker_id, nu
             continue
         if request is None:
             return
+        if request == _NEW_EPOCH:               # persistent workers: start the stream again
+            if init_error is None:
+                fetcher = _Fetcher(dataset, *fetcher_args)
+            continue
         send_idx, indices = request
         if init_error is not None:
             result_queue.put((send_idx, init_error))
@@ -144,7 +151,8 @@ class DataLoader:
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
-                 prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+                 prefetch_factor=None, persistent_workers=False, pin_memory_device="",
+                 in_order=True):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
@@ -156,10 +164,8 @@ class DataLoader:
                              "otherwise set prefetch_factor to None.")
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
-        if persistent_workers:
-            # not implemented: workers are started for each epoch
-            raise NotImplementedError("ember's DataLoader does not support "
-                                      "persistent_workers=True yet")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -168,6 +174,8 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.generator = generator
         self.persistent_workers = persistent_workers
+        self.in_order = in_order
+        self._workers_iter = None     # the live worker pool, with persistent_workers
         self._iterable = isinstance(dataset, IterableDataset)
 
         if self._iterable:
@@ -233,7 +241,13 @@ class DataLoader:
                               "found, then device pinned memory won't be used.")
         if self.num_workers == 0:
             return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+        if not self.persistent_workers:
+            return _MultiProcessIter(self)
+        if self._workers_iter is None:
+            self._workers_iter = _MultiProcessIter(self)
+        else:
+            self._workers_iter._start_epoch(self, first=False)
+        return self._workers_iter
 
     def _fetcher_args(self):
         return (self._auto_collation, self.collate_fn, self.drop_last, self.batch_size)
@@ -265,12 +279,11 @@ class _MultiProcessIter:
         if isinstance(context, str) or context is None:
             context = multiprocessing.get_context(context)
         self._timeout = loader.timeout
-        self._requests = iter(loader._index_sampler) if not loader._iterable else None
-        self._num_workers = loader.num_workers
+        self._persistent = loader.persistent_workers
+        self._in_order = loader.in_order
         self._result_queue = context.Queue()
         self._index_queues = []
         self._workers = []
-        self._active = [True] * loader.num_workers    # False once an iterable worker ran out
         base_seed = loader._base_seed()
         for worker_id in range(loader.num_workers):
             index_queue = context.Queue()
@@ -283,17 +296,35 @@ class _MultiProcessIter:
             worker.start()
             self._index_queues.append(index_queue)
             self._workers.append(worker)
+        self._shut_down = False
+        self._start_epoch(loader, first=True)
+
+    def _start_epoch(self, loader, first):
+        if not first:
+            self._drain()
+            for index_queue in self._index_queues:
+                index_queue.put(_NEW_EPOCH)
+        self._requests = iter(loader._index_sampler) if not loader._iterable else None
+        self._active = [True] * loader.num_workers    # False once an iterable worker ran out
         self._next_worker = itertools.cycle(range(loader.num_workers))
         self._send_idx = 0          # requests sent
         self._rcvd_idx = 0          # the next request whose result is due
         self._task_worker = {}      # request -> worker, while in flight
         self._results = {}          # results that arrived ahead of their turn
-        self._shut_down = False
         for _ in range(loader.prefetch_factor * loader.num_workers):
             self._send_request()
 
     def __iter__(self):
         return self
+
+    def _drain(self):
+        """Collect and drop what is still in flight (a previous epoch left unfinished)."""
+        for idx in self._results:
+            self._task_worker.pop(idx, None)
+        self._results = {}
+        while self._task_worker:
+            idx, _ = self._wait_for(None)
+            self._task_worker.pop(idx, None)
 
     def _send_request(self):
         if not any(self._active):
@@ -314,13 +345,17 @@ class _MultiProcessIter:
 
     def __next__(self):
         while True:
-            if self._rcvd_idx == self._send_idx:        # nothing in flight, nothing to send
-                self._shutdown()
+            if not self._task_worker:                   # nothing in flight, nothing to send
+                if not self._persistent:
+                    self._shutdown()
                 raise StopIteration
-            idx = self._rcvd_idx
-            data = self._results.pop(idx) if idx in self._results else self._wait_for(idx)
+            if self._in_order:
+                idx = self._rcvd_idx
+                data = self._results.pop(idx) if idx in self._results else self._wait_for(idx)
+                self._rcvd_idx += 1
+            else:                                       # whichever batch is ready first
+                idx, data = self._wait_for(None)
             worker_id = self._task_worker.pop(idx)
-            self._rcvd_idx += 1
             if isinstance(data, _Exhausted):
                 self._active[worker_id] = False
                 continue
@@ -331,7 +366,10 @@ class _MultiProcessIter:
             return data
 
     def _wait_for(self, idx):
-        """Read results until the one for request `idx` arrives, keeping the others."""
+        """Read results until the one for request `idx` arrives, keeping the others.
+
+        With idx None, return (request, result) of the first result to arrive.
+        """
         start = time.monotonic()
         while True:
             wait = _POLL_SECONDS if self._timeout <= 0 else \
@@ -341,20 +379,23 @@ class _MultiProcessIter:
             except queue.Empty:
                 dead = [w.pid for w in self._workers if not w.is_alive()]
                 if dead:
-                    self._shutdown()
+                    self._shutdown(force=True)
                     pids = ", ".join(str(p) for p in dead)
                     raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
                                        f"unexpectedly") from None
                 if self._timeout > 0 and time.monotonic() - start >= self._timeout:
-                    self._shutdown()
+                    self._shutdown(force=True)
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} "
                                        f"seconds") from None
                 continue
+            if idx is None:
+                return got, data
             if got == idx:
                 return data
             self._results[got] = data
 
-    def _shutdown(self):
+    def _shutdown(self, force=False):
+        """Stop the workers: ask them to exit (or, after an error, stop them at once)."""
         if self._shut_down:
             return
         self._shut_down = True
@@ -364,7 +405,8 @@ class _MultiProcessIter:
             except (OSError, ValueError):
                 pass
         for worker in self._workers:
-            worker.join(timeout=_POLL_SECONDS * 5)
+            if not force:
+                worker.join(timeout=_POLL_SECONDS * 5)
             if worker.is_alive():
                 worker.terminate()
                 worker.join(timeout=_POLL_SECONDS)
