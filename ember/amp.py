@@ -5,13 +5,10 @@ records, per device type and per thread, whether autocast is on and its dtype, e
 torch does (`ember.is_autocast_enabled("cpu")`, `ember.get_autocast_dtype("cpu")`), including
 torch's warnings when it disables itself.
 
-Not wired yet: ember's ops do not consult this state, so inside autocast matmul/linear/conv
-still compute in their inputs' dtype (torch casts them to bfloat16 on CPU). `cast_inputs` below
-does torch's casting (float32/float16 tensors to the autocast dtype through `.to`, so the graph
-shows ToCopyBackward0, with one cached cast per leaf that requires grad); it is meant to be
-called from the op registry (ember/ops/registry.py, outside this module) as
-`if amp._state.any_enabled and self.name in amp.LOWER_PRECISION_OPS:
-inputs = amp.cast_inputs(inputs)`.
+The op registry (ember/ops/registry.py) consults this state: inside an enabled region, the ops
+named in LOWER_PRECISION_OPS get their inputs through `cast_inputs`, which casts as torch does
+(float32/float16 tensors to the autocast dtype through `.to`, so the graph shows
+ToCopyBackward0, with one cached cast per leaf that requires grad).
 
 `GradScaler` implements torch's dynamic loss scaling (scale, unscale_, step, update and its
 state_dict); disabled, as torch's CUDA scaler is on a machine without CUDA, it is a no-op:

@@ -192,3 +192,20 @@ def test_cast_inputs_casts_like_torch_autocast():
                                     "torch::autograd::AccumulateGrad"]
     x = ember.ones(2)
     assert ember.amp.cast_inputs((x, 3)) == (x, 3)              # autocast off: unchanged
+
+
+def test_autocast_casts_matmul_like_ops_as_torch():
+    from differential import same
+
+    def scenario(T):
+        a = T.ones(4, 4, requires_grad=True)
+        b = T.ones(4, 4)
+        with T.autocast("cpu"):
+            c = a @ b
+            d = a + b
+            e = T.nn.functional.linear(a, b)
+            f = T.mm(a, b.t())
+        c.float().sum().backward()
+        return [c.dtype, d.dtype, e.dtype, f.dtype, c.grad_fn.name(),
+                c.grad_fn.next_functions[0][0].name(), a.grad.dtype, a.grad]
+    same(scenario)

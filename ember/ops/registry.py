@@ -27,6 +27,7 @@ from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence
 from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
+from .. import amp as _amp
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -164,6 +165,8 @@ class Op:
     def __call__(self, *inputs, **params):
         if self.varargs:
             inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
+        if _amp._state.depth and self.name in _amp.LOWER_PRECISION_OPS:
+            inputs = _amp.cast_inputs(inputs)      # autocast: matmul-like ops in bf16/fp16
         arrays = self._fast_operands(inputs)
         if arrays is not None:
             # the common case: one dtype, one device, nothing to promote
@@ -348,8 +351,8 @@ class Op:
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
         try:
             out = self.forward(xp_of(device), *arrays, **params)
-        except ValueError:
-            check_broadcast(inputs)
+        except Exception:
+            check_inplace_shape(target, inputs)     # PyTorch reports a bad shape first
             raise
         # the node saves its inputs before the write (their versions as the op saw them)
         node = self._record(inputs, target, params, in_place=True, original_self=original) \
