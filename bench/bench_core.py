@@ -9,10 +9,15 @@ import gc
 import os
 import sys
 
-import numpy as np
-import torch
-
 sys.path.insert(0, os.path.dirname(__file__))
+import common  # noqa: E402
+
+if __name__ == "__main__":
+    common.native_blas()
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
 import ember  # noqa: E402
 from common import median_time, report  # noqa: E402
 

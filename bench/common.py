@@ -1,6 +1,33 @@
 """Side-by-side timing helpers: ember and torch in one process, medians of repeated runs."""
+import os
 import statistics
+import sys
 import time
+
+_PINNED_BLAS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def native_blas():
+    """Re-run this script without the OpenBLAS kernel pin some machines set.
+
+    Call it before importing NumPy. Some machines pin OpenBLAS to an older kernel for the sake
+    of old builds; that slows a current NumPy (and so ember) but not torch's own BLAS, which
+    would make the side-by-side numbers about the pin rather than about ember. Tests and CI
+    keep the environment as it is.
+    """
+    if any(v in os.environ for v in _PINNED_BLAS) and "--keep-blas-env" not in sys.argv:
+        env = {k: v for k, v in os.environ.items() if k not in _PINNED_BLAS}
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def blas_description():
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "BLAS: (threadpoolctl not installed)"
+    return "BLAS: " + ", ".join(f"{i['internal_api']} {i.get('architecture', '')} "
+                                f"{i['num_threads']} threads" for i in threadpool_info()
+                                if i.get("user_api") == "blas")
 
 
 def median_time(fn, repeat=7, number=None, budget=0.2):
@@ -34,7 +61,7 @@ def fmt(seconds):
 
 def report(rows, title):
     """rows: (name, ember seconds, torch seconds, target ratio or None)."""
-    print(f"\n{title}")
+    print(f"\n{title}\n{blas_description()}")
     print(f"{'benchmark':<34}{'ember':>12}{'torch':>12}{'ember/torch':>13}{'target':>9}")
     for name, e, t, target in rows:
         ratio = e / t
