@@ -628,7 +628,7 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     pads = _pool_padding(sizes, kernel, stride, padding, dilation, out)
     xpad = _pad_last(xp, x, pads, _lowest(xp, x.dtype))
     win = _windows(xp, xpad, kernel, stride, dilation, out)
-    flat = win.reshape(win.shape[:-d] + (-1,))                      # the one copy
+    flat = win.reshape(win.shape[:-d] + (_prod(kernel),))           # the one copy
     arg = _window_argmax(xp, flat)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     offsets = xp.unravel_index(arg, kernel)
@@ -653,12 +653,21 @@ def _unpool_raw(xp, grad, index, input_shape, d):
     outside its plane, from a window of padding only, takes nothing)."""
     plane = _prod(input_shape[-d:])
     lead = _prod(input_shape[:-d])
-    index = index.reshape(lead, -1)
+    index = index.reshape(lead, _prod(index.shape[-d:]))
     inside = (index >= 0) & (index < plane)
     flat = (xp.where(inside, index, 0) + (xp.arange(lead) * plane)[:, None]).ravel()
-    weights = xp.where(inside, grad.reshape(lead, -1), 0).ravel()
+    weights = xp.where(inside, grad.reshape(index.shape), 0).ravel()
     sums = xp.bincount(flat, weights=weights, minlength=lead * plane)
     return sums.astype(grad.dtype).reshape(input_shape)
+
+
+def _gather_planes(gg, index, d):
+    """gg (..., *plane) read at each pooled output's index: the adjoint of `_unpool_raw`, in
+    ember ops so that it is differentiable too."""
+    lead = _prod(index.shape[:-d])
+    flat = Tensor._make(index.reshape(lead, _prod(index.shape[-d:])), D.int64, gg._device)
+    plane = _prod(gg.shape[-d:])
+    return gg.reshape(lead, plane).gather(1, flat).reshape(index.shape)
 
 
 def _make_max_pool_ops(node):
@@ -680,11 +689,7 @@ def _make_max_pool_ops(node):
     @backward.derivative
     def _(ctx, gg):
         # the adjoint of a scatter-add is the gather at the same indices
-        d = ctx.d
-        shape = ctx.input_shape()
-        index = Tensor._make(ctx.index.reshape(-1, _prod(ctx.index.shape[-d:])), D.int64)
-        flat = gg.reshape(index.shape[0], -1).gather(1, index)
-        return flat.reshape(shape)
+        return _gather_planes(gg, ctx.index, ctx.d)
 
     return forward
 
@@ -973,7 +978,7 @@ def _adaptive_max_raw(xp, x, out):
     order = tuple(range(lead)) + tuple(lead + 2 * i for i in range(d)) + \
         tuple(lead + 2 * i + 1 for i in range(d))
     g = g.transpose(order)
-    flat = g.reshape(g.shape[:lead + d] + (-1,))
+    flat = g.reshape(g.shape[:lead + d] + (_prod(g.shape[lead + d:]),))
     arg = _window_argmax(xp, flat)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     widths = tuple(p.shape[1] for p in picks)
@@ -1005,8 +1010,7 @@ def _(ctx, grad, _unused=None):
 
 @_adaptive_max_pool2d_backward.derivative
 def _(ctx, gg):
-    index = Tensor._make(ctx.index.reshape(-1, _prod(ctx.index.shape[-2:])), D.int64)
-    return gg.reshape(index.shape[0], -1).gather(1, index).reshape(ctx.input_shape())
+    return _gather_planes(gg, ctx.index, 2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -1112,18 +1116,28 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ============================================================================ interpolate
-def _nearest_matrix(n, out, scale, opmath):
-    if scale is not None:
-        ratio = opmath(1.0 / scale)
+def _nearest_matrix(n, out, scale, shortcuts):
+    """One-hot rows: output i reads input floor(i * ratio), computed in float32 as torch does.
+
+    torch's 2-d kernel copies an axis of unchanged size and halves indices for an exact
+    doubling, whatever the scale factor; its 1-d and 3-d kernels do not."""
+    ratio = np.float32(1.0 / scale) if scale is not None else np.float32(n) / np.float32(out)
+    dst = np.arange(out)
+    if shortcuts and out == n:
+        src = dst
+    elif shortcuts and out == 2 * n:
+        src = dst >> 1
     else:
-        ratio = opmath(n) / opmath(out)
-    src = np.minimum(np.floor(np.arange(out, dtype=opmath) * ratio).astype(np.int64), n - 1)
+        src = np.minimum(np.floor(dst.astype(np.float32) * ratio).astype(np.int64), n - 1)
     m = np.zeros((out, n))
     m[np.arange(out), src] = 1
     return m
 
 
 def _linear_matrix(n, out, scale, align_corners, opmath):
+    """Two taps per row: linear interpolation weights, in the input's compute precision."""
+    if n == out:
+        return np.eye(n)                       # an axis of unchanged size is copied, as in torch
     dst = np.arange(out, dtype=opmath)
     if align_corners:
         ratio = opmath((n - 1) / (out - 1)) if out > 1 else opmath(0)
@@ -1182,9 +1196,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out = tuple(int(math.floor(n * s)) for n, s in zip(sizes, scales))
         if recompute_scale_factor:
             scales = (None,) * d
+    if any(n <= 0 for n in sizes) or any(o <= 0 for o in out):
+        names = ("D", "H", "W")[3 - d:]
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input "
+            f"({', '.join(f'{a}: {n}' for a, n in zip(names, sizes))}) "
+            f"{'and ' if d == 1 else ''}output "
+            f"({', '.join(f'{a}: {o}' for a, o in zip(names, out))})")
     opmath = np.float64 if input._dtype is D.float64 else np.float32
     if mode == "nearest":
-        mats = [_nearest_matrix(n, o, s, opmath) for n, o, s in zip(sizes, out, scales)]
+        mats = [_nearest_matrix(n, o, s, d == 2) for n, o, s in zip(sizes, out, scales)]
     else:
         mats = [_linear_matrix(n, o, s, bool(align_corners), opmath)
                 for n, o, s in zip(sizes, out, scales)]
@@ -1252,6 +1273,14 @@ def _(ctx, grad):
     return dq, dk, dv
 
 
+def _repeat_heads(t, heads):
+    """(..., H_kv, S, E) -> (..., heads, S, E), each head repeated heads/H_kv times in turn."""
+    kv = t.shape[-3]
+    shape = tuple(t.shape[:-3])
+    expanded = t.unsqueeze(-3).expand(*shape, kv, heads // kv, *t.shape[-2:])
+    return expanded.reshape(*shape, heads, *t.shape[-2:])
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     if is_causal and attn_mask is not None:
@@ -1259,6 +1288,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            "when is_causal=True")
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     mask = None if attn_mask is None else attn_mask._data
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves a group of query heads
+        key, value = (_repeat_heads(t, query.shape[-3]) for t in (key, value))
     fused = (dropout_p == 0.0 and query._dtype in (D.float32, D.float64) and query.dim() == 4 and
              query.shape[:2] == key.shape[:2] == value.shape[:2] and
              query.shape[-1] == value.shape[-1])

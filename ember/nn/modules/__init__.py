@@ -15,5 +15,5 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d)
-from .rnn import RNNBase, RNN, GRU, LSTM
+from .rnn import RNNBase, RNN, GRU, LSTM, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .activation_mha import MultiheadAttention

@@ -93,6 +93,10 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         from .. import functional as F
         from .._conv import scaled_dot_product_attention, pad
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                               "Transformer module method `generate_square_subsequent_mask` to "
+                               "create this mask.")
         if query.dim() not in (2, 3):
             raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but "
                                  f"received {query.dim()}-D query tensor")

@@ -107,11 +107,6 @@ class _ConvNd(Module):
             s += f", padding_mode={self.padding_mode}"
         return s
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "padding_mode"):
-            self.padding_mode = "zeros"
-
 
 class _Conv(_ConvNd):
     _functional = None

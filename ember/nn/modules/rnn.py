@@ -24,15 +24,6 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
         super().__init__()
-        self.mode = mode
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.num_layers = num_layers
-        self.bias = bias
-        self.batch_first = batch_first
-        self.dropout = float(dropout)
-        self.bidirectional = bidirectional
-        self.proj_size = proj_size
         if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
                 isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
@@ -56,6 +47,15 @@ class RNNBase(Module):
             raise ValueError("proj_size has to be smaller than hidden_size")
         if proj_size and mode != "LSTM":
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
         gate_size = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
         real_hidden = proj_size if proj_size > 0 else hidden_size
@@ -138,30 +138,8 @@ class RNNBase(Module):
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
     def _cell(self, x_proj, h, c, weights):
-        """One time step. x_proj = x W_ih^T + b_ih (precomputed); returns (h, c)."""
-        w_hh = weights["weight_hh"]
-        b_hh = weights.get("bias_hh")
-        gh = h.matmul(w_hh.t())
-        if b_hh is not None:
-            gh = gh + b_hh
-        mode = self.mode
-        if mode == "LSTM":
-            i, f, g, o = (x_proj + gh).chunk(4, -1)
-            c = sigmoid(f) * c + sigmoid(i) * tanh(g)
-            h = sigmoid(o) * tanh(c)
-            w_hr = weights.get("weight_hr")
-            if w_hr is not None:
-                h = h.matmul(w_hr.t())
-            return h, c
-        if mode == "GRU":
-            xr, xz, xn = x_proj.chunk(3, -1)
-            hr, hz, hn = gh.chunk(3, -1)
-            r = sigmoid(xr + hr)
-            z = sigmoid(xz + hz)
-            n = tanh(xn + r * hn)
-            return (1 - z) * n + z * h, None
-        pre = x_proj + gh
-        return (tanh(pre) if mode == "RNN_TANH" else relu(pre)), None
+        return _step(self.mode, x_proj, h, c, weights["weight_hh"], weights.get("bias_hh"),
+                     weights.get("weight_hr"))
 
     def _run_direction(self, x, h, c, layer, direction):
         """One layer in one direction over the whole sequence x (L, N, in)."""
@@ -201,6 +179,29 @@ class RNNBase(Module):
         return x, stack(h_n, 0), (stack(c_n, 0) if c0 is not None else None)
 
 
+def _step(mode, x_proj, h, c, w_hh, b_hh, w_hr=None):
+    """One time step of a cell. x_proj = x W_ih^T + b_ih (precomputed); returns (h, c)."""
+    gh = h.matmul(w_hh.t())
+    if b_hh is not None:
+        gh = gh + b_hh
+    if mode == "LSTM":
+        i, f, g, o = (x_proj + gh).chunk(4, -1)        # PyTorch's gate order
+        c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+        h = sigmoid(o) * tanh(c)
+        if w_hr is not None:
+            h = h.matmul(w_hr.t())
+        return h, c
+    if mode == "GRU":
+        xr, xz, xn = x_proj.chunk(3, -1)
+        hr, hz, hn = gh.chunk(3, -1)
+        r = sigmoid(xr + hr)
+        z = sigmoid(xz + hz)
+        n = tanh(xn + r * hn)
+        return (1 - z) * n + z * h, None
+    pre = x_proj + gh
+    return (tanh(pre) if mode == "RNN_TANH" else relu(pre)), None
+
+
 def _dtype_name(dtype):
     return repr(dtype)
 
@@ -220,8 +221,8 @@ class RNN(RNNBase):
         else:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
                              f"'relu'.")
-        self.nonlinearity = nonlinearity
         super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
         return _forward_simple(self, input, hx)
@@ -296,3 +297,105 @@ class LSTM(RNNBase):
         if not batched:
             return out.squeeze(1), (h_n.squeeze(1), c_n.squeeze(1))
         return (out.transpose(0, 1) if self.batch_first else out), (h_n, c_n)
+
+
+# ============================================================================ cells
+class RNNCellBase(Module):
+    """One step of a recurrent layer: weight_ih, weight_hh, bias_ih, bias_hh as in PyTorch."""
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, bias, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        gate_size = self._gates * hidden_size
+        kw = dict(device=device, dtype=dtype)
+        self.weight_ih = Parameter(empty(gate_size, input_size, **kw))
+        self.weight_hh = Parameter(empty(gate_size, hidden_size, **kw))
+        if bias:
+            self.bias_ih = Parameter(empty(gate_size, **kw))
+            self.bias_hh = Parameter(empty(gate_size, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _prepare(self, input, states):
+        """Check the input (1-D or 2-D) and states as PyTorch does; batch them; zeros if None."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
+                               f"expected {self.input_size}")
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        out = []
+        for i, s in enumerate(states):
+            if s is None:
+                s = zeros((x.shape[0], self.hidden_size), dtype=input.dtype,
+                          device=input.device)
+            elif not batched:
+                s = s.unsqueeze(0)
+            if s.shape[0] != x.shape[0]:
+                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{i} "
+                                   f"batch size {s.shape[0]}")
+            out.append(s)
+        x_proj = x.matmul(self.weight_ih.t())
+        if self.bias_ih is not None:
+            x_proj = x_proj + self.bias_ih
+        return batched, x_proj, out
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        batched, x_proj, (h,) = self._prepare(input, [hx])
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        h, _ = _step(mode, x_proj, h, None, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    _gates = 4
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        h0, c0 = hx if hx is not None else (None, None)
+        batched, x_proj, (h, c) = self._prepare(input, [h0, c0])
+        h, c = _step("LSTM", x_proj, h, c, self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    _gates = 3
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        batched, x_proj, (h,) = self._prepare(input, [hx])
+        h, _ = _step("GRU", x_proj, h, None, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
