@@ -4,17 +4,30 @@ Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods
 as methods and operators. This file holds the data model: storage and views, the autograd
 fields, conversions, and the few methods that are about the tensor itself.
 """
+import weakref
+
 import numpy as np
 
 from . import _dtype as D
 from ._device import CPU, as_device, array_module
+from . import autograd
 from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
+from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as ember.Size([...])."""
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        if sizes.__class__ is tuple and all(s.__class__ is int for s in sizes):
+            return tuple.__new__(cls, sizes)  # (a NumPy shape: the common case)
+        sizes = tuple(sizes)
+        for i, s in enumerate(sizes):
+            if not hasattr(s, "__index__"):
+                raise TypeError(f"ember.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(s).__name__}')")
+        return tuple.__new__(cls, (s.__index__() for s in sizes))
 
     def __repr__(self):
         return f"ember.Size({list(self)})"
@@ -31,6 +44,14 @@ class Size(tuple):
 
     def __add__(self, other):
         return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
     def __reduce__(self):
         return (Size, (tuple(self),))
@@ -219,6 +240,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            # the attribute's wording differs from requires_grad_()'s, as in PyTorch
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
@@ -331,7 +356,6 @@ class Tensor:
 
     def _accumulator(self):
         """The leaf's AccumulateGrad node, kept alive by the graph that uses it (weakly here)."""
-        import weakref
         extra = self._get_extra()
         ref = extra.get("accumulator")
         acc = ref() if ref is not None else None
@@ -350,8 +374,7 @@ class Tensor:
         return (fn, self._output_nr)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         # shares memory and the version counter, but is no autograd view (as torch: not
@@ -520,6 +543,9 @@ class Tensor:
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from .ops.creation import new_tensor
         return new_tensor(self, data, dtype, device, requires_grad)
+
+
+SavedTensor.tensor_class = Tensor
 
 
 def _copy_into_subclass(new, t):

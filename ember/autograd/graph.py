@@ -175,6 +175,8 @@ FREED_ERROR = (
 
 
 class SavedTensor:
+    tensor_class = None     # ember.Tensor, set by ember/_tensor.py (which imports this module)
+
     """A tensor saved for backward, with the version it had when saved.
 
     An op's own output is kept as its array alone (not the Tensor) and rebuilt on unpacking with
@@ -203,8 +205,7 @@ class SavedTensor:
             raise RuntimeError(_modified_message(self, node))
         if self.tensor is not None:
             return self.tensor
-        from .._tensor import Tensor
-        t = Tensor._make(self.data, self.dtype, self.device)
+        t = self.tensor_class._make(self.data, self.dtype, self.device)
         t._version = counter
         t._grad_fn = node
         t._output_nr = self.output_nr
