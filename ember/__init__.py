@@ -124,3 +124,4 @@ from . import amp  # noqa: E402
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, set_autocast_dtype, is_autocast_available)
 from . import nn  # noqa: E402,F401
+from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
