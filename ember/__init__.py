@@ -125,3 +125,4 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
                   set_autocast_enabled, set_autocast_dtype, is_autocast_available)
 from . import nn  # noqa: E402,F401
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
+from . import viz  # noqa: E402,F401  (pictures of the backward graph)
