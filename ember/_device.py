@@ -93,7 +93,9 @@ _default_device = [CPU]
 def as_device(d):
     """Normalise a device argument (str, int, device or None) to the device a tensor gets."""
     if d is None:
-        return _default_device[0]
+        d = _default_device[0]
+        if d is CPU:
+            return d
     if d.__class__ is not device:
         d = device(d)
     if d.type == "cpu":
@@ -108,7 +110,8 @@ def as_device(d):
 
 
 def set_default_device(d):
-    _default_device[0] = CPU if d is None else as_device(d)
+    # checked when a tensor is made there, as in PyTorch
+    _default_device[0] = CPU if d is None else device(d)
 
 
 def get_default_device():

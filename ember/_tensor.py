@@ -444,8 +444,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 protocol: np.array(t) asks for a copy, np.asarray(t) may share memory
         arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None:
+            return arr.astype(dtype, copy=bool(copy))
+        return arr.copy() if copy else arr
 
     def _scalar_check(self, kind):
         if self._data.size != 1:

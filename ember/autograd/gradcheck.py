@@ -52,7 +52,7 @@ def _analytical_jacobian(fn, inputs):
     for n, o in enumerate(outputs):
         for k in range(o._data.size):
             grads_out = [zeros_like(x) for x in outputs]
-            grads_out[n]._data.reshape(-1)[k] = 1
+            grads_out[n]._data.flat[k] = 1          # (zeros_like may keep a permuted layout)
             if not o._requires_grad:
                 col += 1
                 continue

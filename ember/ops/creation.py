@@ -4,17 +4,19 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device, array_module, CPU
+from .._device import as_device, array_module
 from .._tensor import Tensor, Size
-from ..autograd import grad_mode
-from ._utils import as_shape
-from .registry import primitive, write_into, xp_of, Op
+from .registry import primitive, xp_of
 
 
 def _finish(array, dtype, device, requires_grad):
     t = Tensor._make(array, dtype, device)
     if requires_grad:
-        t.requires_grad_(True)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            # (a factory's wording; requires_grad_() words it differently, as in PyTorch)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
     return t
 
 
@@ -47,12 +49,20 @@ def _infer_dtype(data):
     if isinstance(data, (str, bytes)):
         raise ValueError(f"too many dimensions '{type(data).__name__}'")
     if _is_sequence(data):
+        kinds = set(map(type, data))
+        if kinds <= _PY_NUMBERS:              # a flat run of Python numbers (the usual case)
+            return D.default_complex_dtype() if complex in kinds else \
+                D.get_default_dtype() if float in kinds or not kinds else \
+                D.int64 if int in kinds else D.bool_
         result = None
         for item in data:
             d = _infer_dtype(item)
             result = d if result is None else D.promote_types(result, d)
         return result if result is not None else D.get_default_dtype()
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+_PY_NUMBERS = {bool, int, float, complex}
 
 
 def _is_sequence(x):
@@ -72,6 +82,8 @@ def _nested_lists(data, dtype):
         if not len(first):
             break
         first = first[0]
+    if 0 in shape:
+        return np.zeros(shape)            # PyTorch reads no element of empty data
     return _checked(data, shape, 0, dtype)
 
 
@@ -80,7 +92,7 @@ def _checked(data, shape, depth, dtype):
         if _is_sequence(data) or isinstance(data, np.ndarray) and data.ndim:
             kind = type(data).__name__
             raise TypeError(f"'{kind}' object cannot be interpreted as an integer"
-                            if dtype._category == 1 else f"must be real number, not {kind}")
+                            if dtype._category <= 1 else f"must be real number, not {kind}")
         return _scalar(data, dtype)
     if isinstance(data, np.ndarray):
         if data.shape != tuple(shape[depth:depth + data.ndim]) or data.ndim != len(shape) - depth:
@@ -92,6 +104,8 @@ def _checked(data, shape, depth, dtype):
     if len(data) != shape[depth]:
         raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got "
                          f"{len(data)})")
+    if depth == len(shape) - 1 and set(map(type, data)) <= _PY_NUMBERS:
+        return list(data)                     # innermost Python numbers: nothing to convert
     return [_checked(x, shape, depth + 1, dtype) for x in data]
 
 
@@ -132,14 +146,18 @@ def _to_array(data, dtype):
                       "/pytorch/torch/csrc/utils/tensor_new.cpp:252.)", UserWarning, stacklevel=4)
     values = _nested_lists(data, dtype)
     natural = np.array(values) if not isinstance(values, bool) else np.array(values, np.bool_)
+    if natural.dtype.kind == "f" and natural.size and np.abs(natural).max() >= 2.0 ** 63 and \
+            any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
+                for v in np.array(values, dtype=object).reshape(-1)):
+        natural = np.array(values, dtype=object)  # (NumPy made floats of too-large ints)
     if natural.dtype == object or natural.dtype == np.uint64:
-        if dtype.np.kind in "fc" and natural.dtype == object:
-            natural = np.array(values, dtype=np.float64)
-        else:
+        # Python ints beyond int64: fine for a float dtype, an overflow otherwise
+        if dtype.np.kind not in "fc":
             raise ValueError("Overflow when unpacking long long")
+        natural = np.array(values, dtype=np.complex128 if dtype.is_complex else np.float64)
     kind = natural.dtype.kind
     if kind in "US":
-        raise ValueError(f"too many dimensions 'str'")
+        raise ValueError("too many dimensions 'str'")
     if kind == "c" and dtype._category < 3 and dtype is not D.bool_:
         raise TypeError(_INT_NAMES["int" if dtype._category == 1 else "float"]
                         .format("complex"))
@@ -244,8 +262,7 @@ def as_operand(x, dtype, like):
     return scalar_tensor(x, like, dtype)
 
 
-# ----------------------------------------------------------------------------- the legacy constructor
-_LEGACY_TYPES = {}
+# ----------------------------------------------------------------------------- legacy constructor
 _CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
              "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
              "int16": "short int", "int32": "int", "int64": "long int", "bool": "bool",
@@ -258,15 +275,16 @@ def _options(dtype):
             f"memory_format=(nullopt))")
 
 
-def legacy_tensor(cls, args, device=None, dtype=None, **kwargs):
-    """`ember.Tensor(...)` / `FloatTensor(...)`: sizes, data, a tensor, or nothing.
+def legacy_tensor(cls, args, device=None, dtype=None, fixed_dtype=None, **kwargs):
+    """`ember.Tensor(...)` / `FloatTensor(...)` / `x.new(...)`: sizes, data, a tensor, or
+    nothing. `fixed_dtype` (else the legacy class's) is the only dtype accepted.
 
     Sizes make an "uninitialised" tensor, which ember fills with zeros.
     """
     if kwargs or dtype is not None:
         raise TypeError(_legacy_error(args, kwargs={**kwargs, **(
             {"dtype": dtype} if dtype is not None else {})}))
-    fixed = getattr(cls, "_legacy_dtype", None)
+    fixed = fixed_dtype or getattr(cls, "_legacy_dtype", None)
     dtype = fixed or D.get_default_dtype()
     device = as_device(device)
     if len(args) == 0:
@@ -429,9 +447,19 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 def _like(fn):
     def make(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, pin_memory=False):
-        return fn(input.shape, dtype=dtype or input._dtype, device=device or input._device,
-                  requires_grad=requires_grad)
+        return _laid_out_like(input, fn(input.shape, dtype=dtype or input._dtype,
+                                        device=device or input._device,
+                                        requires_grad=requires_grad))
     return make
+
+
+def _laid_out_like(input, out):
+    """*_like results keep the input's memory order (PyTorch's preserve_format)."""
+    if layout_order(input._data) == "K" and out._data.shape == input._data.shape:
+        data = xp_of(out._device).empty_like(input._data, dtype=out._dtype.np)  # same order
+        data[...] = out._data
+        out._data = data
+    return out
 
 
 zeros_like = _like(zeros)
@@ -441,8 +469,10 @@ empty_like = _like(empty)
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return full(tuple(input.shape), fill_value, dtype=dtype or input._dtype,
-                device=device or input._device, requires_grad=requires_grad)
+    return _laid_out_like(input, full(tuple(input.shape), fill_value,
+                                      dtype=dtype or input._dtype,
+                                      device=device or input._device,
+                                      requires_grad=requires_grad))
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -476,38 +506,70 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
                    requires_grad)
 
 
-def _fused_multiply_add(a, b, c):
-    """a * b + c with a single rounding, as PyTorch's arange computes it (NumPy has no fma):
-    the product's rounding error is recovered exactly by Dekker's splitting."""
+def _two_sum(x, y):
+    """x + y as a double and its exact rounding error (Knuth)."""
+    s = x + y
+    back = s - x
+    return s, (x - (s - back)) + (y - back)
+
+
+def _fused_multiply_add(a, b, c, dtype=np.float64):
+    """a * b + c rounded once to `dtype`, as PyTorch's kernels compute it (NumPy has no fma).
+
+    The product's rounding error (Dekker's split) and the sum's (two-sum) are recovered and
+    added back; for a narrower dtype the double result is rounded to odd first, so that its
+    final rounding is the single rounding of the exact value."""
+    a = np.float64(a)
     p = a * b
     split = 134217729.0                       # 2**27 + 1
+
     def halves(x):
         t = split * x
         hi = t - (t - x)
         return hi, x - hi
-    a_hi, a_lo = halves(np.float64(a))
+    a_hi, a_lo = halves(a)
     b_hi, b_lo = halves(b)
-    err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    return (p + c) + err
+    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    s, s_err = _two_sum(p, c)
+    err = s_err + p_err
+    t, t_err = _two_sum(s, err)
+    t = np.where(err == 0, s, t)              # (s + 0.0 would turn -0.0 into 0.0)
+    if np.dtype(dtype) == np.float64:
+        return t
+    even = (np.asarray(t, np.float64).view(np.int64) & 1) == 0
+    towards = np.where(t_err > 0, np.inf, -np.inf)
+    return np.where((t_err != 0) & even, np.nextafter(t, towards), t).astype(dtype)
 
 
 def _arange_values(start, step, n, dtype):
     """PyTorch's float arange, rounding for rounding: its CPU kernel fills blocks of one SIMD
     vector (2 vectors at a time, the tail element-wise) from a base rounded to the dtype,
     with fused multiply-adds in double precision."""
-    lanes = {2: 16, 4: 8, 8: 4}[dtype.itemsize] if dtype._category == 2 else 1
     idx = np.arange(n, dtype=np.float64)
+    if float(start).is_integer() and float(step).is_integer() and \
+            abs(start) + abs(step) * n < 2 ** 53:
+        return start + step * idx             # every product and sum is exact
+    lanes = {2: 16, 4: 8, 8: 4}[dtype.itemsize] if dtype._category == 2 else 1
     vectorised = n // (2 * lanes) * (2 * lanes)
     block = np.where(idx < vectorised, idx // lanes * lanes, idx)
     if dtype.itemsize == 2:
-        # half types accumulate in float32: a product of a float32 and a small integer is
-        # exact in double, so one rounding to float32 is the fused result
+        # half types compute in float32: float16 with fused multiply-adds (a float32 times a
+        # small integer is exact in double, so one rounding to float32 is the fused result),
+        # bfloat16 rounding the product and then the sum
         f32 = np.float32
-        start, step = float(f32(start)), float(f32(step))
-        base = (step * block + start).astype(f32).astype(dtype.np).astype(np.float64)
-        return (step * (idx - block) + base).astype(f32)
+        start, step = f32(start), f32(step)
+        if dtype.name == "float16":
+            def madd(x, k, y):
+                return (np.float64(x) * k + np.asarray(y, np.float64)).astype(f32)
+        else:
+            def madd(x, k, y):
+                return x * k.astype(f32) + y
+        base = madd(step, block, start).astype(dtype.np).astype(f32)
+        return np.where(idx > block, madd(step, idx - block, base), base)
+    # (in double precision, then rounded to the dtype: arange accumulates in double)
     base = _fused_multiply_add(step, block, start).astype(dtype.np).astype(np.float64)
-    return _fused_multiply_add(step, idx - block, base)
+    # a block's first element is its base itself ("+ 0 * step" would turn -0.0 into 0.0)
+    return np.where(idx > block, _fused_multiply_add(step, idx - block, base), base)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
@@ -557,10 +619,51 @@ def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_g
     device = as_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    data = np.linspace(start, end, steps, dtype=np.float64)
-    if dtype._category == 1:
-        data = np.trunc(data)
+    data = _linspace_values(start, end, steps, dtype)
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
+
+
+def _linspace_values(start, end, steps, dtype):
+    """PyTorch's formula: the first half counts up from start, the second half down from end
+    (so both ends are exact). Integer dtypes take integer bounds and a double step; float
+    dtypes round the bounds and the step to the dtype first."""
+    if isinstance(start, Tensor):
+        start = start.item()
+    if isinstance(end, Tensor):
+        end = end.item()
+    if dtype._category == 1:
+        start, end = float(int(start)), float(int(end))
+        real = np.float64
+    else:
+        real = dtype.to_real().np if dtype._category == 3 else dtype.np
+        start, end = real.type(start), real.type(end)
+    if steps == 1:
+        return np.array([start], np.float64 if dtype._category == 1 else real)
+    idx = np.arange(steps, dtype=np.float64)
+    if dtype._category == 1:
+        step = (end - start) / (steps - 1)
+    else:
+        step = real.type((end - start) / real.type(max(steps - 1, 1)))
+    step = np.float64(step)
+
+    def formula(i):
+        if dtype._category == 1:
+            return np.where(i < steps // 2, np.float64(start) + step * i,
+                            np.float64(end) - step * (steps - 1 - i))
+        # fused multiply-adds in the dtype, as PyTorch's kernel
+        return np.where(i < steps // 2, _fused_multiply_add(step, i, float(start), real),
+                        _fused_multiply_add(-step, steps - 1 - i, float(end), real))
+    if dtype._category == 2 and dtype.itemsize == 2:
+        # half types round every operation (done in float32) back to the dtype
+        def h(x):
+            return np.asarray(x, np.float32).astype(dtype.np).astype(np.float32)
+        f32 = np.float32
+        step = h(f32(np.float32(end) - np.float32(start)) / f32(steps - 1))
+        i = idx.astype(f32)
+        return np.where(i < steps // 2, h(f32(start) + h(step * i)),
+                        h(f32(end) - h(step * (steps - 1 - i))))
+    values = formula(idx)
+    return np.trunc(values) if dtype._category == 1 else values
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
@@ -736,8 +839,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     rng = _rng(generator)
     if isinstance(std, Tensor):
         if std._data.size and (std._data < 0).any():
-            bad = std._data[std._data < 0].flat[0]
-            raise RuntimeError(f"normal expects all elements of std >= 0.0")
+            raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -810,9 +912,23 @@ def poisson(input, generator=None):
 
 
 # ----------------------------------------------------------------------------- copies
+def layout_order(a):
+    """PyTorch's preserve_format as a NumPy order: a copy of a dense, non-overlapping array keeps
+    its dims' memory order ('K'); any other array is copied C-contiguous."""
+    if a.flags.c_contiguous:
+        return "C"
+    from .views import element_strides
+    expected = 1
+    for stride, size in sorted((s, n) for s, n in zip(element_strides(a), a.shape) if n != 1):
+        if stride != expected:
+            return "C"
+        expected *= size
+    return "K"
+
+
 @primitive("clone", node="CloneBackward0")
-def _clone(xp, self):
-    return self.copy()
+def _clone(xp, self, *, contiguous=False):
+    return xp.array(self, order="C" if contiguous else layout_order(self), copy=True)
 
 
 @_clone.derivative
@@ -821,16 +937,16 @@ def _(ctx, grad):
 
 
 def clone(input, *, memory_format=None):
-    return _clone(input)
+    return _clone(input, contiguous=memory_format == "torch.contiguous_format")
 
 
 def contiguous(self, memory_format=None):
-    return self if self.is_contiguous() else _clone(self)
+    return self if self.is_contiguous() else _clone(self, contiguous=True)
 
 
 @primitive("_to_copy", node="ToCopyBackward0")
 def _to_copy(xp, self, *, dtype, device):
-    arr = self.astype(dtype.np, copy=True)
+    arr = self.astype(dtype.np, order=layout_order(self), copy=True)
     if device.type != "cpu" or not isinstance(arr, np.ndarray):
         from .._backend import backend
         arr = backend(device.type).from_host(backend("cpu" if isinstance(arr, np.ndarray)
@@ -851,15 +967,27 @@ def to(self, *args, **kwargs):
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
+    if kwargs:
+        got = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got ({got}, ), but expected "
+            f"one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+            f"non_blocking = False, bool copy = False, *, torch.memory_format memory_format = "
+            f"None)\n * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+            f"torch.memory_format memory_format = None)\n * (Tensor tensor, bool non_blocking "
+            f"= False, bool copy = False, *, torch.memory_format memory_format = None)\n")
+    flags = []                      # positional (non_blocking, copy) after the target
     for a in args:
         if isinstance(a, D.dtype):
             dtype = a
         elif isinstance(a, Tensor):
             dtype, device = a._dtype, a._device
         elif isinstance(a, bool):
-            continue
+            flags.append(a)
         elif a is not None:
             device = a
+    if len(flags) > 1:
+        copy = flags[1]
     device = as_device(device) if device is not None else self._device
     dtype = dtype or self._dtype
     if dtype is self._dtype and device == self._device and not copy:

@@ -6,21 +6,23 @@ through the same view (`_embed`), which is itself differentiable (its derivative
 import numpy as np
 
 from .. import _dtype as D
+from .._backend import backend
 from .._tensor import Tensor
 from ._utils import wrap_dim
-from .registry import primitive, xp_of
+from .registry import primitive, write_into
 from . import views as V
 
 
 # ----------------------------------------------------------------------------- view derivatives
-def _array_view(a, kind, args):
+def _array_view(xp, a, kind, args):
+    """The (writable) view of array `a` that a view op of this kind and args makes."""
     if kind == "select":
         return a[(slice(None),) * args["dim"] + (args["index"], Ellipsis)]
     if kind == "slice":
         return a[(slice(None),) * args["dim"] + (slice(args["start"], args["stop"],
                                                        args["step"]),)]
     if kind == "diagonal":
-        return np.diagonal(a, args["offset"], args["dim1"], args["dim2"])
+        return V._diagonal.forward(xp, a, **args)
     raise AssertionError(kind)
 
 
@@ -31,15 +33,10 @@ def _embed(xp, grad, *, shape, kind, args):
         # windows may overlap: accumulate through flat positions
         positions = _positions(xp, shape, kind, args)
         flat = xp.zeros(int(np.prod(shape)), grad.dtype)
-        np.add.at(flat, positions.reshape(-1), grad.reshape(-1))
+        backend("cpu" if xp is np else "cuda").scatter_add(flat, positions.reshape(-1),
+                                                           grad.reshape(-1))
         return flat.reshape(shape)
-    view = _array_view(out, kind, args)
-    if kind == "diagonal":
-        # NumPy's diagonal is read-only: the same window, writable
-        offset = (view.__array_interface__["data"][0] - out.__array_interface__["data"][0]) \
-            // out.itemsize
-        view = V.strided_view(out, view.shape, [st // out.itemsize for st in view.strides],
-                              offset)
+    view = _array_view(xp, out, kind, args)
     view[...] = grad
     return out
 
@@ -85,8 +82,9 @@ def unfold_backward(grad, shape, dimension, size, step):
 
 
 def as_strided_backward(grad, out_geometry, in_geometry):
-    """The gradient of an as_strided view: through the memory both geometries address."""
-    return _restride(grad, src=out_geometry, dst=in_geometry)
+    """The gradient of an as_strided view: through the memory both geometries address. Input
+    elements that share memory (an expanded input) share that memory's gradient equally."""
+    return _restride(grad, src=out_geometry, dst=in_geometry, share="dst")
 
 
 def _storage_positions(xp, geometry):
@@ -99,20 +97,29 @@ def _storage_positions(xp, geometry):
 
 
 @primitive("_restride", node="AsStridedScatterBackward0")
-def _restride(xp, grad, *, src, dst):
+def _restride(xp, grad, *, src, dst, share=None):
     """Sum the elements of `grad` (laid out in memory as `src`) into memory, then read that
-    memory as `dst`. Linear; its adjoint is the same op with src and dst swapped."""
+    memory as `dst`. `share` names the side whose elements divide a memory location's value
+    among themselves when several of them address it. Linear; its adjoint swaps src and dst
+    (and the side that shares)."""
     src_pos, dst_pos = _storage_positions(xp, src), _storage_positions(xp, dst)
     size = 1 + max(int(src_pos.max()) if src_pos.size else 0,
                    int(dst_pos.max()) if dst_pos.size else 0)
+    if share == "src":
+        grad = grad / xp.bincount(src_pos.reshape(-1), minlength=size)[src_pos]
     memory = xp.zeros(size, grad.dtype)
-    np.add.at(memory, src_pos.reshape(-1), grad.reshape(-1))
-    return memory[dst_pos]
+    backend("cpu" if xp is np else "cuda").scatter_add(memory, src_pos.reshape(-1),
+                                                       grad.reshape(-1))
+    out = memory[dst_pos]
+    if share == "dst":
+        out = out / xp.bincount(dst_pos.reshape(-1), minlength=size)[dst_pos]
+    return out.astype(grad.dtype, copy=False)
 
 
 @_restride.derivative
 def _(ctx, grad):
-    return _restride(grad, src=ctx.dst, dst=ctx.src)
+    share = {"src": "dst", "dst": "src"}.get(ctx.share)
+    return _restride(grad, src=ctx.dst, dst=ctx.src, share=share)
 
 
 def index_fill_grad(grad, indices, shape, dim, keepdim):
@@ -184,13 +191,10 @@ def _index_array(item):
     if isinstance(item, (list, tuple)) and not item:
         return np.zeros(0, np.int64)
     a = np.asarray(item) if not isinstance(item, str) else None
-    if a is None or a.dtype == object or a.dtype.kind in "fcUSV":
-        if isinstance(item, np.ndarray):
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if a is None or a.dtype == object or a.dtype.kind in "cUSV":
         from .creation import tensor
         return _index_array(tensor(item))
-    if a.size == 0 and a.dtype.kind == "f":
-        a = a.astype(np.int64)
+    # a list (or array) of numbers becomes a long index: floats are truncated, as in PyTorch
     return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
 
@@ -238,6 +242,8 @@ def _apply_index(self, index):
             consumed += 1
     ndim = self._data.ndim
     if consumed > ndim:
+        if ndim == 0 and any(isinstance(i, slice) for i in items):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         if ndim == 0 and len(items) == 1 and _is_int(items[0]):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
@@ -338,8 +344,15 @@ def getitem(self, index):
 
 
 def setitem(self, index, value):
-    value = _value_tensor(self, value)
     target, advanced, _ = _apply_index(self, index)
+    if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad:
+        # the common `x[i] = number` outside autograd: write straight into the target
+        _check_fits(value, self._dtype)
+        if self._dtype is D.uint8 and value < 0:
+            value = int(value) % 256
+        write_into(target, value)
+        return
+    value = _value_tensor(self, value)
     if advanced:
         indices = _advanced_tuple(target, advanced)
         result_shape = np.empty(target._data.shape, bool)[indices].shape
@@ -422,9 +435,11 @@ def index_put(self, indices, values, accumulate=False):
 
 
 # ----------------------------------------------------------------------------- gather / scatter
-def _check_index(index, name):
-    if index._dtype is not D.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+def _index_of(index, name, words="int32/int64"):
+    """An index tensor's array as int64, after PyTorch's dtype check."""
+    if index._dtype is not D.int64 and index._dtype is not D.int32:
+        raise RuntimeError(f"{name}(): Expected dtype {words} for index")
+    return index._data.astype(np.int64, copy=False)
 
 
 def _full_indices(index, dim):
@@ -451,13 +466,12 @@ def _(ctx, grad):
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    _check_index(index, "gather")
     d = wrap_dim(dim, input._data.ndim)
     if index._data.ndim != input._data.ndim and not (index._data.ndim <= 1 and
                                                       input._data.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    return _gather(input, dim=d, index=index._data)
+    return _gather(input, dim=d, index=_index_of(index, "gather"))
 
 
 @primitive("scatter", node="ScatterBackward0")
@@ -472,6 +486,17 @@ def _scatter(xp, self, src, *, dim, index, reduce=None):
     elif reduce == "multiply":
         np.multiply.at(out, where, values)
     return out
+
+
+@primitive("scatter.value", node="ScatterBackward1")
+def _scatter_value(xp, self, *, dim, index, value, reduce=None):
+    return _scatter.forward(xp, self, xp.asarray(value, dtype=self.dtype), dim=dim, index=index,
+                            reduce=reduce)
+
+
+@_scatter_value.derivative
+def _(ctx, grad):
+    return grad.scatter(ctx.dim, Tensor._make(ctx.index, D.int64), 0.0)
 
 
 @_scatter.derivative
@@ -505,37 +530,46 @@ def _(ctx, grad):
     return grad, _pad_to(grad.gather(ctx.dim, idx), ctx.input_shape(1))
 
 
+_warned_scatter_reduce = []
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    _check_index(index, "scatter")
+    idx = _index_of(index, "scatter")
     if src is None:
         src = value
     d = wrap_dim(dim, input._data.ndim)
     if not isinstance(src, Tensor):
-        from .creation import scalar_tensor
-        src = scalar_tensor(src, input, input._dtype)
-    elif src._dtype is not input._dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
-    return _scatter(input, src, dim=d, index=index._data, reduce=reduce)
+        return _scatter_value(input, dim=d, index=idx, value=src, reduce=reduce)
+    if src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce is not None and not _warned_scatter_reduce:
+        _warned_scatter_reduce.append(True)             # PyTorch warns once per process
+        import warnings
+        warnings.warn("The reduce argument of ember.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use ember.scatter_reduce "
+                      "instead for more reduction options. (Triggered internally at "
+                      "/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:230.)",
+                      UserWarning, stacklevel=3)
+    return _scatter(input, src, dim=d, index=idx, reduce=reduce)
 
 
 def scatter_add(input, dim, index, src):
-    _check_index(index, "scatter_add")
-    return _scatter_add(input, src, dim=wrap_dim(dim, input._data.ndim), index=index._data)
+    return _scatter_add(input, src, dim=wrap_dim(dim, input._data.ndim),
+                        index=_index_of(index, "scatter"))
 
 
 def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
     if src is None:
         src = value
+    idx, d = _index_of(index, "scatter"), wrap_dim(dim, self._data.ndim)
     if not isinstance(src, Tensor):
-        from .creation import scalar_tensor
-        src = scalar_tensor(src, self, self._dtype)
-    return _scatter.inplace(self, src, dim=wrap_dim(dim, self._data.ndim), index=index._data,
-                            reduce=reduce)
+        return _scatter_value.inplace(self, dim=d, index=idx, value=src, reduce=reduce)
+    return _scatter.inplace(self, src, dim=d, index=idx, reduce=reduce)
 
 
 def scatter_add_(self, dim, index, src):
     return _scatter_add.inplace(self, src, dim=wrap_dim(dim, self._data.ndim),
-                                index=index._data)
+                                index=_index_of(index, "scatter"))
 
 
 @primitive("index_select", node="IndexSelectBackward0")
@@ -553,13 +587,13 @@ def _(ctx, grad):
 
 
 def index_select(input, dim, index, *, out=None):
+    idx = _index_of(index, "index_select", "int32 or int64")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     size = input.shape[wrap_dim(dim, input._data.ndim)] if input._data.ndim else 1
-    if index._data.size and (index._data.max() >= size or index._data.min() < -size):
-        raise IndexError(f"index out of range in self")
-    return _index_select(input, dim=wrap_dim(dim, input._data.ndim),
-                         index=index._data.reshape(-1))
+    if idx.size and (idx.max() >= size or idx.min() < -size):
+        raise IndexError("index out of range in self")
+    return _index_select(input, dim=wrap_dim(dim, input._data.ndim), index=idx.reshape(-1))
 
 
 @primitive("index_add", node="IndexAddBackward0")
@@ -584,7 +618,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def masked_select(input, mask):
     if mask._dtype is not D.bool_:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = np.broadcast_shapes(input.shape, mask.shape)
     x = input.expand(shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(mask._data, shape)

@@ -1,7 +1,7 @@
 """Binds the ops as Tensor methods, in-place methods and operators (the one place that does)."""
 from .. import _dtype as D
 from .._tensor import Tensor
-from . import creation, indexing, joining, linalg, pointwise as P, reduction as R, views as V
+from . import creation, indexing, linalg, pointwise as P, reduction as R, views as V
 
 # methods that are the op itself, called with the tensor first
 _SAME_NAME = {
@@ -190,14 +190,13 @@ def _binary(fn):
     return op
 
 
-_PLAIN_OPERANDS = (Tensor, float, int)
-
-
 def _fast(op, public):
     """Operator for the hot path: straight to the primitive for a floating-point tensor and
     another tensor or a Python number (no bool/int corner cases to check there)."""
     def method(self, other):
-        if self._dtype._category >= 2 and other.__class__ in _PLAIN_OPERANDS:
+        cls = other.__class__
+        if self._dtype._category >= 2 and (cls is float or cls is int or (
+                cls is Tensor and other._dtype._category >= 1)):    # a bool tensor: sub errors
             return op(self, other)
         return public(self, other)
     return method
@@ -292,6 +291,15 @@ Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, \
 Tensor.type_as = lambda self, other: self.to(other._dtype)
 
 
+def _legacy_new(self, *args, device=None):
+    """x.new(...): the legacy constructor with x's dtype and device."""
+    return creation.legacy_tensor(Tensor, args, device=device or self._device,
+                                  fixed_dtype=self._dtype)
+
+
+Tensor.new = _legacy_new
+
+
 def _uniform_(self, a=0.0, b=1.0, *, generator=None):
     from .registry import write_into
     write_into(self, creation._rng(generator).uniform(a, b, self.shape))
@@ -340,7 +348,6 @@ def _resize_(self, *sizes):
     storage offset; shrinking keeps the storage (growing back shows the old values), growing
     past the storage reallocates it with the old contents in front (new elements are zero)."""
     import numpy as np
-    from ._utils import as_shape
     from .creation import _sizes, _check_sizes
     shape = _sizes("resize_", sizes)
     _check_sizes(shape)
@@ -380,20 +387,21 @@ def _storage_of(root):
 
 
 def _resize(self, *sizes):
+    """The deprecated non-inplace resize: only a reshape (same element count), as a view."""
     import warnings
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-    from ._utils import as_shape
-    from ..autograd.function import Function
-    shape = as_shape(sizes)
     import numpy as np
-    if int(np.prod(shape)) != self._data.size:
+    from .creation import _sizes
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = _sizes("resize", sizes)
+    n = int(np.prod(shape))
+    if n != self._data.size:
         raise RuntimeError(
-            f"requested resize to {'x'.join(map(str, shape))} ({int(np.prod(shape))} elements "
+            f"requested resize to {'x'.join(map(str, shape))} ({n} elements "
             f"in total), but the given tensor has a size of "
             f"{'x'.join(map(str, self.shape))} ({self._data.size} elements). autograd's resize "
             f"can only change the shape of a given tensor, while preserving the number of "
             f"elements. ")
-    return self.contiguous().view(shape)
+    return V._resize_view(self.contiguous(), shape=shape)
 
 
 Tensor.resize_ = _resize_

@@ -9,10 +9,11 @@ view of it was written in place) and the regeneration of a view's grad_fn from i
 """
 import numpy as np
 
+from .._backend import backend
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
-from .registry import primitive, xp_of
+from .registry import primitive
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -31,6 +32,18 @@ def element_strides(a):
     return strides
 
 
+def _plain(a):
+    """Non-empty, with exactly the C-contiguous strides (also on its size-one dims)."""
+    if not (a.flags.c_contiguous and a.size):
+        return False
+    expected = a.itemsize
+    for size, stride in zip(reversed(a.shape), reversed(a.strides)):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def contiguous_strides(shape):
     strides, step = [], 1
     for size in reversed(shape):
@@ -42,9 +55,8 @@ def contiguous_strides(shape):
 def restride(a, shape, strides):
     """The array `a`'s memory (from its first element) seen with another shape and strides."""
     item = a.itemsize
-    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape),
-                                           strides=tuple(s * item for s in strides),
-                                           writeable=a.flags.writeable)
+    kind = "cpu" if isinstance(a, np.ndarray) else "cuda"
+    return backend(kind).as_strided(a, tuple(shape), tuple(s * item for s in strides))
 
 
 class _Window:
@@ -59,7 +71,8 @@ class _Window:
 
 def strided_view(data, shape, strides, offset):
     """A view of `data`'s memory with the given element geometry; `offset` (in elements,
-    relative to data's first element) may be negative when `data` is itself a view."""
+    relative to data's first element) may be negative when `data` is itself a view.
+    (CPU memory: NumPy's array interface.)"""
     item = data.itemsize
     address = data.__array_interface__["data"][0] + offset * item
     window = np.asarray(_Window(data, address, shape, [s * item for s in strides], item))
@@ -113,6 +126,8 @@ def view_strides(old_shape, old_strides, new_shape):
 # ----------------------------------------------------------------------------- view and reshape
 @primitive("view", node="ViewBackward0", view=True)
 def _view(xp, self, *, shape):
+    if _plain(self):
+        return self.reshape(shape)       # NumPy's strides are PyTorch's here (the fast path)
     strides = view_strides(self.shape, element_strides(self), shape)
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -126,12 +141,28 @@ def _(ctx, grad):
     return grad.reshape(ctx.input_shape())
 
 
+# reshape() of a non-contiguous tensor that can still be viewed: PyTorch's node differs
+_reshape_alias = primitive("_reshape_alias", node="ReshapeAliasBackward0", view=True)(
+    _view.forward)
+_reshape_alias.derivative(_view.derivative_fn)
+
+
 @primitive("_unsafe_view", node="UnsafeViewBackward0")
 def _unsafe_view(xp, self, *, shape):
     return xp.reshape(self, shape)
 
 
 @_unsafe_view.derivative
+def _(ctx, grad):
+    return grad.reshape(ctx.input_shape())
+
+
+@primitive("resize", node="ResizeBackward", view=True)
+def _resize_view(xp, self, *, shape):
+    return _view.forward(xp, self, shape=shape)
+
+
+@_resize_view.derivative
 def _(ctx, grad):
     return grad.reshape(ctx.input_shape())
 
@@ -183,7 +214,7 @@ def view(self, *shape):
 
 
 def _view_dtype(self, dtype):
-    """Reinterpret the memory as another dtype (no graph: the bits are not differentiable)."""
+    """Reinterpret the memory as another dtype (no graph: bits are not differentiable)."""
     from .._printing import scalar_type_name
     old, new = self._dtype.itemsize, dtype.itemsize
     a = self._data
@@ -216,9 +247,9 @@ def _view_dtype(self, dtype):
         data = data.view(dtype.np)
     else:
         data = a.view(dtype.np)
-    t = self._make_view(data)
-    t._dtype = dtype
-    t._fn_version = -1
+    # shares memory and the version counter but, as in PyTorch, is no autograd view
+    t = Tensor._make(data, dtype, self._device)
+    t._version = self._version
     return t
 
 
@@ -226,6 +257,8 @@ def reshape(self, *shape):
     shape = infer_shape(as_shape(shape), self._data.size)
     if view_strides(self._data.shape, element_strides(self._data), shape) is None:
         return _unsafe_view(self.clone(), shape=shape)
+    if not self.is_contiguous():
+        return _reshape_alias(self, shape=shape)
     return _view(self, shape=shape)
 
 
@@ -310,6 +343,8 @@ def squeeze(self, dim=None):
 
 @primitive("unsqueeze", node="UnsqueezeBackward0", view=True)
 def _unsqueeze(xp, self, *, dim):
+    if _plain(self):
+        return xp.expand_dims(self, dim)  # NumPy's strides are PyTorch's here (the fast path)
     shape, strides = list(self.shape), list(element_strides(self))
     # PyTorch: the new dim's stride spans the dim it is inserted before
     new_stride = shape[dim] * strides[dim] if dim < len(shape) else 1
@@ -330,6 +365,8 @@ def unsqueeze(self, dim):
 # ----------------------------------------------------------------------------- permutations
 @primitive("permute", node="PermuteBackward0", view=True)
 def _permute(xp, self, *, dims):
+    if self.size:
+        return xp.transpose(self, dims)   # NumPy permutes the strides as PyTorch does
     strides = element_strides(self)
     return restride(self, [self.shape[d] for d in dims], [strides[d] for d in dims])
 
@@ -407,9 +444,13 @@ def t(self):
     return _t(self)
 
 
+_warned_T = set()
+
+
 def T(self):
     n = self._data.ndim
-    if n != 2:
+    if n != 2 and (n == 0) not in _warned_T:
+        _warned_T.add(n == 0)               # PyTorch warns once per process (each message)
         import warnings
         if n == 0:
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
@@ -513,12 +554,12 @@ def select(self, dim, index):
 @primitive("slice", node="SliceBackward0", view=True)
 def _slice(xp, self, *, dim, start, stop, step):
     out = self[(slice(None),) * dim + (slice(start, stop, step),)]
-    if not out.size:
+    if not out.size and isinstance(self, np.ndarray):
         # NumPy drops an empty slice's offset and strides; keep PyTorch's
         strides = list(element_strides(self))
+        offset = start * strides[dim]
         strides[dim] *= step
-        offset = start if self.size else 0
-        return strided_view(self, out.shape, strides, offset * element_strides(self)[dim])
+        return strided_view(self, out.shape, strides, offset)
     return out
 
 
@@ -683,7 +724,20 @@ def tensor_split(self, indices_or_sections, dim=0):
 # ----------------------------------------------------------------------------- diagonal, unfold
 @primitive("diagonal", node="DiagonalBackward0", view=True)
 def _diagonal(xp, self, *, offset, dim1, dim2):
-    return xp.diagonal(self, offset, dim1, dim2)
+    shape, strides = list(self.shape), list(element_strides(self))
+    # the diagonal's length
+    if offset >= 0:
+        length = max(min(shape[dim1], shape[dim2] - offset), 0)
+    else:
+        length = max(min(shape[dim1] + offset, shape[dim2]), 0)
+    step = strides[dim1] + strides[dim2]
+    keep = [d for d in range(self.ndim) if d not in (dim1, dim2)]
+    # a writable window (NumPy's own diagonal is read-only) from the diagonal's first element
+    first = [slice(None)] * self.ndim
+    if length:
+        first[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
+    return restride(self[tuple(first)], [shape[d] for d in keep] + [length],
+                    [strides[d] for d in keep] + [step])
 
 
 @_diagonal.derivative
