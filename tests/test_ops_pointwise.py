@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import ember
 from opinfo import (POINTWISE_OPS, LOGIC_OPS, params, check_forward, check_backward,
                     check_gradcheck, check_gradgradcheck, check_node_names, check_same_error,
-                    assert_same, make, NUMERIC, ALL_DTYPES, TOLERANCE)
+                    make)
 
 GRAD_OPS = [op for op in POINTWISE_OPS if op.grad]
 
@@ -35,3 +35,139 @@ def test_gradgradcheck(op):
 @pytest.mark.parametrize("op", GRAD_OPS, ids=str)
 def test_node_names(op):
     check_node_names(op)
+
+
+# ----------------------------------------------------------------------------- hypothesis sweeps
+from hypothesis.extra.numpy import mutually_broadcastable_shapes  # noqa: E402
+
+from opinfo import Sample, OpInfo, ALL_FLOATS, INTS  # noqa: E402
+
+SWEEP_DTYPES = ("bool",) + INTS + ALL_FLOATS
+BINARY_SWEEP = {
+    "add": lambda lib, a, b: lib.add(a, b), "sub": lambda lib, a, b: a - b,
+    "mul": lambda lib, a, b: a * b, "div": lambda lib, a, b: a / b,
+    "floor_divide": lambda lib, a, b: a // b, "remainder": lambda lib, a, b: a % b,
+    "pow": lambda lib, a, b: a ** b, "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "atan2": lambda lib, a, b: lib.atan2(a, b), "eq": lambda lib, a, b: a == b,
+    "lt": lambda lib, a, b: a < b, "where": lambda lib, a, b: lib.where(a > b, a, b),
+    "logical_xor": lambda lib, a, b: lib.logical_xor(a, b),
+}
+
+
+def _sweep_array(shape, dtype, seed):
+    # no zeros in int divisors: integer division by zero raises in both libraries
+    return make(shape, dtype, np.random.default_rng(seed), -3, 3, exclude_zero=True)
+
+
+@settings(max_examples=50, deadline=None)
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0,
+                                            max_side=3),
+       dtypes=st.tuples(st.sampled_from(SWEEP_DTYPES), st.sampled_from(SWEEP_DTYPES)),
+       name=st.sampled_from(sorted(BINARY_SWEEP)), seed=st.integers(0, 2 ** 16))
+def test_binary_broadcast_sweep(shapes, dtypes, name, seed):
+    """Every broadcastable shape pair (0-dim and 0-size included), every dtype pair: same values,
+    dtype and shape (or the same error) as torch; and, in float, the same input gradients
+    (the broadcast gradient reduced back to each input's shape)."""
+    sa, sb = shapes.input_shapes
+    a, b = _sweep_array(sa, dtypes[0], seed), _sweep_array(sb, dtypes[1], seed + 1)
+    op = OpInfo(name, BINARY_SWEEP[name], lambda d, r: iter([Sample(a, b)]))
+    check_forward(op, dtypes[0])
+    if dtypes[0] in ("float32", "float64") and dtypes[1] == dtypes[0] and \
+            name not in ("eq", "lt", "logical_xor", "floor_divide"):
+        check_backward(op, dtypes[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(sa=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+       sb=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+       name=st.sampled_from(["add", "mul", "where", "maximum"]))
+def test_broadcast_error_matches_torch(sa, sb, name):
+    """Shapes that do not broadcast: torch's RuntimeError, word for word."""
+    a, b = np.ones(sa, np.float32), np.ones(sb, np.float32)
+    try:
+        np.broadcast_shapes(tuple(sa), tuple(sb))
+        return                                   # they broadcast: the sweep above covers it
+    except ValueError:
+        pass
+    fn = BINARY_SWEEP[name]
+    check_same_error(lambda: fn(ember, ember.tensor(a), ember.tensor(b)),
+                     lambda: fn(torch, torch.tensor(a), torch.tensor(b)))
+
+
+# ----------------------------------------------------------------------------- errors
+def _t(lib, shape=(2, 3), dtype="float32", fill=1):
+    return lib.full(shape, fill, dtype=getattr(lib, dtype))
+
+
+BAD_CALLS = {
+    "broadcast_add": lambda lib: _t(lib, (2, 3)) + _t(lib, (4,)),
+    "broadcast_mul_3d": lambda lib: lib.mul(_t(lib, (2, 3, 5)), _t(lib, (3, 4, 1))),
+    "broadcast_where": lambda lib: lib.where(_t(lib, (3,)) > 0, _t(lib, (2, 1)), _t(lib, (4,))),
+    "broadcast_in_place": lambda lib: _t(lib, (2, 1)).add_(_t(lib, (2, 3))),
+    "broadcast_addcmul": lambda lib: lib.addcmul(_t(lib, (3,)), _t(lib, (3,)), _t(lib, (4,))),
+    "int_floor_divide_by_zero": lambda lib: _t(lib, dtype="int64") // _t(lib, dtype="int64",
+                                                                       fill=0),
+    "int_remainder_by_zero": lambda lib: _t(lib, dtype="int32") % 0,
+    "int_negative_power": lambda lib: _t(lib, dtype="int64") ** -1,
+    "bool_sub": lambda lib: _t(lib, dtype="bool") - _t(lib, dtype="bool"),
+    "bool_neg": lambda lib: -_t(lib, dtype="bool"),
+    "int_add_float_alpha": lambda lib: lib.add(_t(lib, dtype="int64"), 1, alpha=0.5),
+    "int_iadd_float": lambda lib: _t(lib, dtype="int64").add_(_t(lib)),
+    "int_imul_float_number": lambda lib: _t(lib, dtype="int32").mul_(2.5),
+    "int_sqrt_": lambda lib: _t(lib, dtype="int64").sqrt_(),
+    "div_bad_rounding_mode": lambda lib: lib.div(_t(lib), 2, rounding_mode="round"),
+    "clamp_without_bounds": lambda lib: lib.clamp(_t(lib)),
+    "where_int_condition": lambda lib: lib.where(_t(lib, dtype="int64"), _t(lib), _t(lib)),
+    "masked_fill_float_mask": lambda lib: _t(lib).masked_fill(_t(lib), 0.0),
+    "masked_fill_overflow": lambda lib: _t(lib, dtype="int8").masked_fill(
+        _t(lib, dtype="bool"), 1000),
+    "masked_fill_broadcast": lambda lib: _t(lib, (3,)).masked_fill(_t(lib, (4,), "bool"), 0.0),
+    "masked_fill_1d_value": lambda lib: _t(lib).masked_fill(_t(lib, dtype="bool"), _t(lib, (1,))),
+    "addcdiv_ints": lambda lib: lib.addcdiv(_t(lib), _t(lib, dtype="int64"),
+                                            _t(lib, dtype="int64")),
+    "isclose_dtype_mismatch": lambda lib: lib.isclose(_t(lib), _t(lib, dtype="float64")),
+    "logical_and_number": lambda lib: lib.logical_and(_t(lib), 1),
+    "eq_number_first": lambda lib: lib.eq(1, _t(lib)),
+    "bitwise_and_float": lambda lib: lib.bitwise_and(_t(lib), _t(lib)),
+    "bitwise_not_float": lambda lib: lib.bitwise_not(_t(lib)),
+    "invert_float": lambda lib: ~_t(lib),
+    "relu_bool": lambda lib: lib.relu(_t(lib, dtype="bool")),
+    "floor_bool": lambda lib: lib.floor(_t(lib, dtype="bool")),
+    "frac_int": lambda lib: lib.frac(_t(lib, dtype="int32")),
+    "lerp_int": lambda lib: lib.lerp(_t(lib, dtype="int32"), _t(lib, dtype="int32"), 0.5),
+    "leaf_in_place": lambda lib: _t(lib).requires_grad_().mul_(2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_errors_match_torch(name):
+    check_same_error(lambda: BAD_CALLS[name](ember), lambda: BAD_CALLS[name](torch))
+
+
+INF_GRAD_CALLS = {
+    "where": lambda lib, x: lib.where(x > 0, x, 0.0),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 1.0),
+    "clamp": lambda lib, x: lib.clamp(x, -0.5, 0.5),
+    "clamp_tensor": lambda lib, x: lib.clamp(x, min=x.detach() * 0 - 0.5),
+    "floor": lambda lib, x: lib.floor(x),
+    "round": lambda lib, x: lib.round(x, decimals=1),
+    "maximum": lambda lib, x: lib.maximum(x, x.detach() * 0),
+    "nan_to_num": lambda lib, x: lib.nan_to_num(lib.log(x)),
+    "div_floor": lambda lib, x: lib.div(x, 2, rounding_mode="floor"),
+    "pow_zero": lambda lib, x: lib.pow(x, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INF_GRAD_CALLS))
+def test_zero_gradients_stay_zero_under_inf_upstream(name):
+    """Where a derivative is zero, PyTorch gives exact zeros even for an inf or nan upstream
+    gradient (never inf * 0 = nan)."""
+    x = np.array([-1.5, -0.2, 0.3, 2.0, 0.0], np.float32)
+    up = np.array([np.inf, -np.inf, np.nan, np.inf, 1.0], np.float32)
+    grads = []
+    for lib in (torch, ember):
+        t = lib.tensor(x, requires_grad=True)
+        INF_GRAD_CALLS[name](lib, t).backward(lib.tensor(up))
+        grads.append(t.grad)
+    from opinfo import assert_same
+    assert_same(grads[1], grads[0])

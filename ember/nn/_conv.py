@@ -73,21 +73,121 @@ def _prod(xs):
 
 
 # ============================================================================ convolution kernels
-def _im2col(xp, x, kernel, stride, padding, dilation, out, groups):
-    """The im2col matrix (G, C/G*prod(kernel), N*prod(out)) of x: the one copy of a convolution.
+# Layout: the im2col matrix is batched, cols (N, G, C/G*prod(kernel), L), so that the forward is
+# w (G, O/G, C/G*K) @ cols -> (N, G, O/G, L), already in (N, O, ...) order: no transposing copy
+# of the output or of the gradient. The GEMMs are N small ones (NumPy's batched matmul), which
+# also run on one BLAS thread each (OpenBLAS keeps small products single-threaded); on a busy
+# machine that is much faster than one large product split over threads that must all be
+# scheduled.
+#
+# When every stride is 1 (the common case) the windows are taken over the flattened padded
+# image: each kernel offset's window is then one contiguous run of L = out[0] * row positions
+# (row = the padded size of the other spatial axes), so the im2col copy and the backward fold
+# work on long runs instead of many short rows. The run covers whole padded rows: the extra
+# "wide" positions past the output's last columns are computed and dropped in the forward,
+# and carry zero gradient in the backward.
+class _Geometry:
+    """Where a convolution's windows lie in its input: see the comment above."""
+    __slots__ = ("in_size", "kernel", "stride", "padding", "dilation", "out", "padded", "flat",
+                 "length", "offsets", "size")
 
-    Kernel-major rows keep the copy's innermost axis the long, contiguous output row."""
-    d = len(kernel)
+    def __init__(self, in_size, kernel, stride, padding, dilation, out):
+        self.in_size, self.kernel, self.stride = in_size, kernel, stride
+        self.padding, self.dilation, self.out = padding, dilation, out
+        self.padded = tuple(n + 2 * p for n, p in zip(in_size, padding))
+        self.flat = all(s == 1 for s in stride)
+        if self.flat:
+            # element strides of the padded image, and each kernel offset's flat start
+            strides = [_prod(self.padded[i + 1:]) for i in range(len(kernel))]
+            self.length = out[0] * strides[0]
+            self.offsets = [sum(k * dl * st for k, dl, st in zip(ks, dilation, strides))
+                            for ks in itertools.product(*[range(n) for n in kernel])]
+            # the flat buffer: the padded image, plus slack for the last wide window
+            self.size = max(_prod(self.padded), self.offsets[-1] + self.length)
+        else:
+            self.length = _prod(out)
+
+
+_GEOMETRY_CACHE = {}
+
+
+def _geometry(in_size, kernel, stride, padding, dilation, out):
+    key = (tuple(in_size), tuple(kernel), tuple(stride), tuple(padding), tuple(dilation),
+           tuple(out))
+    geo = _GEOMETRY_CACHE.get(key)
+    if geo is None:
+        if len(_GEOMETRY_CACHE) > 512:          # a bound, for programs of many shapes
+            _GEOMETRY_CACHE.clear()
+        geo = _GEOMETRY_CACHE[key] = _Geometry(*key)
+    return geo
+
+
+def _interior(geo):
+    """The index of the unpadded image inside the padded one."""
+    return (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(geo.padding, geo.in_size))
+
+
+def _cols(xp, x, geo, groups):
+    """The im2col matrix (N, G, C/G*prod(kernel), L) of x: the one copy of a convolution."""
     n, c = x.shape[:2]
-    xpad = _pad_last(xp, x, [(p, p) for p in padding])
-    win = _windows(xp, xpad, kernel, stride, dilation, out)       # N, C, *out, *kernel
-    win = win.reshape((n, groups, c // groups) + win.shape[2:])   # split C: still a view
-    order = (1, 2) + tuple(range(3 + d, 3 + 2 * d)) + (0,) + tuple(range(3, 3 + d))
-    return win.transpose(order).reshape(groups, (c // groups) * _prod(kernel), n * _prod(out))
+    d = len(geo.kernel)
+    if geo.flat:
+        buf = xp.zeros((n, c, geo.size), dtype=x.dtype)
+        buf[:, :, :_prod(geo.padded)].reshape((n, c) + geo.padded)[_interior(geo)] = x
+        s = buf.strides
+        row_strides = [s[2] * _prod(geo.padded[i + 1:]) for i in range(d)]
+        win = _as_strided(xp, buf, (n, groups, c // groups) + tuple(geo.kernel) + (geo.length,),
+                          (s[0], s[1] * (c // groups), s[1]) +
+                          tuple(st * dl for st, dl in zip(row_strides, geo.dilation)) + (s[2],))
+    else:
+        xpad = _pad_last(xp, x, [(p, p) for p in geo.padding])
+        win = _windows(xp, xpad, geo.kernel, geo.stride, geo.dilation, geo.out)
+        win = win.reshape((n, groups, c // groups) + win.shape[2:])   # split C: still a view
+        order = (0, 1, 2) + tuple(range(3 + d, 3 + 2 * d)) + tuple(range(3, 3 + d))
+        win = win.transpose(order)                                    # N, G, C/G, *kernel, *out
+    return win.reshape(n, groups, (c // groups) * _prod(geo.kernel), geo.length)
+
+
+def _from_cols(xp, y, geo):
+    """A GEMM result (N, O, L) as the output (N, O, *out): drops the wide positions."""
+    n, o_ch = y.shape[:2]
+    if not geo.flat:
+        return y.reshape((n, o_ch) + tuple(geo.out))
+    y = y.reshape((n, o_ch, geo.out[0]) + geo.padded[1:])
+    return xp.ascontiguousarray(y[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])])
+
+
+def _grad_cols(xp, g, geo, groups):
+    """The output gradient g (N, O, *out) as the GEMM operand (N, G, O/G, L); the wide
+    positions get zeros."""
+    n, o_ch = g.shape[:2]
+    if geo.flat and len(geo.out) > 1:
+        wide = xp.zeros((n, o_ch, geo.out[0]) + geo.padded[1:], dtype=g.dtype)
+        wide[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])] = g
+        g = wide
+    return g.reshape(n, groups, o_ch // groups, geo.length)
+
+
+def _fold_cols(xp, cols, geo):
+    """The adjoint of `_cols` (col2im): cols (N, C, prod(kernel), L) summed into (N, C, *in)."""
+    n, c = cols.shape[:2]
+    if geo.flat:
+        buf = xp.zeros((n, c, geo.size), dtype=cols.dtype)
+        for j, off in enumerate(geo.offsets):      # one contiguous add per kernel offset
+            buf[:, :, off:off + geo.length] += cols[:, :, j]
+        padded = buf[:, :, :_prod(geo.padded)].reshape((n, c) + geo.padded)
+        return xp.ascontiguousarray(padded[_interior(geo)])
+    cols = cols.reshape((n, c) + tuple(geo.kernel) + tuple(geo.out))
+    buf = xp.zeros((n, c) + geo.padded, dtype=cols.dtype)
+    _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], geo.kernel, geo.stride,
+          geo.dilation, geo.out)
+    if not any(geo.padding):
+        return buf
+    return xp.ascontiguousarray(_crop_last(buf, [(p, p) for p in geo.padding], geo.in_size))
 
 
 def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
-    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: one GEMM.
+    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: im2col + GEMM.
 
     `out` limits the output size (a transposed convolution's input gradient may need fewer
     positions than fit)."""
@@ -97,51 +197,53 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
     if out is None:
         out = tuple(_conv_out(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
                     for i in range(d))
-    cols = _im2col(xp, x, kernel, stride, padding, dilation, out, groups)
-    wmat = w.reshape(groups, o_ch // groups, -1)
-    y = xp.matmul(wmat, cols)                                      # G, O/G, N*out
-    y = y.reshape((groups, o_ch // groups, n) + out)
-    return xp.ascontiguousarray(xp.moveaxis(y, 2, 0)).reshape((n, o_ch) + out)
-
-
-def _grad_matrix(g, groups):
-    """g (N, O, *out) as the GEMM operand (G, O/G, N*prod(out)) (one transposing copy)."""
-    n, o_ch = g.shape[:2]
-    out = _prod(g.shape[2:])
-    gmat = g.reshape((n, groups, o_ch // groups, out)).transpose(1, 2, 0, 3)
-    return gmat.reshape(groups, o_ch // groups, n * out)
+    geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, out)
+    cols = _cols(xp, x, geo, groups)
+    y = xp.matmul(w.reshape(groups, o_ch // groups, -1), cols)    # N, G, O/G, L
+    return _from_cols(xp, y.reshape(n, o_ch, geo.length), geo)
 
 
 def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=None):
     """The adjoint of `_conv_forward` in x (also the transposed convolution): GEMM, then fold."""
-    d = w.ndim - 2
-    n, o_ch = g.shape[:2]
-    out = g.shape[2:]
-    cg, kernel = w.shape[1], w.shape[2:]
+    n = g.shape[0]
+    o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
+    geo = _geometry(in_size, kernel, stride, padding, dilation, g.shape[2:])
     if gmat is None:
-        gmat = _grad_matrix(g, groups)                             # G, O/G, N*out
+        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
     wmat = w.reshape(groups, o_ch // groups, cg * _prod(kernel))
-    cols = xp.matmul(wmat.transpose(0, 2, 1), gmat)                # G, C/G*kernel, N*out
-    # view as (N, C, *kernel, *out), so each kernel offset adds an (N, C, *out) slab
-    cols = cols.reshape((groups * cg,) + tuple(kernel) + (n,) + tuple(out))
-    cols = xp.moveaxis(cols, 1 + d, 0)
-    padded = tuple(s + 2 * p for s, p in zip(in_size, padding))
-    buf = xp.zeros((n, groups * cg) + padded, dtype=cols.dtype)
-    _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], kernel, stride, dilation, out)
-    if not any(padding):
-        return buf
-    return xp.ascontiguousarray(_crop_last(buf, [(p, p) for p in padding], in_size))
+    cols = xp.matmul(wmat.transpose(0, 2, 1), gmat)                # N, G, C/G*K, L
+    return _fold_cols(xp, cols.reshape(n, groups * cg, _prod(kernel), geo.length), geo)
 
 
 def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=None):
-    """The adjoint of `_conv_forward` in w: the gradient times the im2col matrix, one GEMM."""
+    """The adjoint of `_conv_forward` in w: the gradient times the im2col matrix, summed over
+    the batch."""
+    n, c = x.shape[:2]
     o_ch = g.shape[1]
-    c = x.shape[1]
-    cols = _im2col(xp, x, kernel, stride, padding, dilation, g.shape[2:], groups)
+    geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+    cols = _cols(xp, x, geo, groups)                               # N, G, C/G*K, L
     if gmat is None:
-        gmat = _grad_matrix(g, groups)
-    gw = xp.matmul(gmat, cols.transpose(0, 2, 1))                  # G, O/G, C/G*kernel
-    return gw.reshape((o_ch, c // groups) + tuple(kernel))
+        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
+    # written into a fresh array of the weight's shape (not a reshaped view), which the
+    # autograd engine can then take as the .grad without a copy
+    gw = xp.empty((o_ch, c // groups) + tuple(kernel), dtype=x.dtype)
+    gw_mat = gw.reshape(groups, o_ch // groups, -1)                # G, O/G, C/G*K (a view)
+    if o_ch // groups <= geo.length:
+        # one product per sample, then their sum: the (N, G, C/G*K, O/G) partial products
+        # are no larger than cols (cols times the gradient, rather than the gradient times
+        # cols, is the faster order for OpenBLAS here)
+        partials = xp.matmul(cols, gmat.transpose(0, 1, 3, 2))
+        out = gw_mat.transpose(0, 2, 1)                            # G, C/G*K, O/G (a view)
+        if partials.dtype.itemsize == 2:          # half floats: add up in float32, as torch
+            out[...] = partials.sum(axis=0, dtype=xp.float32)
+        else:
+            partials.sum(axis=0, out=out)
+    else:
+        # many channels over few positions: contract batch and positions in one product
+        # (copies of the two operands rather than a large stack of partial products)
+        gw_mat[...] = xp.matmul(gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
+                                cols.transpose(1, 0, 3, 2).reshape(groups, n * geo.length, -1))
+    return gw
 
 
 def _transposed_out(in_size, kernel, stride, padding, dilation, output_padding):
@@ -190,8 +292,10 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     gi = gw = gb = empty
     kernel = w.shape[2:]
     # the gradient as a GEMM operand, shared by both products of a plain convolution
-    gmat = _grad_matrix(g, groups) if not transposed and output_mask[0] and output_mask[1] \
-        else None
+    gmat = None
+    if not transposed and output_mask[0] and output_mask[1]:
+        geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+        gmat = _grad_cols(xp, g, geo, groups)
     if output_mask[0]:
         if transposed:
             gi = _conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
@@ -605,7 +709,7 @@ def _pool_args(kernel_size, stride, padding, dilation, d):
 
 
 def _lowest(xp, dtype):
-    return -xp.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -xp.inf
 
 
 # ============================================================================ max pooling
@@ -621,23 +725,59 @@ def _window_argmax(xp, flat):
     return arg
 
 
+def _taps_argmax(xp, taps):
+    """Max and argmax over the first axis of `taps` (kernel offset, *windows), as torch's
+    pooling picks: the first maximum, but the last NaN when a window has NaNs.
+
+    The argmax is built with one compare and two small-integer passes per offset, from the
+    last offset to the first so that the first maximum wins: much faster than NumPy's argmax
+    over a short axis."""
+    values = taps.max(axis=0)
+    small = xp.int8 if len(taps) <= 127 else xp.int64
+    arg = xp.zeros(values.shape, dtype=small)
+    hit = xp.empty(values.shape, dtype=bool)
+    step = xp.empty(values.shape, dtype=small)
+    for j in range(len(taps) - 1, -1, -1):
+        xp.equal(taps[j], values, out=hit)
+        xp.subtract(small(j), arg, out=step)            # arg = j where hit: arg += (j-arg)*hit
+        xp.multiply(step, hit, out=step)
+        arg += step
+    if values.dtype.kind not in "iub":
+        nan = xp.isnan(values)
+        if nan.any():                                   # NaN != NaN: pick the last NaN instead
+            last_nan = len(taps) - 1 - xp.isnan(taps[::-1]).argmax(axis=0)
+            arg = xp.where(nan, last_nan, arg)
+    return values, arg
+
+
 def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     """Max over strided windows; indices point into each input plane, flattened (torch's)."""
     d = len(kernel)
     sizes = x.shape[-d:]
     pads = _pool_padding(sizes, kernel, stride, padding, dilation, out)
     xpad = _pad_last(xp, x, pads, _lowest(xp, x.dtype))
-    win = _windows(xp, xpad, kernel, stride, dilation, out)
-    flat = win.reshape(win.shape[:-d] + (_prod(kernel),))           # the one copy
-    arg = _window_argmax(xp, flat)
-    values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    offsets = xp.unravel_index(arg, kernel)
+    win = _windows(xp, xpad, kernel, stride, dilation, out)         # (*lead, *out, *kernel)
+    # the one copy: kernel offsets first, so that each offset's taps are contiguous
+    taps = xp.ascontiguousarray(xp.moveaxis(win, tuple(range(-d, 0)), tuple(range(d))))
+    values, arg = _taps_argmax(xp, taps.reshape((-1,) + win.shape[:-d]))
+    if not any(lo or hi for lo, hi in pads):
+        # every window inside the input: index = its first tap's + the chosen offset's
+        first = 0
+        for i in range(d):
+            first = first * sizes[i] + (xp.arange(out[i]) * stride[i]).reshape(
+                (-1,) + (1,) * (d - 1 - i))
+        tap_offsets = xp.asarray([sum(k[i] * dilation[i] * _prod(sizes[i + 1:])
+                                      for i in range(d))
+                                  for k in itertools.product(*[range(n) for n in kernel])],
+                                 dtype=xp.int64)
+        return values, tap_offsets[arg] + first
+    taps = xp.unravel_index(arg, kernel)
     index = fallback = 0
     outside = False
     for i in range(d):
         start = (xp.arange(out[i]) * stride[i] - padding[i]).reshape(
             (-1,) + (1,) * (d - 1 - i))
-        pos = start + offsets[i] * dilation[i]
+        pos = start + taps[i] * dilation[i]
         outside = outside | (pos < 0) | (pos >= sizes[i])
         index = index * sizes[i] + pos
         # a window of padding only: torch reports its first tap at or after 0 on each axis
@@ -648,17 +788,32 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     return values, index.astype(xp.int64)
 
 
-def _unpool_raw(xp, grad, index, input_shape, d):
-    """The adjoint of picking by `index`: scatter-add grad into each input plane (an index
-    outside its plane, from a window of padding only, takes nothing)."""
+def _unpool_raw(xp, grad, index, input_shape, d, disjoint=False):
+    """The adjoint of picking by `index`: scatter-add grad into each input plane.
+
+    `disjoint`: the windows do not overlap and lie inside the input, so no two indices of a
+    plane are equal and a plain scatter does. Otherwise the sums are a bincount; like torch,
+    an index past its plane (from a window of padding only) lands in the next plane, and
+    one past the whole input takes nothing."""
     plane = _prod(input_shape[-d:])
     lead = _prod(input_shape[:-d])
-    index = index.reshape(lead, _prod(index.shape[-d:]))
-    inside = (index >= 0) & (index < plane)
-    flat = (xp.where(inside, index, 0) + (xp.arange(lead) * plane)[:, None]).ravel()
-    weights = xp.where(inside, grad.reshape(index.shape), 0).ravel()
-    sums = xp.bincount(flat, weights=weights, minlength=lead * plane)
+    flat = (index.reshape(lead, -1) + (xp.arange(lead) * plane)[:, None]).ravel()
+    if disjoint:
+        result = xp.zeros(lead * plane, dtype=grad.dtype)
+        result[flat] = grad.ravel()
+        return result.reshape(input_shape)
+    inside = (flat >= 0) & (flat < lead * plane)
+    weights = xp.where(inside, grad.ravel(), 0)
+    sums = xp.bincount(xp.where(inside, flat, 0), weights=weights, minlength=lead * plane)
     return sums.astype(grad.dtype).reshape(input_shape)
+
+
+def _disjoint_windows(input_shape, kernel, stride, dilation, padding, out):
+    """Whether pooling windows never overlap and never leave the input."""
+    d = len(kernel)
+    return not any(padding) and all(
+        s >= dl * (k - 1) + 1 and (o - 1) * s + dl * (k - 1) < n
+        for n, k, s, dl, o in zip(input_shape[-d:], kernel, stride, dilation, out))
 
 
 def _gather_planes(gg, index, d):
@@ -678,13 +833,15 @@ def _make_max_pool_ops(node):
 
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"),
                save=())
-    def backward(xp, grad, *, index, input_shape, d):
-        return _unpool_raw(xp, grad, index, input_shape, d)
+    def backward(xp, grad, *, index, input_shape, d, disjoint=False):
+        return _unpool_raw(xp, grad, index, input_shape, d, disjoint)
 
     @forward.derivative
     def _(ctx, grad, _unused=None):
-        return backward(grad, index=ctx.result1, input_shape=tuple(ctx.input_shape()),
-                        d=len(ctx.kernel))
+        shape = tuple(ctx.input_shape())
+        return backward(grad, index=ctx.result1, input_shape=shape, d=len(ctx.kernel),
+                        disjoint=_disjoint_windows(shape, ctx.kernel, ctx.stride, ctx.dilation,
+                                                   ctx.padding, ctx.out))
 
     @backward.derivative
     def _(ctx, gg):

@@ -943,23 +943,42 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 # ---------------------------------------------------------------------------- classification
+def _nll_weights(xp, target, weight, ignore_index, n_classes, dtype):
+    """(safe targets, per-target weights or None for all ones) of an NLL loss.
+
+    Ignored targets read class 0 with weight 0; an out-of-range target is torch's IndexError.
+    The common case (no class weights, nothing ignored) makes no weight array at all."""
+    ignored = target == ignore_index
+    any_ignored = bool(ignored.any())
+    safe = xp.where(ignored, 0, target) if any_ignored else target
+    if ((safe < 0) | (safe >= n_classes)).any():
+        bad = (safe < 0) | (safe >= n_classes)
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    if weight is None and not any_ignored:
+        return safe, None
+    w = xp.ones(safe.shape, dtype) if weight is None else weight[safe].astype(dtype)
+    return safe, (xp.where(ignored, 0, w).astype(dtype) if any_ignored else w)
+
+
+def _pick(xp, a, index, cdim):
+    """a's entries at `index` along the class dim cdim (index has a's shape without cdim)."""
+    if a.ndim == 2 and cdim == 1:
+        return a[xp.arange(a.shape[0]), index]
+    return xp.take_along_axis(a, xp.expand_dims(index, cdim), cdim).squeeze(cdim)
+
+
 def _nll_forward(xp, self, *, target, weight, ignore_index, reduction):
     cdim = 0 if self.ndim == 1 else 1
-    n_classes = self.shape[cdim]
-    ignored = target == ignore_index
-    safe = xp.where(ignored, 0, target)
-    bad = (safe < 0) | (safe >= n_classes)
-    if bad.any():
-        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
-    picked = xp.take_along_axis(self, xp.expand_dims(safe, cdim), cdim).squeeze(cdim)
-    w = xp.ones(safe.shape, self.dtype) if weight is None else weight[safe]
-    w = xp.where(ignored, 0, w).astype(self.dtype)
-    losses = -picked * w
+    safe, w = _nll_weights(xp, target, weight, ignore_index, self.shape[cdim], self.dtype)
+    picked = self[safe] if self.ndim == 1 else _pick(xp, self, safe, cdim)
+    losses = -picked if w is None else -picked * w
     if reduction == "none":
-        return losses
+        return xp.asarray(losses, dtype=self.dtype)
+    total = losses.sum(dtype=self.dtype)
     if reduction == "sum":
-        return losses.sum(dtype=self.dtype)
-    return losses.sum(dtype=self.dtype) / w.sum(dtype=self.dtype)
+        return total
+    count = self.dtype.type(safe.size) if w is None else w.sum(dtype=self.dtype)
+    return xp.asarray(total / count, dtype=self.dtype)
 
 
 def _nll_derivative(ctx, g):
@@ -968,19 +987,23 @@ def _nll_derivative(ctx, g):
     shape, dtype = ctx.input_shape(), ctx.input_dtype()
     cdim = 0 if len(shape) == 1 else 1
     xp = _xp(g)
-    target = ctx.target
-    ignored = target == ctx.ignore_index
-    safe = xp.where(ignored, 0, target)
-    w = xp.ones(safe.shape, dtype.np) if ctx.weight is None else ctx.weight[safe]
-    w = xp.where(ignored, 0, w).astype(dtype.np)
-    # -w at each target's class (a one-hot comparison along the class dim), zero elsewhere
-    classes = xp.arange(shape[cdim]).reshape((-1,) + (1,) * (len(shape) - cdim - 1))
-    coef = (xp.expand_dims(safe, cdim) == classes) * xp.expand_dims(-w, cdim)
+    safe, w = _nll_weights(xp, ctx.target, ctx.weight, ctx.ignore_index, shape[cdim],
+                           dtype.np)
+    minus_w = xp.full(safe.shape, -1, dtype.np) if w is None else -w
     if ctx.reduction == "mean":
-        total = w.sum(dtype=dtype.np)
+        total = safe.size if w is None else w.sum(dtype=dtype.np)
         if total != 0:                 # all targets ignored: torch's gradient is all zeros
-            coef = coef / total
-    elif ctx.reduction == "none":
+            minus_w = (minus_w / total).astype(dtype.np)
+    # -w at each target's class, zero elsewhere
+    coef = xp.zeros(shape, dtype.np)
+    if len(shape) == 1:
+        coef[safe] = minus_w
+    elif len(shape) == 2:
+        coef[xp.arange(shape[0]), safe] = minus_w
+    else:
+        xp.put_along_axis(coef, xp.expand_dims(safe, cdim), xp.expand_dims(minus_w, cdim),
+                          cdim)
+    if ctx.reduction == "none":
         g = g.unsqueeze(cdim)
     return g * _const(coef, g)
 

@@ -1,21 +1,33 @@
 """Joining tensors: cat and stack."""
-from .. import _dtype as D
 from .._tensor import Tensor
 from ._utils import wrap_dim
+from .pointwise import _out
 from .registry import primitive, COMMON
+
+
+def _legacy_empty(shape):
+    # PyTorch still accepts (and skips) 1-D empty tensors of any other shape in cat
+    return len(shape) == 1 and shape[0] == 0
 
 
 @primitive("cat", node="CatBackward0", promote=COMMON)
 def _cat(xp, *tensors, dim):
-    return xp.concatenate(tensors, axis=dim)
+    kept = [t for t in tensors if not _legacy_empty(t.shape)]
+    if not kept:
+        return tensors[0].copy()
+    return xp.concatenate(kept, axis=dim)
 
 
 @_cat.derivative
 def _(ctx, grad):
     out, start = [], 0
     for i in range(len(ctx._input_meta)):
-        size = ctx.input_shape(i)[ctx.dim] if len(ctx.input_shape(i)) else 0
-        out.append(grad.narrow(ctx.dim, start, size) if size or len(ctx.input_shape(i)) else None)
+        shape = ctx.input_shape(i)
+        if _legacy_empty(shape) and grad._data.ndim != 1:
+            out.append(grad.reshape(-1).narrow(0, 0, 0))    # (0,), still on grad's graph
+            continue
+        size = shape[ctx.dim]
+        out.append(grad.narrow(ctx.dim, start, size))
         start += size
     return tuple(out)
 
@@ -30,10 +42,9 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
-    # legacy: 1-D empty tensors are skipped
-    kept = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    kept = [t for t in tensors if not _legacy_empty(t._data.shape)]
     if not kept:
-        return tensors[0].clone()
+        kept = tensors
     ref = kept[0]
     n = ref._data.ndim
     if n == 0:
@@ -48,9 +59,8 @@ def cat(tensors, dim=0, *, out=None, axis=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
                                    f"tensor number {i} in the list.")
-    result = _cat(kept, dim=d)
-    from .pointwise import _out
-    return _out(result, out)
+    result = _cat(tensors, dim=d)
+    return _out(result, out, "cat", "cat")
 
 
 concat = concatenate = cat
@@ -77,8 +87,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"[{', '.join(map(str, ref))}] at entry 0 and "
                                f"[{', '.join(map(str, t.shape))}] at entry {i}")
     result = _stack(tensors, dim=wrap_dim(dim, len(ref) + 1))
-    from .pointwise import _out
-    return _out(result, out)
+    return _out(result, out, "stack", "cat")
 
 
 def hstack(tensors):

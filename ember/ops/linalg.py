@@ -3,53 +3,60 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from .pointwise import CPP_NAMES as _CPP_NAMES, _out, unsupported
 from .registry import primitive, COMMON
 
+def _tname(dtype):
+    from .._printing import scalar_type_name
+    return scalar_type_name(dtype)
 
-def _check_same_dtype(a, b, name):
-    if a._dtype is not b._dtype:
-        from .._printing import scalar_type_name
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a._dtype.name} != {b._dtype.name}" if name in ("mm", "addmm")
-                           else f"expected scalar type {scalar_type_name(a._dtype)} but found "
-                           f"{scalar_type_name(b._dtype)}")
+
+def _product(xp, a, b):
+    """a @ b on arrays. float16/bfloat16 are multiplied in float32 and rounded once, as PyTorch
+    accumulates them (NumPy has no BLAS for them)."""
+    if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
+        return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    return xp.matmul(a, b)
 
 
 @primitive("mm", node="MmBackward0", save=("self", "mat2"))
 def _mm(xp, self, mat2):
-    return xp.matmul(self, mat2)
+    unsupported("addmm_impl_cpu_", self)
+    return _product(xp, self, mat2)
 
 
 @_mm.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
-    return (grad.mm(ctx.mat2.t()) if needs[0] else None,
-            ctx.self.t().mm(grad) if needs[1] else None)
+    return (grad.mm(ctx.mat2.t().conj()) if needs[0] else None,
+            ctx.self.t().conj().mm(grad) if needs[1] else None)
 
 
 def mm(input, mat2, *, out=None):
     if input._data.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
                            f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    _check_same_dtype(input, mat2, "mm")
-    from .pointwise import _out
-    return _out(_mm(input, mat2), out)
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP_NAMES[input._dtype.name]} != {_CPP_NAMES[mat2._dtype.name]}")
+    return _out(_mm(input, mat2), out, "mm", "mm")
 
 
 @primitive("bmm", node="BmmBackward0", save=("self", "mat2"))
 def _bmm(xp, self, mat2):
-    return xp.matmul(self, mat2)
+    unsupported("bmm", self)
+    return _product(xp, self, mat2)
 
 
 @_bmm.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
-    return (grad.bmm(ctx.mat2.transpose(1, 2)) if needs[0] else None,
-            ctx.self.transpose(1, 2).bmm(grad) if needs[1] else None)
+    return (grad.bmm(ctx.mat2.transpose(1, 2).conj()) if needs[0] else None,
+            ctx.self.transpose(1, 2).conj().bmm(grad) if needs[1] else None)
 
 
 def bmm(input, mat2, *, out=None):
@@ -61,20 +68,23 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    _check_same_dtype(input, mat2, "bmm")
-    return _bmm(input, mat2)
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input._dtype)} but found "
+                           f"{_tname(mat2._dtype)}")
+    return _out(_bmm(input, mat2), out, "bmm", "mm")
 
 
 @primitive("mv", node="MvBackward0", save=("self", "vec"))
 def _mv(xp, self, vec):
-    return xp.matmul(self, vec)
+    unsupported("addmv_impl_cpu", self)
+    return _product(xp, self, vec)
 
 
 @_mv.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
-    return (grad.unsqueeze(1) * ctx.vec.unsqueeze(0) if needs[0] else None,
-            ctx.self.t().mv(grad) if needs[1] else None)
+    return (grad.unsqueeze(1) * ctx.vec.conj().unsqueeze(0) if needs[0] else None,
+            ctx.self.t().conj().mv(grad) if needs[1] else None)
 
 
 def mv(input, vec, *, out=None):
@@ -84,34 +94,41 @@ def mv(input, vec, *, out=None):
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x"
                            f"{input.shape[1]}), vec ({vec.shape[0]})")
-    _check_same_dtype(input, vec, "mv")
-    return _mv(input, vec)
+    if input._dtype is not vec._dtype:
+        v, m = _tname(vec._dtype), _tname(input._dtype)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, "
+                           f"and {v}")
+    return _out(_mv(input, vec), out, "mv", "mm")
 
 
 @primitive("dot", node="DotBackward0", save=("self", "tensor"))
 def _dot(xp, self, tensor):
-    return xp.dot(self, tensor)
+    unsupported("dot", self)
+    if self.dtype.itemsize == 2 and self.dtype.kind not in "iu":
+        return xp.asarray(xp.dot(self.astype(np.float32), tensor.astype(np.float32))).astype(
+            self.dtype)
+    return xp.asarray(xp.dot(self, tensor))
 
 
 @_dot.derivative
 def _(ctx, grad):
-    return grad * ctx.tensor, grad * ctx.self
+    needs = ctx.needs_input_grad
+    return (grad * ctx.tensor.conj() if needs[0] else None,
+            grad * ctx.self.conj() if needs[1] else None)
 
 
 def dot(input, tensor, *, out=None):
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
                            f"{tensor._data.ndim}D tensors")
+    if input._dtype is not tensor._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_tname(input._dtype)} and {_tname(tensor._dtype)}")
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and "
                            f"src [{tensor.shape[0]}] to have the same number of elements, but "
                            f"got {input.shape[0]} and {tensor.shape[0]} elements respectively")
-    if input._dtype is not tensor._dtype:
-        from .._printing import scalar_type_name
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{scalar_type_name(input._dtype)} and "
-                           f"{scalar_type_name(tensor._dtype)}")
-    return _dot(input, tensor)
+    return _out(_dot(input, tensor), out, "dot", "mm")
 
 
 inner_product = dot
@@ -119,21 +136,26 @@ inner_product = dot
 
 @primitive("addmm", node="AddmmBackward0", save=("mat1", "mat2"), promote=None)
 def _addmm(xp, self, mat1, mat2, *, beta, alpha):
-    prod = xp.matmul(mat1, mat2)
+    unsupported("addmm_impl_cpu_", mat1)
+    prod = _product(xp, mat1, mat2)
+    dtype = mat1.dtype
     if alpha != 1:
-        prod = prod * alpha
-    if beta == 0:
-        return prod.astype(mat1.dtype, copy=False)
-    return (prod + (self if beta == 1 else self * beta)).astype(mat1.dtype, copy=False)
+        prod = prod * dtype.type(alpha)
+    if beta == 0:                      # self is ignored, even its nan/inf (as in PyTorch)
+        return xp.broadcast_to(prod, prod.shape).astype(dtype, copy=False)
+    scaled = self if beta == 1 else self * dtype.type(beta)
+    return (prod + scaled).astype(dtype, copy=False)
 
 
 @_addmm.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     a, b = ctx.alpha, ctx.beta
-    g_self = (grad if b == 1 else grad * b) if needs[0] else None
-    g1 = grad.mm(ctx.mat2.t()) if needs[1] else None
-    g2 = ctx.mat1.t().mm(grad) if needs[2] else None
+    g_self = None
+    if needs[0]:
+        g_self = grad if b == 1 else grad * b
+    g1 = grad.mm(ctx.mat2.t().conj()) if needs[1] else None
+    g2 = ctx.mat1.t().conj().mm(grad) if needs[2] else None
     if a != 1:
         g1 = g1 * a if g1 is not None else None
         g2 = g2 * a if g2 is not None else None
@@ -141,25 +163,60 @@ def _(ctx, grad):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix, got " f"{mat1._data.ndim}-D tensor")
+    if mat1._data.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    _check_same_dtype(mat1, mat2, "addmm")
-    from .pointwise import _out
-    return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out)
+    if mat1._dtype is not mat2._dtype or input._dtype is not mat1._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP_NAMES[mat1._dtype.name]} != {_CPP_NAMES[mat2._dtype.name]}"
+                           if mat1._dtype is not mat2._dtype else
+                           f"self and mat2 must have the same dtype, but got "
+                           f"{_tname(input._dtype)} and {_tname(mat2._dtype)}")
+    want = (mat1.shape[0], mat2.shape[1])
+    try:
+        if np.broadcast_shapes(tuple(input.shape), want) != want:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({want[1]}) must match the "
+                           f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
+                           f"Target sizes: [{want[0]}, {want[1]}].  Tensor sizes: "
+                           f"[{', '.join(map(str, input.shape))}]") from None
+    if mat1._dtype._category < 2 and (isinstance(alpha, float) or isinstance(beta, float)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number." if isinstance(alpha, float) else
+                           "For integral input tensors, argument beta must not be a floating "
+                           "point number.")
+    return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, "addmm", "mm")
 
 
 def outer(input, vec2, *, out=None):
-    return input.reshape(-1, 1) * vec2
+    # PyTorch's graph: MulBackward0 over ViewBackward0 (input.reshape(-1, 1) * vec2)
+    return _out(input.reshape(-1, 1) * vec2, out, "outer")
 
 
 ger = outer
 
 
+# ----------------------------------------------------------------------------- matmul
+@primitive("squeeze_", node="SqueezeBackward4")
+def _squeeze_result(xp, self, *, dim):
+    # matmul's in-place squeeze of its own (fresh) mm result: PyTorch's node is SqueezeBackward4
+    return xp.squeeze(self, axis=dim)
+
+
+@_squeeze_result.derivative
+def _(ctx, grad):
+    return grad.unsqueeze(ctx.dim)
+
+
 def matmul(input, other, *, out=None):
-    """PyTorch's matmul: dot / mv / mm / folded mm / broadcast bmm by the operands' ranks."""
+    """PyTorch's matmul, op for op (so the graph matches): dot / mv / mm for 1-D and 2-D
+    operands; a batch folded into the rows of one mm/mv where that costs no copy (or saves a
+    large gradient); otherwise broadcast batches through one bmm."""
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -169,64 +226,97 @@ def matmul(input, other, *, out=None):
     elif da == 2 and db == 1:
         result = mv(input, other)
     elif da == 1 and db == 2:
-        _check_inner(input.shape[0], other.shape[0], (1, input.shape[0]), other.shape)
-        result = mm(input.unsqueeze(0), other).squeeze(0)
+        if input.shape[0] != other.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} "
+                               f"and {other.shape[0]}x{other.shape[1]})")
+        result = _squeeze_result(mm(input.unsqueeze(0), other), dim=0)
     elif da == 2 and db == 2:
         result = mm(input, other)
-    elif da >= 3 and db <= 2:
-        # fold the batch into rows: one GEMM
-        k = input.shape[-1]
-        rows = input.reshape(-1, k)
-        if db == 1:
-            _check_inner(k, other.shape[0], input.shape, other.shape)
-            from .views import _unsafe_view
-            result = _unsafe_view(mv(rows, other), shape=tuple(input.shape[:-1]))
-        else:
-            _check_inner(k, other.shape[0], input.shape, other.shape)
-            from .views import _unsafe_view
-            result = _unsafe_view(mm(rows, other),
-                                  shape=tuple(input.shape[:-1]) + (other.shape[-1],))
+    elif _should_fold(input, other):
+        result = _folded_matmul(input, other)
     else:
         result = _batched_matmul(input, other)
-    from .pointwise import _out
-    return _out(result, out)
+    return _out(result, out, "matmul", "mm")
 
 
-def _check_inner(k1, k2, sa, sb):
-    if k1 != k2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({int(np.prod(sa[:-1]))}x{sa[-1]} and "
-                           f"{sb[0]}x{sb[-1] if len(sb) > 1 else 1})")
+def _should_fold(a, b):
+    """Whether the larger operand's batch can be folded into the rows of one mm/mv."""
+    a_larger = a._data.ndim >= b._data.ndim
+    big = a if a_larger else b.mT
+    small_ndim = b._data.ndim if a_larger else a._data.ndim
+    if not (big._data.ndim >= 3 and 1 <= small_ndim <= 2):
+        return False
+    # folding keeps the smaller operand's gradient small (no expanded batch of it)
+    if (b if a_larger else a)._requires_grad:
+        return True
+    if a._data.ndim == 2:       # the result would need a transposed copy
+        return False
+    if big._data.size == 0:
+        return True
+    # the fold is a view only if the leading dims are laid out one after another
+    shape, strides = big.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded_matmul(a, b):
+    from .views import _unsafe_view
+    transpose = b._data.ndim > a._data.ndim
+    if transpose:                # (b^T a^T)^T: fold b instead
+        big, small = b.mT, (a.t() if a._data.ndim == 2 else a)
+    else:
+        big, small = a, b
+    k = big.shape[-1]            # (an inner size mismatch is reported by mm/mv, as in PyTorch)
+    out_shape = tuple(big.shape[:-1])
+    rows = big.reshape(int(np.prod(out_shape)), k)
+    if small._data.ndim == 2:
+        out = _unsafe_view(mm(rows, small), shape=out_shape + (small.shape[1],))
+        return out.mT.contiguous() if transpose else out
+    return _unsafe_view(mv(rows, small), shape=out_shape)
 
 
 def _batched_matmul(a, b):
     from .views import _unsafe_view
-    a_vec, b_vec = a._data.ndim == 1, b._data.ndim == 1
-    if a_vec:
+    da, db = a._data.ndim, b._data.ndim
+    # two 3-D operands, one with a batch of one that needs a gradient: squeeze that batch and
+    # fold instead (its gradient is then one mm, not a sum over an expanded batch)
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:
+        if a.shape[0] == 1 and a._requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b.shape[0] == 1 and b._requires_grad:
+            return matmul(a, b.squeeze(0))
+    n = a.shape[-2] if da > 1 else 1
+    k1 = a.shape[-1]
+    k2 = b.shape[-2] if db > 1 else b.shape[0]
+    m = b.shape[-1] if db > 1 else 1
+    batch_a, batch_b = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    if da == 1:                   # a vector is a one-row (or one-column) matrix
         a = a.unsqueeze(0)
-    if b_vec:
+    if db == 1:
         b = b.unsqueeze(-1)
-    if a.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{int(np.prod(b.shape[:-2]))}, {a.shape[-1]}] but got: "
-                           f"[{int(np.prod(b.shape[:-2]))}, {b.shape[-2]}].")
     try:
-        batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        batch = tuple(np.broadcast_shapes(batch_a, batch_b))
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[-3]}) must match the size of tensor "
-                           f"b ({b.shape[-3]}) at non-singleton dimension 0") from None
-    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
-    if a._data.ndim == 3 and b._data.ndim == 3 and tuple(a.shape[:-2]) == tuple(b.shape[:-2]):
-        out = bmm(a, b)
-    else:
-        a3 = a.expand(batch + (n, k)).reshape(-1, n, k)
-        b3 = b.expand(batch + (k, m)).reshape(-1, k, m)
-        out = _unsafe_view(bmm(a3, b3), shape=batch + (n, m))
-    if a_vec:
-        out = out.squeeze(-2)
-    if b_vec:
-        out = out.squeeze(-1)
-    return out
+        raise RuntimeError(_batch_mismatch(batch_a, batch_b)) from None
+    if k1 != k2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(batch))}, {k1}] but got: [{int(np.prod(batch))}, "
+                           f"{k2}].")
+    count = int(np.prod(batch))
+    a3 = a.expand(batch + (n, k1)).reshape(count, n, k1)
+    b3 = b.expand(batch + (k2, m)).reshape(count, k2, m)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
+    return _unsafe_view(bmm(a3, b3), shape=out_shape)
+
+
+def _batch_mismatch(sa, sb):
+    n = max(len(sa), len(sb))
+    a = (1,) * (n - len(sa)) + sa
+    b = (1,) * (n - len(sb)) + sb
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) "
+                    f"at non-singleton dimension {i}")
+    return "matmul: batch shapes do not broadcast"
 
 
 @primitive("einsum", node="EinsumBackward0", promote=COMMON, save=("operands",))
@@ -245,7 +335,7 @@ def _(ctx, grad):
             grads.append(None)
             continue
         others = [s for j, s in enumerate(lhs) if j != i]
-        tensors = [t for j, t in enumerate(ops) if j != i]
+        tensors = [t.conj() for j, t in enumerate(ops) if j != i]    # (complex: conjugated)
         # letters of this operand missing from everything else are summed-out: broadcast back
         available = set(out_spec) | set("".join(others))
         keep = "".join(c for c in dict.fromkeys(spec) if c in available)
@@ -280,8 +370,9 @@ def _place_diag(g, full, spec, sizes):
             pos[c] = axis
     src = [idx[pos[c]] for c in full]
     gathered = g[tuple(Tensor._make(s.astype(np.int64), D.int64) for s in src)]
+    from .creation import zeros_like
     from .pointwise import where
-    return where(Tensor._make(mask, D.bool_), gathered, gathered * 0)
+    return where(Tensor._make(mask, D.bool_), gathered, zeros_like(gathered))
 
 
 def _split_equation(eq, n):
@@ -295,15 +386,52 @@ def _split_equation(eq, n):
     return lhs.split(","), out
 
 
+def _expand_ellipsis(equation, operands):
+    """An equation with '...' rewritten with spare letters for the broadcast dims (right-
+    aligned, as NumPy and PyTorch align them), and the operands expanded to their broadcast
+    sizes: then the plain path (and its derivative) applies."""
+    import string
+    eq = equation.replace(" ", "")
+    lhs, out = eq.split("->") if "->" in eq else (eq, None)
+    specs = lhs.split(",")
+    if len(specs) != len(operands):
+        return equation, operands
+    used = set(eq)
+    spare = [c for c in string.ascii_letters if c not in used]
+    counts = [op._data.ndim - (len(sp) - 3) if "..." in sp else 0
+              for sp, op in zip(specs, operands)]
+    n = max(counts) if counts else 0
+    letters = "".join(spare[:n])
+    starts = [sp.index("...") if "..." in sp else 0 for sp in specs]
+    shapes = [tuple(op.shape[st:st + c]) for op, st, c in zip(operands, starts, counts)]
+    batch = tuple(np.broadcast_shapes(*[sh for sh, c in zip(shapes, counts) if c] or [()]))
+    new_specs, new_ops = [], []
+    for sp, op, st, c, sh in zip(specs, operands, starts, counts, shapes):
+        if "..." in sp:
+            if sh != batch[n - c:]:
+                full = tuple(op.shape)
+                op = op.expand(full[:st] + batch[n - c:] + full[st + c:])
+            sp = sp.replace("...", letters[n - c:] if c else "")
+        new_specs.append(sp)
+        new_ops.append(op)
+    if out is None:                      # implicit output: the broadcast dims, then the rest
+        flat = "".join(sp.replace("...", "") for sp in specs)
+        rest = "".join(sorted(c for c in set(flat) if flat.count(c) == 1 and c != "."))
+        out = letters + rest
+    else:
+        out = out.replace("...", letters)
+    return ",".join(new_specs) + "->" + out, tuple(new_ops)
+
+
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if "..." in equation:
-        return Tensor._make(np.einsum(equation, *[o._data for o in operands]))
+        equation, operands = _expand_ellipsis(equation, operands)
     lhs, out = _split_equation(equation, len(operands))
     if len(lhs) != len(operands):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                           f"equation" if len(operands) > len(lhs) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(operands) > len(lhs) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     return _einsum(operands, equation=",".join(lhs) + "->" + out)

@@ -21,10 +21,24 @@ def _is_tensor(x):
     return isinstance(x, Tensor)
 
 
-def _check_number(x, name):
-    if not isinstance(x, (Tensor, int, float, complex, bool, np.number, np.bool_)):
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
-                        f"{type(x).__name__}")
+def _c(x):
+    """The complex conjugate of a derivative factor (PyTorch's gradients of complex inputs are
+    grad * conj(f'(z))); a no-op for real tensors and numbers."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._dtype.is_complex else x
+    return x.conjugate() if isinstance(x, complex) else x
+
+
+def _zeros(t):
+    """Zeros like t, for derivatives: a constant, where `t * 0` would turn an inf or nan
+    gradient into nan (PyTorch's derivatives give exact zeros there)."""
+    from .creation import zeros_like
+    return zeros_like(t)
+
+
+def _ones(t):
+    from .creation import ones_like
+    return ones_like(t)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -46,12 +60,10 @@ def _wrapped(value, like):
     return scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
 
 
-def _promote_to(input, *numbers, float_=False):
+def _promote_to(input, *numbers):
     """`input` cast to its result dtype with the Python numbers (an int tensor raised to 2.5 is
     computed in float), for ops that take numbers as options rather than as operands."""
     dtype = D.result_dtype([input, *numbers])
-    if float_ and dtype._category < 2:
-        dtype = D.get_default_dtype()
     return input if dtype is input._dtype else input.to(dtype)
 
 
@@ -79,6 +91,14 @@ def _int_pow(xp, base, exponent):
     return xp.where(negative, small, out).astype(out.dtype)
 
 
+def unsupported(kernel, x, kinds="b"):
+    """PyTorch's error for a dtype its kernel has no implementation for (kinds: NumPy dtype
+    kinds that raise; "b" bool, "iu" integers)."""
+    if getattr(x, "dtype", None) is not None and x.dtype.kind in kinds:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_type_name(D.from_numpy_dtype(x.dtype))}'")
+
+
 def _is_int_array(x):
     return getattr(x, "dtype", np.dtype(np.float64)).kind in "iub"
 
@@ -87,28 +107,28 @@ def _is_int_array(x):
 @primitive("add", node="AddBackward0", promote=COMMON)
 def _add(xp, self, other, *, alpha=1):
     if alpha != 1:
-        other = xp.multiply(other, _cast_like(alpha, xp.asarray(other)))
+        other = xp.multiply(other, _cast_like(alpha, self))     # (in the result dtype)
     return xp.add(self, other)
 
 
 @_add.derivative
 def _(ctx, grad):
-    return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha)
+    return grad, (grad if ctx.alpha == 1 else grad * _c(ctx.alpha))
 
 
 @primitive("sub", node="SubBackward0", promote=COMMON)
 def _sub(xp, self, other, *, alpha=1):
     if alpha != 1:
-        other = xp.multiply(other, _cast_like(alpha, xp.asarray(other)))
+        other = xp.multiply(other, _cast_like(alpha, self))     # (in the result dtype)
     return xp.subtract(self, other)
 
 
 @_sub.derivative
 def _(ctx, grad):
-    return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha)
+    return grad, (-grad if ctx.alpha == 1 else grad * -_c(ctx.alpha))
 
 
-@primitive("rsub", node="RsubBackward1", promote=COMMON)
+@primitive("rsub", node="RsubBackward1", promote=None)
 def _rsub(xp, self, *, other, alpha=1):
     # other - alpha * self, with `other` a Python number (an option: torch's graph has no edge)
     if alpha != 1:
@@ -118,21 +138,26 @@ def _rsub(xp, self, *, other, alpha=1):
 
 @_rsub.derivative
 def _(ctx, grad):
-    return -grad if ctx.alpha == 1 else grad * -ctx.alpha
+    return -grad if ctx.alpha == 1 else grad * -_c(ctx.alpha)
 
 
 def _check_bool_sub(a, b):
-    if getattr(a, "_dtype", None) is D.bool_ and (getattr(b, "_dtype", None) is D.bool_ or
-                                                  isinstance(b, bool)):
+    a_bool = getattr(a, "_dtype", None) is D.bool_ or isinstance(a, bool)
+    b_bool = getattr(b, "_dtype", None) is D.bool_ or isinstance(b, bool)
+    if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 def add(input, other, *, alpha=1, out=None):
     if not _is_tensor(input):
         input, other = other, input
     _check_alpha(input, other, alpha)
-    return _out(_add(input, other, alpha=alpha), out)
+    return _out(_add(input, other, alpha=alpha), out, "add")
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -140,7 +165,7 @@ def sub(input, other, *, alpha=1, out=None):
     if not _is_tensor(input):            # number - tensor
         return rsub(other, input, alpha=alpha, out=out)
     _check_alpha(input, other, alpha)
-    return _out(_sub(input, other, alpha=alpha), out)
+    return _out(_sub(input, other, alpha=alpha), out, "sub")
 
 
 def rsub(input, other, *, alpha=1, out=None):
@@ -149,7 +174,7 @@ def rsub(input, other, *, alpha=1, out=None):
         return sub(other, input, alpha=alpha, out=out)
     _check_bool_sub(input, other)
     _check_alpha(input, other, alpha)
-    return _out(_rsub(_promote_to(input, other), other=other, alpha=alpha), out)
+    return _out(_rsub(_promote_to(input, other), other=other, alpha=alpha), out, "rsub")
 
 
 @primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON)
@@ -160,13 +185,14 @@ def _mul(xp, self, other):
 @_mul.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
-    return (grad * ctx.other if needs[0] else None), (grad * ctx.self if needs[1] else None)
+    return ((grad * _c(ctx.other) if needs[0] else None),
+            (grad * _c(ctx.self) if needs[1] else None))
 
 
 def mul(input, other, *, out=None):
     if not _is_tensor(input):
         input, other = other, input
-    return _out(_mul(input, other), out)
+    return _out(_mul(input, other), out, "mul")
 
 
 @primitive("div", node="DivBackward0", save=("self", "other"), promote=FLOAT)
@@ -178,8 +204,8 @@ def _div(xp, self, other):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     other = ctx.other
-    ga = grad / other if needs[0] else None
-    gb = -grad * ctx.self / (other * other) if needs[1] else None
+    ga = grad / _c(other) if needs[0] else None
+    gb = -grad * _c(ctx.self / (other * other)) if needs[1] else None
     return ga, gb
 
 
@@ -190,6 +216,7 @@ def _check_int_zero(xp, self, other):
 
 @primitive("div.rounding", node="DivBackward2", promote=COMMON)
 def _div_rounding(xp, self, other, *, rounding_mode):
+    unsupported(f"div_{rounding_mode}_cpu", self, "bc")
     _check_int_zero(xp, self, other)
     if _is_int_array(self):
         if rounding_mode == "floor":
@@ -206,7 +233,7 @@ def _div_rounding(xp, self, other, *, rounding_mode):
 
 @_div_rounding.derivative
 def _(ctx, grad):
-    zero = grad * 0
+    zero = _zeros(grad)
     return zero, zero
 
 
@@ -217,10 +244,10 @@ def div(input, other, *, rounding_mode=None, out=None):
                                f"'floor' but found '{rounding_mode}'")
         if not _is_tensor(input):
             input = _wrapped(input, other)
-        return _out(_div_rounding(input, other, rounding_mode=rounding_mode), out)
+        return _out(_div_rounding(input, other, rounding_mode=rounding_mode), out, "div")
     if not _is_tensor(input):            # number / tensor: PyTorch's graph is reciprocal * number
-        return _out(mul(reciprocal(other), input), out)
-    return _out(_div(input, other), out)
+        return _out(mul(reciprocal(other), input), out, "div")
+    return _out(_div(input, other), out, "div")
 
 
 true_divide = div
@@ -235,6 +262,7 @@ def floor_divide(input, other, *, out=None):
 
 @primitive("remainder", node="RemainderBackward1", save=("self", "other"), promote=COMMON)
 def _remainder(xp, self, other):
+    unsupported("remainder_cpu", self, "bc")
     _check_int_zero(xp, self, other)
     return xp.remainder(self, other)
 
@@ -247,6 +275,7 @@ def _(ctx, grad):
 
 @primitive("remainder.scalar", node="RemainderBackward0", promote=None)
 def _remainder_scalar(xp, self, *, other):
+    unsupported("remainder_cpu", self, "bc")
     other = _cast_like(other, self)
     _check_int_zero(xp, self, other)
     return xp.remainder(self, other)
@@ -261,12 +290,13 @@ def remainder(input, other, *, out=None):
     if not _is_tensor(input):
         input = _wrapped(input, other)
     if not _is_tensor(other):
-        return _out(_remainder_scalar(_promote_to(input, other), other=other), out)
-    return _out(_remainder(input, other), out)
+        return _out(_remainder_scalar(_promote_to(input, other), other=other), out, "remainder")
+    return _out(_remainder(input, other), out, "remainder")
 
 
 @primitive("fmod", node="FmodBackward1", save=("self", "other"), promote=COMMON)
 def _fmod(xp, self, other):
+    unsupported("fmod_cpu", self, "bc")
     _check_int_zero(xp, self, other)
     return xp.fmod(self, other)
 
@@ -279,6 +309,7 @@ def _(ctx, grad):
 
 @primitive("fmod.scalar", node="FmodBackward0", promote=None)
 def _fmod_scalar(xp, self, *, other):
+    unsupported("fmod_cpu", self, "bc")
     other = _cast_like(other, self)
     _check_int_zero(xp, self, other)
     return xp.fmod(self, other)
@@ -291,8 +322,8 @@ def _(ctx, grad):
 
 def fmod(input, other, *, out=None):
     if not _is_tensor(other):
-        return _out(_fmod_scalar(_promote_to(input, other), other=other), out)
-    return _out(_fmod(input, other), out)
+        return _out(_fmod_scalar(_promote_to(input, other), other=other), out, "fmod")
+    return _out(_fmod(input, other), out, "fmod")
 
 
 @primitive("pow", node="PowBackward0", save=("self",), promote=None)
@@ -306,13 +337,14 @@ def _pow_scalar(xp, self, *, exponent):
 def _(ctx, grad):
     e = ctx.exponent
     if e == 0:
-        return grad * 0
-    return grad * e * ctx.self.pow(e - 1)
+        return _zeros(grad)
+    return grad * _c(e * ctx.self.pow(e - 1))
 
 
 @primitive("pow.tensor", node="PowBackward1", save=("self", "exponent", "result"),
            promote=COMMON)
 def _pow_tensor(xp, self, exponent):
+    unsupported("pow", self)
     if _is_int_array(self):
         return _int_pow(xp, self, exponent)
     return xp.power(self, exponent)
@@ -322,12 +354,14 @@ def _pow_tensor(xp, self, exponent):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     base, exp_ = ctx.self, ctx.exponent
-    ga = where(exp_ == 0, grad * 0, grad * exp_ * base.pow(exp_ - 1)) if needs[0] else None
+    ga = where(exp_ == 0, _zeros(grad), grad * _c(exp_ * base.pow(exp_ - 1))) \
+        if needs[0] else None
     gb = None
     if needs[1]:
         # d/de base**e = result * log(base); PyTorch takes it as 0 where base and result are 0
-        safe_log = log(where(base == 0, base * 0 + 1, base))
-        gb = where((base == 0) & (exp_ >= 0), grad * 0, grad * ctx.result * safe_log)
+        safe_log = log(where(base == 0, _ones(base), base))
+        nonnegative = (exp_.real if exp_._dtype.is_complex else exp_) >= 0
+        gb = where((base == 0) & nonnegative, _zeros(grad), grad * _c(ctx.result * safe_log))
     return ga, gb
 
 
@@ -341,19 +375,21 @@ def _pow_scalar_base(xp, exponent, *, base):
 @_pow_scalar_base.derivative
 def _(ctx, grad):
     if ctx.base == 0:
-        return grad * 0
-    return grad * ctx.result * math.log(ctx.base)
+        return _zeros(grad)
+    return grad * _c(ctx.result * math.log(ctx.base))
 
 
-def pow(input, exponent, *, out=None):
+def pow(input=None, exponent=None, *, out=None, self=None):
+    if self is not None:                # torch.pow(self=2, exponent=t): a number base
+        input = self
     if not _is_tensor(input):           # number ** tensor
-        return _out(_pow_scalar_base(_promote_to(exponent, input), base=input), out)
+        return _out(_pow_scalar_base(_promote_to(exponent, input), base=input), out, "pow")
     if _is_tensor(exponent):
-        return _out(_pow_tensor(input, exponent), out)
+        return _out(_pow_tensor(input, exponent), out, "pow")
     if input._dtype._category < 2 and not isinstance(exponent, float) and exponent < 0 and \
             D.result_dtype([input, exponent])._category < 2:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _out(_pow_scalar(_promote_to(input, exponent), exponent=exponent), out)
+    return _out(_pow_scalar(_promote_to(input, exponent), exponent=exponent), out, "pow")
 
 
 def float_power(input, exponent):
@@ -363,6 +399,7 @@ def float_power(input, exponent):
 
 @primitive("atan2", node="Atan2Backward0", save=("self", "other"), promote=FLOAT)
 def _atan2(xp, self, other):
+    unsupported("atan2_cpu", self, "c")
     return xp.arctan2(self, other)
 
 
@@ -374,7 +411,7 @@ def _(ctx, grad):
 
 
 def atan2(input, other, *, out=None):
-    return _out(_atan2(input, other), out)
+    return _out(_atan2(input, other), out, "atan2")
 
 
 arctan2 = atan2
@@ -384,18 +421,25 @@ def _minmax_derivative(ctx, grad):
     a, b = ctx.self, ctx.other
     pick_a = (a > b) if ctx._op.name == "maximum" else (a < b)
     tie = (a == b)
-    ga = where(pick_a, grad, grad * 0) + where(tie, grad / 2, grad * 0)
-    gb = where(pick_a | tie, grad * 0, grad) + where(tie, grad / 2, grad * 0)
+    ga = where(pick_a, grad, _zeros(grad)) + where(tie, grad / 2, _zeros(grad))
+    gb = where(pick_a | tie, _zeros(grad), grad) + where(tie, grad / 2, _zeros(grad))
     return ga, gb
+
+
+def _no_complex_minmax(name, x):
+    if x.dtype.kind == "c":
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
 
 
 @primitive("maximum", node="MaximumBackward0", save=("self", "other"), promote=COMMON)
 def _maximum(xp, self, other):
+    _no_complex_minmax("maximum", self)
     return xp.maximum(self, other)
 
 
 @primitive("minimum", node="MinimumBackward0", save=("self", "other"), promote=COMMON)
 def _minimum(xp, self, other):
+    _no_complex_minmax("minimum", self)
     return xp.minimum(self, other)
 
 
@@ -404,11 +448,11 @@ _minimum.derivative(_minmax_derivative)
 
 
 def maximum(input, other, *, out=None):
-    return _out(_maximum(input, other), out)
+    return _out(_maximum(input, other), out, "maximum")
 
 
 def minimum(input, other, *, out=None):
-    return _out(_minimum(input, other), out)
+    return _out(_minimum(input, other), out, "minimum")
 
 
 def fmax(input, other):
@@ -427,7 +471,7 @@ def _unary(name, node, forward, derivative, save=("self",), promote=FLOAT):
     op.derivative(lambda ctx, grad: derivative(ctx, grad))
 
     def public(input, *, out=None):
-        return _out(op(input), out)
+        return _out(op(input), out, name)
     public.__name__ = name
     public.op = op
     return public
@@ -446,77 +490,82 @@ def _checked_neg(xp, x):
     return xp.negative(x)
 
 
-abs = _unary("abs", "AbsBackward0", lambda xp, x: xp.abs(x),
+abs = _unary("abs", "AbsBackward0", lambda xp, x: unsupported("abs_cpu", x) or xp.abs(x),
              lambda ctx, g: g * ctx.self.sgn(), promote=None)
 absolute = abs
-sign = _unary("sign", "SignBackward0", lambda xp, x: xp.sign(x) if x.dtype != np.bool_ else x,
-              lambda ctx, g: g * 0, save=(), promote=None)
+sign = _unary("sign", "SignBackward0", lambda xp, x: _sign(xp, x),
+              lambda ctx, g: _zeros(g), save=(), promote=None)
 sgn = _unary("sgn", "SgnBackward0",
              lambda xp, x: xp.sign(x) if not xp.iscomplexobj(x) else
              xp.where(x == 0, 0, x / xp.where(x == 0, 1, xp.abs(x))).astype(x.dtype),
-             lambda ctx, g: g * 0, save=(), promote=None)
+             lambda ctx, g: _zeros(g), save=(), promote=None)
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x: xp.reciprocal(x),
-                    lambda ctx, g: -g * ctx.result * ctx.result, save=("result",))
+                    lambda ctx, g: -g * _c(ctx.result * ctx.result), save=("result",))
 sqrt = _unary("sqrt", "SqrtBackward0", lambda xp, x: xp.sqrt(x),
-              lambda ctx, g: g / (2 * ctx.result), save=("result",))
+              lambda ctx, g: g / _c(2 * ctx.result), save=("result",))
 rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda xp, x: xp.reciprocal(xp.sqrt(x)),
-               lambda ctx, g: g * -0.5 * ctx.result.pow(3), save=("result",))
-square = None  # defined below as a composite (PyTorch: PowBackward0)
+               lambda ctx, g: g * _c(-0.5 * ctx.result.pow(3)), save=("result",))
 exp = _unary("exp", "ExpBackward0", lambda xp, x: xp.exp(x),
-             lambda ctx, g: g * ctx.result, save=("result",))
+             lambda ctx, g: g * _c(ctx.result), save=("result",))
 exp2 = _unary("exp2", "Exp2Backward0", lambda xp, x: xp.exp2(x),
-              lambda ctx, g: g * ctx.result * math.log(2.0), save=("result",))
+              lambda ctx, g: g * _c(ctx.result * math.log(2.0)), save=("result",))
 expm1 = _unary("expm1", "Expm1Backward0", lambda xp, x: xp.expm1(x),
-               lambda ctx, g: g * (ctx.result + 1), save=("result",))
-log = _unary("log", "LogBackward0", lambda xp, x: xp.log(x), lambda ctx, g: g / ctx.self)
+               lambda ctx, g: g * _c(ctx.result + 1), save=("result",))
+log = _unary("log", "LogBackward0", lambda xp, x: xp.log(x), lambda ctx, g: g / _c(ctx.self))
 log2 = _unary("log2", "Log2Backward0", lambda xp, x: xp.log2(x),
-              lambda ctx, g: g / (ctx.self * math.log(2.0)))
+              lambda ctx, g: g / _c(ctx.self * math.log(2.0)))
 log10 = _unary("log10", "Log10Backward0", lambda xp, x: xp.log10(x),
-               lambda ctx, g: g / (ctx.self * math.log(10.0)))
+               lambda ctx, g: g / _c(ctx.self * math.log(10.0)))
 log1p = _unary("log1p", "Log1PBackward0", lambda xp, x: xp.log1p(x),
-               lambda ctx, g: g / (ctx.self + 1))
-sin = _unary("sin", "SinBackward0", lambda xp, x: xp.sin(x), lambda ctx, g: g * ctx.self.cos())
-cos = _unary("cos", "CosBackward0", lambda xp, x: xp.cos(x), lambda ctx, g: g * -ctx.self.sin())
+               lambda ctx, g: g / _c(ctx.self + 1))
+sin = _unary("sin", "SinBackward0", lambda xp, x: xp.sin(x), lambda ctx, g: g * _c(ctx.self.cos()))
+cos = _unary("cos", "CosBackward0", lambda xp, x: xp.cos(x), lambda ctx, g: g * _c(-ctx.self.sin()))
 tan = _unary("tan", "TanBackward0", lambda xp, x: xp.tan(x),
-             lambda ctx, g: g * (1 + ctx.result * ctx.result), save=("result",))
+             lambda ctx, g: g * _c(1 + ctx.result * ctx.result), save=("result",))
 asin = _unary("asin", "AsinBackward0", lambda xp, x: xp.arcsin(x),
-              lambda ctx, g: g * (1 - ctx.self * ctx.self).rsqrt())
+              lambda ctx, g: g * _c((1 - ctx.self * ctx.self).rsqrt()))
 acos = _unary("acos", "AcosBackward0", lambda xp, x: xp.arccos(x),
-              lambda ctx, g: -g * (1 - ctx.self * ctx.self).rsqrt())
+              lambda ctx, g: -g * _c((1 - ctx.self * ctx.self).rsqrt()))
 atan = _unary("atan", "AtanBackward0", lambda xp, x: xp.arctan(x),
-              lambda ctx, g: g / (1 + ctx.self * ctx.self))
+              lambda ctx, g: g / _c(1 + ctx.self * ctx.self))
 sinh = _unary("sinh", "SinhBackward0", lambda xp, x: xp.sinh(x),
-              lambda ctx, g: g * ctx.self.cosh())
+              lambda ctx, g: g * _c(ctx.self.cosh()))
 cosh = _unary("cosh", "CoshBackward0", lambda xp, x: xp.cosh(x),
-              lambda ctx, g: g * ctx.self.sinh())
+              lambda ctx, g: g * _c(ctx.self.sinh()))
 tanh = _unary("tanh", "TanhBackward0", lambda xp, x: xp.tanh(x),
-              lambda ctx, g: g * (1 - ctx.result * ctx.result), save=("result",))
+              lambda ctx, g: g * _c(1 - ctx.result * ctx.result), save=("result",))
 asinh = _unary("asinh", "AsinhBackward0", lambda xp, x: xp.arcsinh(x),
-               lambda ctx, g: g * (ctx.self * ctx.self + 1).rsqrt())
+               lambda ctx, g: g * _c((ctx.self * ctx.self + 1).rsqrt()))
 acosh = _unary("acosh", "AcoshBackward0", lambda xp, x: xp.arccosh(x),
-               lambda ctx, g: g * (ctx.self * ctx.self - 1).rsqrt())
+               lambda ctx, g: g * _c((ctx.self * ctx.self - 1).rsqrt()))
 atanh = _unary("atanh", "AtanhBackward0", lambda xp, x: xp.arctanh(x),
-               lambda ctx, g: g / (1 - ctx.self * ctx.self))
+               lambda ctx, g: g / _c(1 - ctx.self * ctx.self))
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-sigmoid = _unary("sigmoid", "SigmoidBackward0", lambda xp, x: _special().sigmoid(xp, x),
-                 lambda ctx, g: g * ctx.result * (1 - ctx.result), save=("result",))
-erf = _unary("erf", "ErfBackward0", lambda xp, x: _special().erf(xp, x),
+sigmoid = _unary("sigmoid", "SigmoidBackward0",
+                 lambda xp, x: _special().sigmoid(xp, x) if x.dtype.kind != "c" else
+                 1 / (1 + xp.exp(-x)),
+                 lambda ctx, g: g * _c(ctx.result * (1 - ctx.result)), save=("result",))
+erf = _unary("erf", "ErfBackward0",
+             lambda xp, x: unsupported("erf_vml_cpu", x, "c") or _special().erf(xp, x),
              lambda ctx, g: g * (2 / math.sqrt(math.pi)) * (-(ctx.self * ctx.self)).exp())
-erfc = _unary("erfc", "ErfcBackward0", lambda xp, x: _special().erfc(xp, x),
+erfc = _unary("erfc", "ErfcBackward0",
+              lambda xp, x: unsupported("erfc_vml_cpu", x, "c") or _special().erfc(xp, x),
               lambda ctx, g: g * (-2 / math.sqrt(math.pi)) * (-(ctx.self * ctx.self)).exp())
-erfinv = _unary("erfinv", "ErfinvBackward0", lambda xp, x: _special().erfinv(xp, x),
+erfinv = _unary("erfinv", "ErfinvBackward0",
+                lambda xp, x: unsupported("erfinv_vml_cpu", x, "c") or _special().erfinv(xp, x),
                 lambda ctx, g: g * (math.sqrt(math.pi) / 2) * (ctx.result * ctx.result).exp(),
                 save=("result",))
-relu = _unary("relu", "ReluBackward0", lambda xp, x: xp.maximum(x, 0).astype(x.dtype),
+relu = _unary("relu", "ReluBackward0", lambda xp, x: _relu(xp, x),
               lambda ctx, g: g * (ctx.result > 0), save=("result",), promote=None)
-floor = _unary("floor", "FloorBackward0", lambda xp, x: _keep_int(xp, xp.floor, x),
-               lambda ctx, g: g * 0, save=(), promote=None)
-ceil = _unary("ceil", "CeilBackward0", lambda xp, x: _keep_int(xp, xp.ceil, x),
-              lambda ctx, g: g * 0, save=(), promote=None)
-trunc = _unary("trunc", "TruncBackward0", lambda xp, x: _keep_int(xp, xp.trunc, x),
-               lambda ctx, g: g * 0, save=(), promote=None)
+floor = _unary("floor", "FloorBackward0", lambda xp, x: _keep_int(xp, xp.floor, x, "floor"),
+               lambda ctx, g: _zeros(g), save=(), promote=None)
+ceil = _unary("ceil", "CeilBackward0", lambda xp, x: _keep_int(xp, xp.ceil, x, "ceil"),
+              lambda ctx, g: _zeros(g), save=(), promote=None)
+trunc = _unary("trunc", "TruncBackward0", lambda xp, x: _keep_int(xp, xp.trunc, x, "trunc"),
+               lambda ctx, g: _zeros(g), save=(), promote=None)
 fix = trunc
-frac = _unary("frac", "FracBackward0", lambda xp, x: x - xp.trunc(x),
+frac = _unary("frac", "FracBackward0",
+              lambda xp, x: unsupported("frac_cpu", x, "biuc") or x - xp.trunc(x),
               lambda ctx, g: g, save=(), promote=None)
 isnan = _unary("isnan", None, lambda xp, x: xp.isnan(x), None, save=(), promote=None)
 isinf = _unary("isinf", None, lambda xp, x: xp.isinf(x), None, save=(), promote=None)
@@ -529,8 +578,30 @@ for _f in (isnan, isinf, isfinite, isposinf, isneginf, signbit):
     _f.op.node_cls = None
 
 
-def _keep_int(xp, fn, x):
-    return x.copy() if x.dtype.kind in "iub" else fn(x)
+def _keep_int(xp, fn, x, name):
+    unsupported(f"{name}_vml_cpu", x)
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"{name} is not supported for complex inputs")
+    return x.copy() if x.dtype.kind in "iu" else fn(x)
+
+
+def _sign(xp, x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
+    return xp.sign(x) if x.dtype != np.bool_ else x.copy()
+
+
+def _no_complex_clamp(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
+def _relu(xp, x):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    _no_complex_clamp(x)
+    return xp.maximum(x, 0).astype(x.dtype)
 
 
 def square(input):
@@ -539,18 +610,18 @@ def square(input):
 
 @primitive("round", node="RoundBackward0", promote=None)
 def _round(xp, self):
+    unsupported("round_vml_cpu", self, "bc")
     return xp.round(self) if not _is_int_array(self) else self.copy()
 
 
 @_round.derivative
 def _(ctx, grad):
-    return grad * 0
+    return _zeros(grad)
 
 
 @primitive("round.decimals", node="RoundBackward1", promote=None)
 def _round_decimals(xp, self, *, decimals):
-    if _is_int_array(self):
-        return self.copy()
+    unsupported("round_cpu", self, "biuc")
     # scale, round half to even, unscale: in float32 at least, as PyTorch computes it
     wide = self.astype(np.float32) if self.dtype.itemsize < 4 else self
     ten = wide.dtype.type(10.0)
@@ -565,17 +636,18 @@ def _round_decimals(xp, self, *, decimals):
 
 @_round_decimals.derivative
 def _(ctx, grad):
-    return grad * 0
+    return _zeros(grad)
 
 
 def round(input, *, decimals=None, out=None):
     if decimals is None:
-        return _out(_round(input), out)
-    return _out(_round_decimals(input, decimals=decimals), out)
+        return _out(_round(input), out, "round")
+    return _out(_round_decimals(input, decimals=decimals), out, "round")
 
 
 @primitive("logit", node="LogitBackward0", save=("self",), promote=FLOAT)
 def _logit(xp, self, *, eps=None):
+    unsupported("logit_cpu", self, "c")
     if eps is not None:
         self = xp.clip(self, _cast_like(eps, self), _cast_like(1 - eps, self))
     return xp.log(self / (1 - self))
@@ -586,12 +658,12 @@ def _(ctx, grad):
     x = ctx.self
     g = grad / (x * (1 - x))
     if ctx.eps is not None:
-        g = where((x < ctx.eps) | (x > 1 - ctx.eps), g * 0, g)
+        g = where((x < ctx.eps) | (x > 1 - ctx.eps), _zeros(g), g)
     return g
 
 
 def logit(input, eps=None, *, out=None):
-    return _out(_logit(input, eps=eps), out)
+    return _out(_logit(input, eps=eps), out, "logit")
 
 
 @primitive("nan_to_num", node="NanToNumBackward0", save=("self",), promote=None)
@@ -610,17 +682,19 @@ def _nan_to_num(xp, self, *, nan, posinf, neginf):
 
 @_nan_to_num.derivative
 def _(ctx, grad):
-    # the values replaced (nan, +-inf) do not depend on the input
-    return where(isfinite(ctx.self), grad, grad * 0)
+    # the values replaced (nan, +-inf) do not depend on the input; PyTorch multiplies by the
+    # mask (so an inf upstream gradient there gives nan, not 0)
+    return grad * isfinite(ctx.self)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out)
+    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out, "nan_to_num")
 
 
 # ----------------------------------------------------------------------------- clamp
 @primitive("clamp", node="ClampBackward1", save=("self",), promote=None)
 def _clamp(xp, self, *, min, max):
+    _no_complex_clamp(self)
     # the bounds are cast to the tensor's dtype first (uint8 clamped at -1 has min 255)
     lo = _cast_like(min, self) if min is not None else None
     hi = _cast_like(max, self) if max is not None else None
@@ -638,11 +712,14 @@ def _(ctx, grad):
     if ctx.max is not None:
         upper = x <= ctx.max
         mask = upper if mask is None else mask & upper
-    return where(mask, grad, grad * 0)
+    return where(mask, grad, _zeros(grad))
 
 
 @primitive("clamp.tensor", node="ClampBackward0", save=("self", "min", "max"), promote=COMMON)
 def _clamp_tensor(xp, self, min, max, *, has_min, has_max):
+    _no_complex_clamp(self)
+    if has_min and has_max:          # (one bound alone is a maximum/minimum, bool included)
+        unsupported("clamp_cpu", self)
     # a missing bound arrives as a zero-dim placeholder (no edge), and is not applied
     out = self
     if has_min:
@@ -655,7 +732,7 @@ def _clamp_tensor(xp, self, min, max, *, has_min, has_max):
 @_clamp_tensor.derivative
 def _(ctx, grad):
     x, lo, hi = ctx.self, ctx.min, ctx.max
-    zero = grad * 0
+    zero = _zeros(grad)
     keep = None
     g_lo = g_hi = None
     if ctx.has_min:
@@ -667,24 +744,28 @@ def _(ctx, grad):
     return where(keep, grad, zero), g_lo, g_hi
 
 
+def _clamp_bound(bound, input):
+    """A bound of the tensor form of clamp: a tensor; a number, wrapped; None, a zero-dim
+    placeholder of input's dtype (so it does not change the result dtype; it is not applied)."""
+    if _is_tensor(bound):
+        return bound
+    if bound is None:
+        from .creation import scalar_tensor
+        return scalar_tensor(0, input, input._dtype)
+    return _wrapped(bound, input)
+
+
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
-        lo = min if min is not None else _wrapped(0, input)
-        hi = max if max is not None else _wrapped(0, input)
-        lo = lo if _is_tensor(lo) else _wrapped(lo, input)
-        hi = hi if _is_tensor(hi) else _wrapped(hi, input)
+        lo = _clamp_bound(min, input)
+        hi = _clamp_bound(max, input)
         return _out(_clamp_tensor(input, lo, hi, has_min=min is not None,
-                                  has_max=max is not None), out)
+                                  has_max=max is not None), out, "clamp", "clamp")
     # the result dtype follows promotion with the bounds (int tensor clamped by 0.5 -> float)
     bounds = [b for b in (min, max) if b is not None]
-    return _out(_clamp(_promote_to(input, *bounds), min=min, max=max), out)
-
-
-def full_like_scalar(t, value):
-    from .creation import full_like
-    return full_like(t, value)
+    return _out(_clamp(_promote_to(input, *bounds), min=min, max=max), out, "clamp", "clamp")
 
 
 clip = clamp
@@ -709,7 +790,7 @@ def _where(xp, self, other, *, condition):
 @_where.derivative
 def _(ctx, grad):
     c = ctx.condition
-    zero = grad * 0
+    zero = _zeros(grad)
     return where(c, grad, zero), where(c, zero, grad)
 
 
@@ -731,9 +812,13 @@ def where(condition, input=None, other=None, *, out=None):
         input = _wrapped(input, other)
     if not _is_tensor(other):
         other = _wrapped(other, input)
-    from .registry import check_broadcast
-    check_broadcast((condition, input, other))
-    return _out(_where(input, other, condition=condition), out)
+    try:
+        result = _where(input, other, condition=condition)
+    except ValueError:
+        from .registry import check_broadcast
+        check_broadcast((condition, input, other))   # PyTorch's message, the condition included
+        raise
+    return _out(result, out, "where", "where")
 
 
 def _type_name(dtype):
@@ -768,7 +853,7 @@ def _masked_fill(xp, self, *, mask, value):
 
 @_masked_fill.derivative
 def _(ctx, grad):
-    return where(ctx.mask, grad * 0, grad)
+    return where(ctx.mask, _zeros(grad), grad)
 
 
 @primitive("masked_fill.tensor", node="MaskedFillBackward1", promote=None)
@@ -779,7 +864,7 @@ def _masked_fill_tensor(xp, self, value, *, mask):
 @_masked_fill_tensor.derivative
 def _(ctx, grad):
     m = ctx.mask
-    return where(m, grad * 0, grad), where(m, grad, grad * 0).sum()
+    return where(m, _zeros(grad), grad), where(m, grad, _zeros(grad)).sum()
 
 
 def masked_fill(input, mask, value):
@@ -790,9 +875,16 @@ def masked_fill(input, mask, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value._data.ndim} dimension(s).")
-        return _masked_fill_tensor(input, value, mask=mask)
-    _check_fill_value(value, input._dtype)
-    return _masked_fill(input, mask=mask, value=value)
+    else:
+        _check_fill_value(value, input._dtype)
+    try:
+        if _is_tensor(value):
+            return _masked_fill_tensor(input, value, mask=mask)
+        return _masked_fill(input, mask=mask, value=value)
+    except ValueError:
+        from .registry import check_broadcast
+        check_broadcast((mask, input))        # PyTorch's message names the mask first
+        raise
 
 
 def _lerp_forward(xp, start, end, weight):
@@ -804,41 +896,44 @@ def _lerp_forward(xp, start, end, weight):
 
 @primitive("lerp", node="LerpBackward0", promote=COMMON)
 def _lerp(xp, self, end, *, weight):
+    unsupported("lerp_kernel_scalar", self, "biu")
     return _lerp_forward(xp, self, end, _cast_like(weight, self))
 
 
 @_lerp.derivative
 def _(ctx, grad):
-    w = ctx.weight
+    w = _c(ctx.weight)
     return grad * (1 - w), grad * w
 
 
 @primitive("lerp.tensor", node="LerpBackward1", save=("self", "end", "weight"), promote=COMMON)
 def _lerp_tensor(xp, self, end, weight):
+    unsupported("lerp_kernel_tensor", self, "biu")
     return _lerp_forward(xp, self, end, weight)
 
 
 @_lerp_tensor.derivative
 def _(ctx, grad):
-    w = ctx.weight
-    return grad * (1 - w), grad * w, grad * (ctx.end - ctx.self)
+    w = _c(ctx.weight)
+    return grad * (1 - w), grad * w, grad * _c(ctx.end - ctx.self)
 
 
 def lerp(input, end, weight, *, out=None):
     if _is_tensor(weight):
-        return _out(_lerp_tensor(input, end, weight), out)
-    return _out(_lerp(input, end, weight=weight), out)
+        return _out(_lerp_tensor(input, end, weight), out, "lerp")
+    return _out(_lerp(input, end, weight=weight), out, "lerp")
 
 
 @primitive("addcmul", node="AddcmulBackward0", save=("tensor1", "tensor2"), promote=COMMON)
 def _addcmul(xp, self, tensor1, tensor2, *, value):
+    unsupported("addcmul_cpu_out", self)
     return self + _cast_like(value, self) * tensor1 * tensor2
 
 
 @_addcmul.derivative
 def _(ctx, grad):
-    v = ctx.value
-    return grad, grad * ctx.tensor2 * v, grad * ctx.tensor1 * v
+    v = _c(ctx.value)
+    return grad, grad * _c(ctx.tensor2) * v, grad * _c(ctx.tensor1) * v
 
 
 @primitive("addcdiv", node="AddcdivBackward0", save=("tensor1", "tensor2"), promote=COMMON)
@@ -848,12 +943,12 @@ def _addcdiv(xp, self, tensor1, tensor2, *, value):
 
 @_addcdiv.derivative
 def _(ctx, grad):
-    v, t1, t2 = ctx.value, ctx.tensor1, ctx.tensor2
+    v, t1, t2 = _c(ctx.value), _c(ctx.tensor1), _c(ctx.tensor2)
     return grad, grad * v / t2, -grad * v * t1 / (t2 * t2)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return _out(_addcmul(input, tensor1, tensor2, value=value), out)
+    return _out(_addcmul(input, tensor1, tensor2, value=value), out, "addcmul")
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -865,13 +960,21 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
                            "for integer inputs and as (input + value * tensor1 / tensor2) for "
                            "float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return _out(_addcdiv(input, tensor1, tensor2, value=value), out)
+    return _out(_addcdiv(input, tensor1, tensor2, value=value), out, "addcdiv")
 
 
 # ----------------------------------------------------------------------------- comparisons, logic
 def _require_tensor(name, input, other, scalar_other):
-    """PyTorch's argument errors: `input` must be a Tensor (and `other` too, for logical ops)."""
+    """PyTorch's argument errors: `input` must be a Tensor (and `other` too, for logical ops;
+    the comparisons, with a Tensor and a Number overload, word theirs differently)."""
     if not _is_tensor(input):
+        if scalar_other:
+            got = ", ".join(type(x).__name__ if not _is_tensor(x) else "Tensor"
+                            for x in (input, other))
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({got}), but expected one of:\n"
+                            f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                            f" * (Tensor input, Number other, *, Tensor out = None)\n")
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if not scalar_other and not _is_tensor(other):
@@ -884,17 +987,17 @@ def _predicate(name, fn, promote=COMMON, scalar_other=True):
 
     def public(input, other, *, out=None):
         _require_tensor(name, input, other, scalar_other)
-        return _out(op(input, other), out)
+        return _out(op(input, other), out, name, "any")     # (out may have any dtype)
     public.__name__ = name
     return public
 
 
 eq = _predicate("eq", lambda xp, a, b: xp.equal(a, b))
 ne = _predicate("ne", lambda xp, a, b: xp.not_equal(a, b))
-lt = _predicate("lt", lambda xp, a, b: xp.less(a, b))
-le = _predicate("le", lambda xp, a, b: xp.less_equal(a, b))
-gt = _predicate("gt", lambda xp, a, b: xp.greater(a, b))
-ge = _predicate("ge", lambda xp, a, b: xp.greater_equal(a, b))
+lt = _predicate("lt", lambda xp, a, b: unsupported("lt_cpu", a, "c") or xp.less(a, b))
+le = _predicate("le", lambda xp, a, b: unsupported("le_cpu", a, "c") or xp.less_equal(a, b))
+gt = _predicate("gt", lambda xp, a, b: unsupported("gt_cpu", a, "c") or xp.greater(a, b))
+ge = _predicate("ge", lambda xp, a, b: unsupported("ge_cpu", a, "c") or xp.greater_equal(a, b))
 less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 logical_and = _predicate("logical_and", lambda xp, a, b: xp.logical_and(a, b), promote=None,
                          scalar_other=False)
@@ -906,19 +1009,20 @@ _logical_not = primitive("logical_not", differentiable=False)(lambda xp, a: xp.l
 
 
 def logical_not(input, *, out=None):
-    return _out(_logical_not(input), out)
+    return _out(_logical_not(input), out, "logical_not", "any")
 
 
 def _bitwise(name, fn):
     op = primitive(name, differentiable=False, promote=COMMON)(lambda xp, a, b: fn(xp, a, b))
 
     def public(input, other, *, out=None):
-        _require_tensor(name, input, other, True)
+        if not _is_tensor(input):          # a number first (2 & t): wrapped
+            input = _wrapped(input, other)
         dtype = D.result_dtype([input, other])
         if dtype._category >= 2:
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_type_name(dtype)}'")
-        return _out(op(input, other), out)
+        return _out(op(input, other), out, name)
     public.__name__ = name
     return public
 
@@ -950,7 +1054,7 @@ def bitwise_not(input, *, out=None):
     if input._dtype._category >= 2:
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
                                   f"'{_type_name(input._dtype)}'")
-    return _out(_bitwise_not(input), out)
+    return _out(_bitwise_not(input), out, "bitwise_not")
 
 
 def invert(input):
@@ -961,12 +1065,18 @@ def invert(input):
     return _bitwise_not(input)
 
 
+@primitive("isclose", differentiable=False)
+def _isclose(xp, self, other, *, rtol, atol, equal_nan):
+    if self.dtype.itemsize == 2 and self.dtype.kind not in "iub":     # float16, bfloat16
+        self, other = self.astype(np.float32), other.astype(np.float32)
+    return xp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input._dtype is not other._dtype:
         raise RuntimeError(f"{_type_name(input._dtype)} did not match "
                            f"{_type_name(other._dtype)}")
-    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol,
-                                   equal_nan=equal_nan), D.bool_, input._device)
+    return _isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -974,25 +1084,59 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def equal(input, other):
-    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+    """Same shape and the same values (NaN is never equal); dtypes may differ."""
+    return input.shape == other.shape and bool(eq(input, other).all())
 
 
 # ----------------------------------------------------------------------------- out=
-def _out(result, out):
-    """Write a result into a user-supplied `out=` tensor (resized if needed), as PyTorch does."""
+def _out(result, out, name, dtype_rule="cast"):
+    """Write a result into a user-supplied `out=` tensor, as PyTorch does: its dtype must pass
+    the op's rule (below), and a mismatched shape is resized (with PyTorch's deprecation warning
+    unless `out` was empty). `out=` records no graph, so it refuses inputs that require grad."""
     if out is None:
         return result
-    if out._requires_grad and _grad_enabled() and result._requires_grad:
-        raise RuntimeError("a.out() functions don't support automatic differentiation, however "
-                           "one of the arguments requires grad.")
-    if not D.can_cast(result._dtype, out._dtype):
-        raise RuntimeError(f"result type {_type_name(result._dtype)} can't be cast to the "
-                           f"desired output type {_type_name(out._dtype)}")
+    if result._requires_grad and _grad_enabled():
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           f"differentiation, but one of the arguments requires grad.")
+    if out._dtype is not result._dtype:
+        _check_out_dtype(dtype_rule, name, result._dtype, out._dtype)
     if out.shape != result.shape:
+        if out._data.size:
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out.shape)}, which does not match the required output shape "
+                          f"{list(result.shape)}. This behavior is deprecated, and in a future "
+                          f"PyTorch release outputs will not be resized unless they have zero "
+                          f"elements. You can explicitly reuse an out tensor t by resizing it, "
+                          f"inplace, to zero elements with t.resize_(0).", UserWarning,
+                          stacklevel=3)
         out.resize_(result.shape)
     from .registry import write_into
     write_into(out, result._data)
     return out
+
+
+def _check_out_dtype(rule, name, have, want):
+    """PyTorch's out= dtype rules, which differ by op: "cast" (the result dtype must cast to
+    out's), "any" (out may have any dtype), or the same dtype exactly, with the op's message."""
+    t, c = _type_name, CPP_NAMES
+    if rule == "any":
+        return
+    if rule in ("cast", "cat"):
+        if D.can_cast(have, want):
+            return
+        if rule == "cat":
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                            f"{t(want)}")
+        raise RuntimeError(f"result type {t(have)} can't be cast to the desired output type "
+                           f"{t(want)}")
+    raise RuntimeError({
+        "mm": f"Expected out tensor to have dtype {c[have.name]}, but got {c[want.name]} instead",
+        "amax": f"Expected the dtype for input and out to match, but got {t(have)} for input's "
+                f"dtype and {t(want)} for out's dtype.",
+        "clamp": f"Found dtype {t(want)} but expected {t(have)}",
+        "where": f"Expected out type to be {t(have)} but got {t(want)}",
+    }[rule])
 
 
 def _grad_enabled():
@@ -1004,13 +1148,20 @@ def _grad_enabled():
 # `x.op_(...)` for the differentiable primitives: the op's own in-place form (Op.inplace), so that
 # its node saves x as it was before the write, as PyTorch does. Bound as Tensor methods by
 # methods.py.
-def _check_inplace_cast(self, *numbers, float_=False):
+# PyTorch's C++ type names (some of its messages use them instead of ScalarType names)
+CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+             "int16": "short int", "int32": "int", "int64": "long int",
+             "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+             "float64": "double", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
+def _check_inplace_cast(self, *numbers, cpp_name=False):
     dtype = D.result_dtype([self, *numbers])
-    if float_ and dtype._category < 2:
-        dtype = D.get_default_dtype()
     if not D.can_cast(dtype, self._dtype):
+        target = CPP_NAMES[self._dtype.name] if cpp_name else _type_name(self._dtype)
         raise RuntimeError(f"result type {_type_name(dtype)} can't be cast to the desired "
-                           f"output type {_type_name(self._dtype)}")
+                           f"output type {target}")
 
 
 def pow_(self, exponent):
@@ -1040,15 +1191,24 @@ def floor_divide_(self, other):
     return _div_rounding.inplace(self, other, rounding_mode="floor")
 
 
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _div.inplace(self, other)
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
+                           f"'floor' but found '{rounding_mode}'")
+    return _div_rounding.inplace(self, other, rounding_mode=rounding_mode)
+
+
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
-        lo = min if _is_tensor(min) else _wrapped(0 if min is None else min, self)
-        hi = max if _is_tensor(max) else _wrapped(0 if max is None else max, self)
+        lo = _clamp_bound(min, self)
+        hi = _clamp_bound(max, self)
         return _clamp_tensor.inplace(self, lo, hi, has_min=min is not None,
                                      has_max=max is not None)
-    _check_inplace_cast(self, *[b for b in (min, max) if b is not None])
+    _check_inplace_cast(self, *[b for b in (min, max) if b is not None], cpp_name=True)
     return _clamp.inplace(self, min=min, max=max)
 
 
@@ -1083,6 +1243,7 @@ def _unary_inplace(public):
 
 INPLACE = {
     "pow_": pow_, "remainder_": remainder_, "fmod_": fmod_, "floor_divide_": floor_divide_,
+    "div_": div_, "true_divide_": div_, "divide_": div_,
     "clamp_": clamp_, "clip_": clamp_,
     "clamp_min_": lambda self, min: clamp_(self, min=min),
     "clamp_max_": lambda self, max: clamp_(self, max=max),

@@ -1,4 +1,6 @@
 """Reductions over dims (int, tuple, negative; keepdim), scans, and softmax."""
+import builtins
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -6,7 +8,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._utils import wrap_dim, wrap_dims
-from .registry import primitive, FLOAT
+from .pointwise import _out, unsupported
+from .registry import primitive
 
 values_indices = {}
 
@@ -35,10 +38,54 @@ def _sum_dtype(dtype):
     return D.int64 if dtype._category <= 1 else dtype
 
 
+def _acc(dtype):
+    """The NumPy dtype to accumulate `dtype` in: float16/bfloat16 in float32, as PyTorch does."""
+    return np.float32 if dtype in (D.float16, D.bfloat16) else dtype.np
+
+
+class _Unset:
+    """Default of `dim` where PyTorch distinguishes "no dim" from an explicit dim=None (the
+    latter picks the dim overload: SumBackward1, a kept (1, 1, ...) shape with keepdim)."""
+    def __repr__(self):
+        return "None"
+
+
+UNSET = _Unset()
+
+
+def _reduce_dims(dim, ndim, ranges_first=True):
+    """The dims a reduction runs over: None, () and [] mean all of them. PyTorch's reductions
+    check the dims in one of two orders: every dim's range before repeats (sum, mean, amax,
+    ...), or dim by dim (std, var, vector_norm)."""
+    if dim is None or dim is UNSET or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if ranges_first:
+        for d in dims:
+            wrap_dim(d, ndim)        # (a scalar has dims 0 and -1)
+    seen = []
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.append(w)
+    return tuple(sorted(seen)) if ndim else ()
+
+
 # ----------------------------------------------------------------------------- sum / mean
+def _mean_np(xp, x, dims, keepdim, dtype):
+    """Mean as sum / count (an empty mean is 0/0 = nan, without NumPy's warning), accumulated
+    in float32 at least."""
+    dtype = np.dtype(dtype)
+    acc = np.float32 if dtype.itemsize < 4 and dtype.kind != "c" else dtype
+    total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=acc)
+    count = x.size if dims is None else _count(x.shape, dims)
+    return xp.asarray(total / count if count else total * np.nan).astype(dtype)
+
+
 @primitive("sum", node="SumBackward0")
 def _sum_all(xp, self, *, dtype):
-    return xp.sum(self, dtype=dtype.np)
+    return xp.asarray(xp.sum(self, dtype=_acc(dtype))).astype(dtype.np)
 
 
 @_sum_all.derivative
@@ -48,7 +95,8 @@ def _(ctx, grad):
 
 @primitive("sum.dim", node="SumBackward1")
 def _sum_dim(xp, self, *, dims, keepdim, dtype):
-    return xp.sum(self, axis=dims, keepdims=keepdim, dtype=dtype.np)
+    return xp.asarray(xp.sum(self, axis=dims, keepdims=keepdim, dtype=_acc(dtype))).astype(
+        dtype.np)
 
 
 @_sum_dim.derivative
@@ -57,17 +105,16 @@ def _(ctx, grad):
         ctx.input_shape())
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None):
+def sum(input, dim=UNSET, keepdim=False, *, dtype=None, out=None, axis=None):
     if axis is not None:
         dim = axis
     dtype = dtype or _sum_dtype(input._dtype)
-    if dim is None:
+    if dim is UNSET and not keepdim:
         result = _sum_all(input, dtype=dtype)
     else:
-        result = _sum_dim(input, dims=wrap_dims(dim, input._data.ndim), keepdim=keepdim,
+        result = _sum_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
                           dtype=dtype)
-    from .pointwise import _out
-    return _out(result, out)
+    return _out(result, out, "sum", "any")
 
 
 def sum_to_size(t, *shape):
@@ -86,7 +133,7 @@ def sum_to_size(t, *shape):
 
 @primitive("mean", node="MeanBackward0")
 def _mean_all(xp, self, *, dtype):
-    return xp.mean(self, dtype=dtype.np).astype(dtype.np)
+    return _mean_np(xp, self, None, False, dtype.np)
 
 
 @_mean_all.derivative
@@ -97,7 +144,7 @@ def _(ctx, grad):
 
 @primitive("mean.dim", node="MeanBackward1")
 def _mean_dim(xp, self, *, dims, keepdim, dtype):
-    return xp.mean(self, axis=dims, keepdims=keepdim, dtype=dtype.np).astype(dtype.np)
+    return _mean_np(xp, self, dims, keepdim, dtype.np)
 
 
 @_mean_dim.derivative
@@ -107,20 +154,20 @@ def _(ctx, grad):
     return (_restore_dims(grad, shape, ctx.dims, ctx.keepdim) / n).expand(shape)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None):
+def mean(input, dim=UNSET, keepdim=False, *, dtype=None, out=None, axis=None):
     if axis is not None:
         dim = axis
+    which = "Optional" if dtype is not None else "Input"
     dtype = dtype or input._dtype
     if dtype._category < 2:
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_tname(dtype)}")
-    if dim is None:
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
+                           f"a floating point or complex dtype. Got: {_tname(dtype)}")
+    if dim is UNSET and not keepdim:
         result = _mean_all(input, dtype=dtype)
     else:
-        result = _mean_dim(input, dims=wrap_dims(dim, input._data.ndim), keepdim=keepdim,
+        result = _mean_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
                            dtype=dtype)
-    from .pointwise import _out
-    return _out(result, out)
+    return _out(result, out, "mean")
 
 
 def _tname(dtype):
@@ -131,7 +178,7 @@ def _tname(dtype):
 # ----------------------------------------------------------------------------- prod
 @primitive("prod", node="ProdBackward0", save=("self", "result"))
 def _prod_all(xp, self, *, dtype):
-    return xp.prod(self, dtype=dtype.np)
+    return xp.asarray(xp.prod(self, dtype=_acc(dtype))).astype(dtype.np)
 
 
 @_prod_all.derivative
@@ -141,7 +188,8 @@ def _(ctx, grad):
 
 @primitive("prod.dim", node="ProdBackward1", save=("self", "result"))
 def _prod_dim(xp, self, *, dim, keepdim, dtype):
-    return xp.prod(self, axis=dim, keepdims=keepdim, dtype=dtype.np)
+    return xp.asarray(xp.prod(self, axis=dim, keepdims=keepdim, dtype=_acc(dtype))).astype(
+        dtype.np)
 
 
 @_prod_dim.derivative
@@ -150,29 +198,32 @@ def _(ctx, grad):
 
 
 def _prod_grad(grad, x, result, dim, keepdim=False):
-    """d prod / dx_i = prod of the others; computed without dividing by zeros."""
-    from .pointwise import where
+    """d prod / dx_i = the product of the other elements (computed without dividing by x, so
+    zeros are fine)."""
+    if x._data.ndim == 0:
+        return grad
     if dim is None:
-        flat = x.reshape(-1)
-        others = _exclusive_prod(flat, 0)
-        return (grad * others).reshape(x.shape)
+        return (grad * _exclusive_prod(x.reshape(-1), 0).conj()).reshape(x.shape)
     if not keepdim:
         grad = grad.unsqueeze(dim)
-    return grad * _exclusive_prod(x, dim)
+    return grad * _exclusive_prod(x, dim).conj()
 
 
 def _exclusive_prod(x, dim):
-    # product of all elements but one along dim: prefix products times suffix products
-    ones_shape = list(x.shape)
-    ones_shape[dim] = 1
+    """For each position along dim, the product of all the other elements along dim:
+    (product of those before) * (product of those after), from two cumulative products."""
+    n = x.shape[dim]
+    if n <= 1:
+        from .creation import ones_like
+        return ones_like(x)
     from .creation import ones
     from .joining import cat
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
     one = ones(ones_shape, dtype=x._dtype)
-    n = x.shape[dim]
-    prefix = cat([one, x.narrow(dim, 0, n - 1).cumprod(dim)], dim) if n > 1 else one
-    suffix = cat([x.flip(dim).narrow(dim, 0, n - 1).cumprod(dim).flip(dim), one], dim) \
-        if n > 1 else one
-    return prefix * suffix
+    before = cat([one, x.narrow(dim, 0, n - 1).cumprod(dim)], dim)
+    after = cat([x.flip(dim).narrow(dim, 0, n - 1).cumprod(dim).flip(dim), one], dim)
+    return before * after
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -185,7 +236,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 # ----------------------------------------------------------------------------- max / min
 def _extreme_all(name, node, fn):
     op = primitive(name, node=node, save=("self", "result"))(
-        lambda xp, self: _nonempty(fn, self, name))
+        lambda xp, self: _nonempty(_complex_unsupported(fn, f"{name}_all"), self, name))
 
     @op.derivative
     def _(ctx, grad):
@@ -193,6 +244,14 @@ def _extreme_all(name, node, fn):
         mask = (ctx.self == ctx.result)
         return mask * (grad / mask.sum())
     return op
+
+
+def _complex_unsupported(fn, kernel):
+    """fn, refusing complex input with PyTorch's error for its kernel."""
+    def checked(x, **kw):
+        unsupported(kernel, x, "c")
+        return fn(x, **kw)
+    return checked
 
 
 def _nonempty(fn, x, name, **kw):
@@ -209,7 +268,8 @@ _min_all = _extreme_all("min", "MinBackward1", np.min)
 def _extreme_dim(name, node, arg):
     op = primitive(name, node=node, n_outputs=2, differentiable_outputs=1,
                    save=("result1",))(
-        lambda xp, self, *, dim, keepdim: _dim_extreme(xp, arg, self, dim, keepdim, name))
+        lambda xp, self, *, dim, keepdim: _dim_extreme(xp, arg, self, dim, keepdim,
+                                                       name.split(".")[0]))
 
     @op.derivative
     def _(ctx, grad):
@@ -219,16 +279,25 @@ def _extreme_dim(name, node, arg):
 
 
 def _dim_extreme(xp, arg, x, dim, keepdim, name):
-    if x.shape and x.shape[dim] == 0:
+    """(values, indices) of the max/min along dim; NaN wins (the first one), as in PyTorch."""
+    if x.ndim and x.shape[dim] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    if x.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     if x.ndim == 0:
         return x.copy(), xp.zeros((), xp.int64)
+    if x.size == 0:                      # another dim is empty: an empty result
+        shape = list(x.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return xp.empty(shape, x.dtype), xp.empty(shape, xp.int64)
     idx = arg(x, axis=dim, keepdims=True)
-    if x.dtype.kind == "f":
-        # NaN propagates: the first NaN wins, as in PyTorch
+    if x.dtype.kind in "fV":
         nan = xp.isnan(x)
-        has_nan = nan.any(axis=dim, keepdims=True)
-        idx = xp.where(has_nan, xp.argmax(nan, axis=dim, keepdims=True), idx)
+        idx = xp.where(nan.any(axis=dim, keepdims=True), xp.argmax(nan, axis=dim, keepdims=True),
+                       idx)
     values = xp.take_along_axis(x, idx, axis=dim)
     if not keepdim:
         values, idx = values.squeeze(dim), idx.squeeze(dim)
@@ -246,7 +315,7 @@ def max(input, dim=None, keepdim=False, *, out=None):
     if dim is None:
         return _max_all(input)
     v, i = _max_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
-    return _named("max")(v, i)
+    return _values_indices("max", v, i, out)
 
 
 def min(input, dim=None, keepdim=False, *, out=None):
@@ -256,16 +325,38 @@ def min(input, dim=None, keepdim=False, *, out=None):
     if dim is None:
         return _min_all(input)
     v, i = _min_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
-    return _named("min")(v, i)
+    return _values_indices("min", v, i, out)
+
+
+def _values_indices(name, values, indices, out):
+    """The (values, indices) named tuple; with out=(values, indices), written into those."""
+    if out is None:
+        return _named(name)(values, indices)
+    return _named(name + "_out")(_out(values, out[0], name), _out(indices, out[1], name))
+
+
+def _check_reduce_nonempty(name, shape, dims, all_dims):
+    """PyTorch's errors for a max-like reduction over nothing."""
+    if all_dims:
+        if int(np.prod(shape)) == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               f"argument.")
+        return
+    for d in dims:
+        if shape and shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _amax_like(name, node, fn):
+    kernel = f"{name[1:]}_values_cpu"          # amax: "max_values_cpu"
     op = primitive(name, node=node, save=("self", "result"))(
-        lambda xp, self, *, dims, keepdim: _nonempty(fn, self, name, axis=dims,
-                                                     keepdims=keepdim))
+        lambda xp, self, *, dims, keepdim: (unsupported(kernel, self, "c") if self.size else
+                                            None) or fn(self, axis=dims, keepdims=keepdim))
 
     @op.derivative
     def _(ctx, grad):
+        # ties share the gradient evenly
         shape = ctx.input_shape()
         res = _restore_dims(ctx.result, shape, ctx.dims, ctx.keepdim)
         g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
@@ -274,8 +365,18 @@ def _amax_like(name, node, fn):
         return mask * (g / count)
 
     def public(input, dim=(), keepdim=False, *, out=None):
-        dims = wrap_dims(dim if dim != () else None, input._data.ndim)
-        return op(input, dims=dims, keepdim=keepdim)
+        ndim = input._data.ndim
+        all_dims = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+        if not all_dims:         # PyTorch checks each dim in turn: range, then size
+            for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+                if input.shape and input.shape[wrap_dim(d, ndim)] == 0:
+                    # (the message names the dim as given, as PyTorch's does)
+                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
+                                     f"size.")
+        dims = _reduce_dims(dim, ndim)
+        _check_reduce_nonempty(name, input.shape, dims, all_dims)
+        return _out(op(input, dims=dims, keepdim=keepdim), out, name, "amax")
+    public.__name__ = name
     return public
 
 
@@ -288,19 +389,23 @@ def _arg(name, fn):
         lambda xp, self, *, dim, keepdim: _argfn(xp, fn, self, dim, keepdim, name))
 
     def public(input, dim=None, keepdim=False):
+        if input._dtype is D.bool_ or input._dtype.is_complex:
+            kind = "bool" if input._dtype is D.bool_ else "complex"
+            raise RuntimeError(f"{name}(): does not support {kind} input")
         if dim is None:
             if input._data.size == 0:
-                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                                   f"input.numel() == 0.")
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                                 f"input.numel() == 0.")
             return op(input, dim=None, keepdim=keepdim)
         return op(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
+    public.__name__ = name
     return public
 
 
 def _argfn(xp, fn, x, dim, keepdim, name):
     if dim is None:
         flat = x.reshape(-1)
-        if flat.dtype.kind == "f" and xp.isnan(flat).any():
+        if flat.dtype.kind in "fV" and xp.isnan(flat).any():
             r = xp.argmax(xp.isnan(flat))
         else:
             r = fn(flat)
@@ -314,38 +419,103 @@ argmin = _arg("argmin", np.argmin)
 
 
 # ----------------------------------------------------------------------------- var / std
+def _count(shape, dims):
+    return int(np.prod([shape[d] for d in dims])) if dims else 1
+
+
+def _dof(shape, dims, correction):
+    """max(n - correction, 0) as a float: the divisor of var."""
+    return float(builtins.max(_count(shape, dims) - correction, 0))
+
+
+def _var_np(xp, x, dims, correction, keepdim):
+    n = _count(x.shape, dims)
+    wide = x.astype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind != "c" else x
+    mean = _mean_np(xp, wide, dims, True, wide.dtype)
+    centered = wide - mean
+    sq = (centered * centered.conj()).real if x.dtype.kind == "c" else centered * centered
+    # no degrees of freedom left: divide by 0 (inf/nan), as PyTorch does
+    out = xp.sum(sq, axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)
+    return out if n else out * np.nan                                   # empty: nan
+
+
+def _real_dtype(x):
+    return x.real.dtype if x.dtype.kind == "c" else x.dtype
+
+
 @primitive("var", node="VarBackward0", save=("self",))
 def _var(xp, self, *, dims, correction, keepdim):
-    return xp.var(self, axis=dims, ddof=correction, keepdims=keepdim).astype(self.dtype)
+    return xp.asarray(_var_np(xp, self, dims, correction, keepdim)).astype(_real_dtype(self))
 
 
-@_var.derivative
-def _(ctx, grad):
+def _var_grad(ctx, grad):
     x = ctx.self
     shape = ctx.input_shape()
-    dims = ctx.dims if ctx.dims is not None else tuple(range(len(shape)))
-    n = int(np.prod([shape[d] for d in dims]))
-    g = _restore_dims(grad, shape, dims, ctx.keepdim or ctx.dims is None)
-    centered = x - x.mean(dim=dims, keepdim=True)
-    return g * centered * (2.0 / (n - ctx.correction))
+    g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
+    centered = x - x.mean(dim=ctx.dims, keepdim=True)
+    dof = _dof(shape, ctx.dims, ctx.correction)
+    return g * centered * (2.0 / dof if dof else math.inf)    # as PyTorch: no degrees left: inf
+
+
+_var.derivative(_var_grad)
 
 
 @primitive("std", node="StdBackward0", save=("self", "result"))
 def _std(xp, self, *, dims, correction, keepdim):
-    return xp.std(self, axis=dims, ddof=correction, keepdims=keepdim).astype(self.dtype)
+    return xp.sqrt(xp.asarray(_var_np(xp, self, dims, correction, keepdim))).astype(
+        _real_dtype(self))
 
 
-@_std.derivative
-def _(ctx, grad):
+def _std_grad(ctx, grad, result):
     x = ctx.self
     shape = ctx.input_shape()
-    dims = ctx.dims if ctx.dims is not None else tuple(range(len(shape)))
-    n = int(np.prod([shape[d] for d in dims]))
-    keep = ctx.keepdim or ctx.dims is None
-    g = _restore_dims(grad, shape, dims, keep)
-    res = _restore_dims(ctx.result, shape, dims, keep)
-    centered = x - x.mean(dim=dims, keepdim=True)
-    return g * centered / (res * (n - ctx.correction))
+    g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
+    res = _restore_dims(result, shape, ctx.dims, ctx.keepdim)
+    centered = x - x.mean(dim=ctx.dims, keepdim=True)
+    dof = _dof(shape, ctx.dims, ctx.correction)
+    return g * centered / (res * dof) if dof else g * centered * math.inf / res
+
+
+_std.derivative(lambda ctx, grad: _std_grad(ctx, grad, ctx.result))
+
+
+@primitive("var_mean", node="VarMeanBackward0", save=("self",), n_outputs=2)
+def _var_mean(xp, self, *, dims, correction, keepdim):
+    var = xp.asarray(_var_np(xp, self, dims, correction, keepdim)).astype(_real_dtype(self))
+    return var, _mean_np(xp, self, dims, keepdim, self.dtype)
+
+
+@_var_mean.derivative
+def _(ctx, grad_var, grad_mean):
+    shape = ctx.input_shape()
+    out = None
+    if grad_var is not None:
+        out = _var_grad(ctx, grad_var)
+    if grad_mean is not None:
+        g = _restore_dims(grad_mean, shape, ctx.dims, ctx.keepdim) / _count(shape, ctx.dims)
+        g = g.expand(shape)
+        out = g if out is None else out + g
+    return out
+
+
+@primitive("std_mean", node="StdMeanBackward0", save=("self", "result"), n_outputs=2)
+def _std_mean(xp, self, *, dims, correction, keepdim):
+    std = xp.sqrt(xp.asarray(_var_np(xp, self, dims, correction, keepdim))).astype(
+        _real_dtype(self))
+    return std, _mean_np(xp, self, dims, keepdim, self.dtype)
+
+
+@_std_mean.derivative
+def _(ctx, grad_std, grad_mean):
+    shape = ctx.input_shape()
+    out = None
+    if grad_std is not None:
+        out = _std_grad(ctx, grad_std, ctx.result[0])
+    if grad_mean is not None:
+        g = _restore_dims(grad_mean, shape, ctx.dims, ctx.keepdim) / _count(shape, ctx.dims)
+        g = g.expand(shape)
+        out = g if out is None else out + g
+    return out
 
 
 def _var_args(input, dim, unbiased, correction, keepdim):
@@ -355,38 +525,44 @@ def _var_args(input, dim, unbiased, correction, keepdim):
         correction = 1 if unbiased is None or unbiased else 0
     if input._dtype._category < 2:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = wrap_dims(dim, input._data.ndim) if dim is not None else None
+    dims = _reduce_dims(dim, input._data.ndim, ranges_first=False)
     return dims, correction, keepdim
+
+
+def _warn_dof(name, input, dims, correction):
+    # PyTorch's reduction factor: input numel / output numel
+    out_numel = _count(input.shape, [d for d in range(input._data.ndim) if d not in dims])
+    if input._data.size // builtins.max(out_numel, 1) - correction <= 0:
+        import warnings
+        # (PyTorch reduces a complex input's real and imaginary parts apart: it warns twice)
+        for _ in range(2 if input._dtype.is_complex else 1):
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be "
+                          f"strictly less than the reduction factor (input numel divided by "
+                          f"output numel).", UserWarning, stacklevel=3)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
-    return _warn_dof(_var(input, dims=dims, correction=corr, keepdim=keepdim), input, dims, corr)
+    _warn_dof("var", input, dims, corr)
+    return _out(_var(input, dims=dims, correction=corr, keepdim=keepdim), out, "var")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
-    return _warn_dof(_std(input, dims=dims, correction=corr, keepdim=keepdim), input, dims, corr)
-
-
-def _warn_dof(result, input, dims, correction):
-    n = input._data.size if dims is None else int(np.prod([input.shape[d] for d in dims]))
-    if n - correction <= 0:
-        import warnings
-        warnings.warn("std(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
-    return result
+    _warn_dof("std", input, dims, corr)
+    return _out(_std(input, dims=dims, correction=corr, keepdim=keepdim), out, "std")
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return var(input, dim, unbiased, keepdim, correction=correction), \
-        mean(input, dim, keepdim)
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    _warn_dof("var_mean", input, dims, corr)
+    return _var_mean(input, dims=dims, correction=corr, keepdim=keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return std(input, dim, unbiased, keepdim, correction=correction), \
-        mean(input, dim, keepdim)
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    _warn_dof("std_mean", input, dims, corr)
+    return _std_mean(input, dims=dims, correction=corr, keepdim=keepdim)
 
 
 # ----------------------------------------------------------------------------- norms
@@ -405,37 +581,38 @@ def _vector_norm(xp, self, *, ord, dims, keepdim):
         r = xp.sqrt(xp.sum(a * a, axis=dims, keepdims=keepdim))
     else:
         r = xp.power(xp.sum(xp.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
-    return xp.asarray(r).astype(a.dtype if a.dtype.kind == "f" else self.real.dtype)
+    return xp.asarray(r).astype(a.dtype)
 
 
 @_vector_norm.derivative
 def _(ctx, grad):
+    from .creation import zeros_like
     from .pointwise import where
     x, p = ctx.self, ctx.ord
     shape = ctx.input_shape()
-    dims = ctx.dims if ctx.dims is not None else tuple(range(len(shape)))
-    keep = ctx.keepdim or ctx.dims is None
-    g = _restore_dims(grad, shape, dims, keep)
-    norm = _restore_dims(ctx.result, shape, dims, keep)
+    g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
+    norm = _restore_dims(ctx.result, shape, ctx.dims, ctx.keepdim)
     if p == 0:
-        return x * 0
+        return zeros_like(x)
     if p == 1:
         return g * x.sgn()
     if p == 2:
-        return where(norm == 0, x * 0, g * x / norm)
+        return where(norm == 0, zeros_like(x), g * x / norm)
     if p in (float("inf"), float("-inf")):
         mask = (x.abs() == norm)
-        return g * x.sgn() * mask / mask.sum(dim=dims, keepdim=True)
+        return g * x.sgn() * mask / mask.sum(dim=ctx.dims, keepdim=True)
     scale = x.abs().pow(p - 2) * x / norm.pow(p - 1)
-    return where(norm == 0, x * 0, g * scale)
+    return where(norm == 0, zeros_like(x), g * scale)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x._dtype._category < 2:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_tname(x._dtype)}")
-    dims = wrap_dims(dim, x._data.ndim) if dim is not None else None
-    return _vector_norm(x, ord=float(ord), dims=dims, keepdim=keepdim)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _vector_norm(x, ord=float(ord), dims=_reduce_dims(dim, x._data.ndim, False),
+                        keepdim=keepdim)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
@@ -443,16 +620,19 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("nuclear norm is not implemented in ember")
-    return vector_norm(input, p, dim, keepdim)
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 # ----------------------------------------------------------------------------- logsumexp, softmax
 @primitive("logsumexp", node="LogsumexpBackward0", save=("self", "result"))
 def _logsumexp(xp, self, *, dims, keepdim):
-    m = xp.max(self, axis=dims, keepdims=True) if self.size else xp.zeros((), self.dtype)
-    m = xp.where(xp.isfinite(m), m, 0)
+    if self.size == 0:
+        m = xp.zeros((), self.dtype)
+    else:
+        m = xp.max(self, axis=dims, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)     # all -inf (or inf) rows: no shift
     s = xp.log(xp.sum(xp.exp(self - m), axis=dims, keepdims=True)) + m
-    return s if keepdim else xp.squeeze(s, dims)
+    return (s if keepdim else xp.squeeze(s, dims)).astype(self.dtype)
 
 
 @_logsumexp.derivative
@@ -460,19 +640,28 @@ def _(ctx, grad):
     shape = ctx.input_shape()
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
     r = _restore_dims(ctx.result, shape, ctx.dims, ctx.keepdim)
-    return g * (ctx.self - r).exp()
+    return g * (ctx.self - r).exp().conj()
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     if input._dtype._category < 2:
         input = input.to(D.get_default_dtype())
-    return _logsumexp(input, dims=wrap_dims(dim, input._data.ndim), keepdim=keepdim)
+    return _out(_logsumexp(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim),
+                out, "logsumexp")
+
+
+def _shifted(xp, x, dim):
+    # x - max along dim (a no-op shift for empty inputs and all -inf rows)
+    if x.size == 0:
+        return x
+    m = xp.max(x, axis=dim, keepdims=True)
+    return x - xp.where(xp.isfinite(m), m, 0)
 
 
 @primitive("softmax", node="SoftmaxBackward0", save=("result",))
 def _softmax(xp, self, *, dim):
-    e = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
-    return e / xp.sum(e, axis=dim, keepdims=True)
+    e = xp.exp(_shifted(xp, self, dim))
+    return (e / xp.sum(e, axis=dim, keepdims=True)).astype(self.dtype)
 
 
 @_softmax.derivative
@@ -483,8 +672,9 @@ def _(ctx, grad):
 
 @primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
 def _log_softmax(xp, self, *, dim):
-    shifted = self - xp.max(self, axis=dim, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+    shifted = _shifted(xp, self, dim)
+    return (shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))).astype(
+        self.dtype)
 
 
 @_log_softmax.derivative
@@ -492,28 +682,33 @@ def _(ctx, grad):
     return grad - ctx.result.exp() * grad.sum(ctx.dim, keepdim=True)
 
 
-def _softmax_input(input, dim, dtype):
+def _softmax_input(input, dim, dtype, stacklevel=3, name="softmax"):
     if dtype is not None:
         input = input.to(dtype)
-    elif input._dtype._category < 2:
-        raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for '
-                           f"'{_tname(input._dtype)}'")
     if dim is None:
+        # torch.nn.functional's implicit dim (deprecated)
         import warnings
         warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the "
-                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
+                      "call to include dim=X as an argument.", UserWarning,
+                      stacklevel=stacklevel)
         n = input._data.ndim
         dim = 0 if n in (0, 1, 3) else 1
-    return input, wrap_dim(dim, input._data.ndim)
+    ndim = input._data.ndim
+    dim = wrap_dim(dim, ndim)
+    if input._dtype._category < 2 and input._data.size:   # (no kernel runs on an empty input)
+        kernel = "lastdim_kernel_impl" if dim == builtins.max(ndim - 1, 0) else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
+                                  f"'{_tname(input._dtype)}'")
+    return input, dim
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    input, dim = _softmax_input(input, dim, dtype)
+    input, dim = _softmax_input(input, dim, dtype, _stacklevel)
     return _softmax(input, dim=dim)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    input, dim = _softmax_input(input, dim, dtype)
+    input, dim = _softmax_input(input, dim, dtype, _stacklevel, "log_softmax")
     return _log_softmax(input, dim=dim)
 
 
@@ -525,15 +720,13 @@ _any = primitive("any", differentiable=False)(
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
-    dims = wrap_dims(dim, input._data.ndim) if dim is not None else None
-    r = _all(input, dims=dims, keepdim=keepdim)
-    return r if input._dtype is not D.uint8 else r.to(D.uint8)
+    r = _all(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
+    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "all")
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
-    dims = wrap_dims(dim, input._data.ndim) if dim is not None else None
-    r = _any(input, dims=dims, keepdim=keepdim)
-    return r if input._dtype is not D.uint8 else r.to(D.uint8)
+    r = _any(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
+    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "any")
 
 
 def count_nonzero(input, dim=None):
@@ -545,7 +738,8 @@ def count_nonzero(input, dim=None):
 # ----------------------------------------------------------------------------- scans
 @primitive("cumsum", node="CumsumBackward0")
 def _cumsum(xp, self, *, dim, dtype):
-    return xp.cumsum(self, axis=dim, dtype=dtype.np) if self.ndim else self.astype(dtype.np)
+    out = xp.cumsum(self, axis=dim, dtype=_acc(dtype)) if self.ndim else self
+    return out.astype(dtype.np)
 
 
 @_cumsum.derivative
@@ -556,42 +750,50 @@ def _(ctx, grad):
 
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    return _cumsum(input, dim=wrap_dim(dim, input._data.ndim),
-                   dtype=dtype or _sum_dtype(input._dtype))
+    if out is not None and out._dtype is D.bool_:
+        raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
+    return _out(_cumsum(input, dim=wrap_dim(dim, input._data.ndim),
+                        dtype=dtype or _sum_dtype(input._dtype)), out, "cumsum", "any")
 
 
 @primitive("cumprod", node="CumprodBackward0", save=("self", "result"))
 def _cumprod(xp, self, *, dim, dtype):
-    return xp.cumprod(self, axis=dim, dtype=dtype.np) if self.ndim else self.astype(dtype.np)
+    out = xp.cumprod(self, axis=dim, dtype=_acc(dtype)) if self.ndim else self
+    return out.astype(dtype.np)
 
 
 @_cumprod.derivative
 def _(ctx, grad):
-    # d/dx_k of sum_i g_i prod_{j<=i} x_j, written without dividing by x (zeros are fine):
-    # grad_k = sum_{i>=k} g_i * prod_{j<=i, j!=k} x_j
+    # out_i = prod_{j<=i} x_j, so grad_k = sum_{i>=k} g_i * prod_{j<=i, j!=k} x_j
     x, dim = ctx.self, ctx.dim
-    if x._data.ndim == 0:
+    if x._data.ndim == 0 or x._data.size == 0:
         return grad
-    n = x.shape[dim]
-    from .creation import ones
-    from .joining import stack
-    parts = []
-    for k in range(n):        # one term per position along dim (vectorised over the rest)
-        mask_shape = [1] * x._data.ndim
-        mask_shape[dim] = n
-        replace = ones(mask_shape, dtype=x._dtype)
-        idx = np.zeros(n, bool)
-        idx[k] = True
-        onehot = Tensor._make(idx.reshape(mask_shape), D.bool_)
-        from .pointwise import where
-        xk = where(onehot, replace, x)
-        prods = xk.cumprod(dim)
-        tail = (grad * prods).narrow(dim, k, n - k).sum(dim, keepdim=True)
-        parts.append(tail)
+    if not (x._data == 0).any():
+        # no zeros: prod_{j<=i, j!=k} x_j = out_i / x_k
+        return (grad * ctx.result.conj()).flip(dim).cumsum(dim).flip(dim) / x.conj()
+    return _cumprod_grad_with_zeros(grad, x.conj(), dim)
+
+
+def _cumprod_grad_with_zeros(grad, x, dim):
+    """The cumprod gradient where x has zeros, without dividing: with dim moved last,
+    grad_k = (prod_{j<k} x_j) * sum_{i>=k} g_i * prod_{k<j<=i} x_j, the inner products read off
+    one cumulative product of an (n, n) matrix per row (O(n^2) memory along dim)."""
+    from .creation import ones, ones_like
     from .joining import cat
-    return cat(parts, dim)
+    from .pointwise import where
+    xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
+    n = xl.shape[-1]
+    k = np.arange(n)
+    after = Tensor._make(k[None, :] > k[:, None], D.bool_)     # [k, j]: j > k
+    upper = Tensor._make(k[None, :] >= k[:, None], D.bool_)    # [k, i]: i >= k
+    rows = xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n)
+    partial = where(after, rows, ones_like(rows)).cumprod(-1)     # [k, i]: prod_{k<j<=i} x_j
+    inner = (gl.unsqueeze(-2) * partial * upper).sum(-1)
+    one = ones(list(xl.shape[:-1]) + [1], dtype=x._dtype)
+    before = cat([one, xl.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else one
+    return (before * inner).movedim(-1, dim)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    return _cumprod(input, dim=wrap_dim(dim, input._data.ndim),
-                    dtype=dtype or _sum_dtype(input._dtype))
+    return _out(_cumprod(input, dim=wrap_dim(dim, input._data.ndim),
+                         dtype=dtype or _sum_dtype(input._dtype)), out, "cumprod")

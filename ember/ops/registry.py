@@ -398,6 +398,8 @@ def check_broadcast(operands):
 def _scalar_operand(x, npd):
     """A Python number as a NumPy scalar of the compute dtype, as PyTorch casts it (ints wrap):
     NumPy alone would widen some (bfloat16 + 2.5 -> float32) and reject others (uint8 - 2)."""
+    if npd.kind in "fc":
+        return x            # NumPy's own float types keep their dtype with a Python number
     try:
         return npd.type(x)
     except (OverflowError, TypeError, ValueError):
