@@ -45,6 +45,9 @@ class _State(threading.local):
 
 
 _state = _State()
+# autocast regions open in any thread: the op registry's one cheap check before it looks at
+# this thread's state
+_regions = [0]
 
 
 def is_autocast_available(device_type):
@@ -97,11 +100,13 @@ class autocast:
         _state.enabled[d] = self._enabled
         _state.dtype[d] = self.fast_dtype
         _state.depth += 1
+        _regions[0] += 1
         return self
 
     def __exit__(self, *exc):
         _state.enabled[self.device], _state.dtype[self.device] = self._saved.pop()
         _state.depth -= 1
+        _regions[0] -= 1
         if _state.depth == 0:           # leaving the outermost region drops the cached casts
             _state.cast_cache.clear()
         return False

@@ -28,6 +28,7 @@ from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
 from .. import amp as _amp
+from ..amp import _regions as _amp_regions
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -141,6 +142,7 @@ class Op:
         self.node_cls = type(node or name, (OpNode,), {"__slots__": ()}) if differentiable \
             else None
         self.save_plan = tuple(self._plan_save(n) for n in self.save)
+        self.plain_output = n_outputs == 1 and not view    # one new tensor, not a view
         self.__name__ = name
         self.__doc__ = fn.__doc__
 
@@ -165,7 +167,7 @@ class Op:
     def __call__(self, *inputs, **params):
         if self.varargs:
             inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
-        if _amp._state.depth and self.name in _amp.LOWER_PRECISION_OPS:
+        if _amp_regions[0] and self.name in _amp.LOWER_PRECISION_OPS:
             inputs = _amp.cast_inputs(inputs)      # autocast: matmul-like ops in bf16/fp16
         arrays = self._fast_operands(inputs)
         if arrays is not None:
@@ -176,7 +178,7 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)     # PyTorch's error when the shapes don't broadcast
                 raise
-            if out.__class__ is _ndarray and self.n_outputs == 1 and not self.view:
+            if out.__class__ is _ndarray and self.plain_output:
                 result = Tensor._make(out, _FROM_NUMPY[out.dtype], device)
             else:
                 result = self._wrap(out, inputs, device)
@@ -188,11 +190,16 @@ class Op:
                 check_broadcast(inputs)
                 raise
             result = self._wrap(out, inputs, device)
-        if _state.enabled and self.differentiable:
+        if self.differentiable and _state.enabled:
             for x in inputs:
-                if getattr(x, "_requires_grad", False):
-                    self._record(inputs, result, params)
+                if x.__class__ is Tensor:
+                    if x._requires_grad:
+                        break
+                elif getattr(x, "_requires_grad", False):
                     break
+            else:
+                return result
+            self._record(inputs, result, params)
         return result
 
     def _fast_operands(self, inputs):
