@@ -429,13 +429,13 @@ def write_into(target, value):
 
 
 def check_inplace_allowed(target):
-    if target._requires_grad and target._grad_fn is None:
-        base = target._base
-        if base is None:
+    """PyTorch's errors for writing in place into a leaf that requires grad, or a view of one."""
+    base = target._base
+    if base is None:
+        if target._requires_grad and target._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    base = target._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
+    elif base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
