@@ -247,8 +247,7 @@ class Tensor:
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
-        if self._grad_fn is not None or (self._base is not None and self._base._requires_grad
-                                         and self.grad_fn is not None):
+        if self.grad_fn is not None:             # not a leaf
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to "
