@@ -75,10 +75,10 @@ def _prod(xs):
 # ============================================================================ convolution kernels
 # Layout: the im2col matrix is batched, cols (N, G, C/G*prod(kernel), L), so that the forward is
 # w (G, O/G, C/G*K) @ cols -> (N, G, O/G, L), already in (N, O, ...) order: no transposing copy
-# of the output or of the gradient. The GEMMs are N small ones (NumPy's batched matmul), which
-# also run on one BLAS thread each (OpenBLAS keeps small products single-threaded); on a busy
-# machine that is much faster than one large product split over threads that must all be
-# scheduled.
+# of the output or of the gradient. The GEMMs are N small ones (NumPy's batched matmul): as
+# fast as one large product on one thread, and OpenBLAS runs the smallest of them (below about
+# 2**18 multiply-adds) on one thread, which on a busy machine is much faster than a product
+# split over threads that must all be scheduled.
 #
 # When every stride is 1 (the common case) the windows are taken over the flattened padded
 # image: each kernel offset's window is then one contiguous run of L = out[0] * row positions
@@ -233,11 +233,9 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         # are no larger than cols (cols times the gradient, rather than the gradient times
         # cols, is the faster order for OpenBLAS here)
         partials = xp.matmul(cols, gmat.transpose(0, 1, 3, 2))
-        out = gw_mat.transpose(0, 2, 1)                            # G, C/G*K, O/G (a view)
-        if partials.dtype.itemsize == 2:          # half floats: add up in float32, as torch
-            out[...] = partials.sum(axis=0, dtype=xp.float32)
-        else:
-            partials.sum(axis=0, out=out)
+        # (summing straight into the transposed view is slower than summing, then copying)
+        half = partials.dtype.itemsize == 2       # half floats: add up in float32, as torch
+        gw_mat[...] = partials.sum(axis=0, dtype=xp.float32 if half else None).transpose(0, 2, 1)
     else:
         # many channels over few positions: contract batch and positions in one product
         # (copies of the two operands rather than a large stack of partial products)
@@ -713,18 +711,6 @@ def _lowest(xp, dtype):
 
 
 # ============================================================================ max pooling
-def _window_argmax(xp, flat):
-    """Argmax over the last axis as torch's pooling picks it: the first maximum, but the last
-    NaN when a window holds NaNs."""
-    arg = flat.argmax(axis=-1)
-    if flat.dtype.kind == "f":
-        nan = xp.isnan(flat)
-        if nan.any():
-            last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
-            arg = xp.where(nan.any(axis=-1), last_nan, arg)
-    return arg
-
-
 def _taps_argmax(xp, taps):
     """Max and argmax over the first axis of `taps` (kernel offset, *windows), as torch's
     pooling picks: the first maximum, but the last NaN when a window has NaNs.
@@ -1136,8 +1122,7 @@ def _adaptive_max_raw(xp, x, out):
         tuple(lead + 2 * i + 1 for i in range(d))
     g = g.transpose(order)
     flat = g.reshape(g.shape[:lead + d] + (_prod(g.shape[lead + d:]),))
-    arg = _window_argmax(xp, flat)
-    values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    values, arg = _taps_argmax(xp, xp.moveaxis(flat, -1, 0))
     widths = tuple(p.shape[1] for p in picks)
     offsets = xp.unravel_index(arg, widths)
     flat_index = 0
