@@ -29,7 +29,16 @@ def _mm(xp, self, mat2):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     return (grad.mm(ctx.mat2.t().conj()) if needs[0] else None,
-            ctx.self.t().conj().mm(grad) if needs[1] else None)
+            _grad_of_second(ctx.self, grad, ctx.mat2) if needs[1] else None)
+
+
+def _grad_of_second(mat1, grad, mat2):
+    """d(mat1 @ mat2)/d mat2, laid out in memory as mat2 is (as PyTorch does): for a
+    transposed weight (`x @ w.t()`) the gradient then reaches `w` contiguous, so nothing
+    transposes it again on its way into `w.grad`."""
+    if mat2._data.flags.f_contiguous and not mat2._data.flags.c_contiguous:
+        return grad.t().mm(mat1.conj()).t()
+    return mat1.t().conj().mm(grad)
 
 
 def mm(input, mat2, *, out=None):
@@ -155,7 +164,7 @@ def _(ctx, grad):
     if needs[0]:
         g_self = grad if b == 1 else grad * b
     g1 = grad.mm(ctx.mat2.t().conj()) if needs[1] else None
-    g2 = ctx.mat1.t().conj().mm(grad) if needs[2] else None
+    g2 = _grad_of_second(ctx.mat1, grad, ctx.mat2) if needs[2] else None
     if a != 1:
         g1 = g1 * a if g1 is not None else None
         g2 = g2 * a if g2 is not None else None

@@ -556,7 +556,8 @@ erfinv = _unary("erfinv", "ErfinvBackward0",
                 lambda ctx, g: g * (math.sqrt(math.pi) / 2) * (ctx.result * ctx.result).exp(),
                 save=("result",))
 relu = _unary("relu", "ReluBackward0", lambda xp, x: _relu(xp, x),
-              lambda ctx, g: g * (ctx.result > 0), save=("result",), promote=None)
+              lambda ctx, g: _threshold_backward(g, ctx.result, threshold=0),
+              save=("result",), promote=None)
 floor = _unary("floor", "FloorBackward0", lambda xp, x: _keep_int(xp, xp.floor, x, "floor"),
                lambda ctx, g: _zeros(g), save=(), promote=None)
 ceil = _unary("ceil", "CeilBackward0", lambda xp, x: _keep_int(xp, xp.ceil, x, "ceil"),
@@ -602,6 +603,18 @@ def _relu(xp, x):
         raise RuntimeError("Boolean inputs not supported for relu")
     _no_complex_clamp(x)
     return xp.maximum(x, 0).astype(x.dtype)
+
+
+@primitive("threshold_backward", node="ThresholdBackwardBackward0", save=("self",))
+def _threshold_backward(xp, grad_output, self, *, threshold):
+    """relu's (and threshold's) backward in one pass: the gradient where self > threshold."""
+    return xp.where(self > threshold, grad_output, xp.zeros((), grad_output.dtype))
+
+
+@_threshold_backward.derivative
+def _(ctx, grad):
+    # piecewise constant in self: its gradient is zero (but self stays in the graph, as in torch)
+    return _threshold_backward(grad, ctx.self, threshold=ctx.threshold), _zeros(grad)
 
 
 def square(input):

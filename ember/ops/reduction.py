@@ -666,8 +666,27 @@ def _softmax(xp, self, *, dim):
 
 @_softmax.derivative
 def _(ctx, grad):
-    y = ctx.result
-    return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))
+    return _softmax_backward(grad, ctx.result, dim=ctx.dim)
+
+
+@primitive("softmax_backward", node="SoftmaxBackwardDataBackward0",
+           save=("grad_output", "output"))
+def _softmax_backward(xp, grad_output, output, *, dim):
+    """softmax's backward in one pass: y * (g - sum(g * y))."""
+    gy = grad_output * output
+    return (gy - output * xp.sum(gy, axis=dim, keepdims=True)).astype(grad_output.dtype,
+                                                                      copy=False)
+
+
+@_softmax_backward.derivative
+def _(ctx, gg):
+    # out = y * (g - sum(g * y)): d/dg = y * (gg - sum(gg * y));
+    # d/dy = gg * (g - sum(g * y)) - g * sum(gg * y)
+    y, g = ctx.output, ctx.grad_output
+    gg_y = (gg * y).sum(ctx.dim, keepdim=True)
+    g_grad = y * (gg - gg_y)
+    g_out = gg * (g - (g * y).sum(ctx.dim, keepdim=True)) - g * gg_y
+    return g_grad, g_out
 
 
 @primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
@@ -679,7 +698,24 @@ def _log_softmax(xp, self, *, dim):
 
 @_log_softmax.derivative
 def _(ctx, grad):
-    return grad - ctx.result.exp() * grad.sum(ctx.dim, keepdim=True)
+    return _log_softmax_backward(grad, ctx.result, dim=ctx.dim)
+
+
+@primitive("log_softmax_backward", node="LogSoftmaxBackwardDataBackward0",
+           save=("grad_output", "output"))
+def _log_softmax_backward(xp, grad_output, output, *, dim):
+    """log_softmax's backward in one pass: g - exp(y) * sum(g)."""
+    total = xp.sum(grad_output, axis=dim, keepdims=True)
+    return (grad_output - xp.exp(output) * total).astype(grad_output.dtype, copy=False)
+
+
+@_log_softmax_backward.derivative
+def _(ctx, gg):
+    # out = g - e * S with e = exp(y), S = sum(g): d/dg = gg - sum(gg * e); d/dy = -gg * e * S
+    e = ctx.output.exp()
+    g_grad = gg - (gg * e).sum(ctx.dim, keepdim=True)
+    g_out = -gg * e * ctx.grad_output.sum(ctx.dim, keepdim=True)
+    return g_grad, g_out
 
 
 def _softmax_input(input, dim, dtype, stacklevel=3, name="softmax"):
