@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..ops.linalg import _product
 from ..ops.registry import primitive, xp_of
 
 
@@ -199,7 +200,7 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
                     for i in range(d))
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, out)
     cols = _cols(xp, x, geo, groups)
-    y = xp.matmul(w.reshape(groups, o_ch // groups, -1), cols)    # N, G, O/G, L
+    y = _product(xp, w.reshape(groups, o_ch // groups, -1), cols)  # N, G, O/G, L
     return _from_cols(xp, y.reshape(n, o_ch, geo.length), geo)
 
 
@@ -211,7 +212,7 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=
     if gmat is None:
         gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
     wmat = w.reshape(groups, o_ch // groups, cg * _prod(kernel))
-    cols = xp.matmul(wmat.transpose(0, 2, 1), gmat)                # N, G, C/G*K, L
+    cols = _product(xp, wmat.transpose(0, 2, 1), gmat)             # N, G, C/G*K, L
     return _fold_cols(xp, cols.reshape(n, groups * cg, _prod(kernel), geo.length), geo)
 
 
@@ -232,14 +233,14 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         # one product per sample, then their sum: the (N, G, C/G*K, O/G) partial products
         # are no larger than cols (cols times the gradient, rather than the gradient times
         # cols, is the faster order for OpenBLAS here)
-        partials = xp.matmul(cols, gmat.transpose(0, 1, 3, 2))
+        partials = _product(xp, cols, gmat.transpose(0, 1, 3, 2))
         # (summing straight into the transposed view is slower than summing, then copying)
         half = partials.dtype.itemsize == 2       # half floats: add up in float32, as torch
         gw_mat[...] = partials.sum(axis=0, dtype=xp.float32 if half else None).transpose(0, 2, 1)
     else:
         # many channels over few positions: contract batch and positions in one product
         # (copies of the two operands rather than a large stack of partial products)
-        gw_mat[...] = xp.matmul(gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
+        gw_mat[...] = _product(xp, gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
                                 cols.transpose(1, 0, 3, 2).reshape(groups, n * geo.length, -1))
     return gw
 

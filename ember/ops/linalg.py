@@ -6,16 +6,32 @@ from .._tensor import Tensor
 from .pointwise import CPP_NAMES as _CPP_NAMES, _out, unsupported
 from .registry import primitive, COMMON
 
+_BF16 = D.bfloat16.np
+
 def _tname(dtype):
     from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
+# float32 products with fewer multiply-adds than this accumulate in float64 (see _product)
+EXACT_PRODUCT_SIZE = 1 << 22
+
+
 def _product(xp, a, b):
-    """a @ b on arrays. float16/bfloat16 are multiplied in float32 and rounded once, as PyTorch
-    accumulates them (NumPy has no BLAS for them)."""
-    if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
+    """a @ b on arrays: the one matrix product of ember (matmul, linear and convolution).
+
+    float16/bfloat16 are multiplied in float32 and rounded once, as PyTorch accumulates them
+    (NumPy has no BLAS for them). Small float32 products accumulate in float64 and round once:
+    at that size it costs next to nothing, and the result no longer depends on how BLAS tiles
+    the output, so identical rows give identical results as in PyTorch (the seed notes' network
+    of equal weights relies on it: equal logits, a gradient of zero).
+    """
+    kind, size = a.dtype.kind, a.dtype.itemsize
+    if kind == "f" and size == 2 or a.dtype == _BF16:
         return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    if kind == "f" and size == 4 and b.ndim > 1 and \
+            max(a.size * b.shape[-1], b.size * a.shape[-2]) < EXACT_PRODUCT_SIZE:
+        return xp.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
     return xp.matmul(a, b)
 
 
