@@ -126,3 +126,17 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
+
+
+_float32_matmul_precision = ["highest"]
+
+
+def get_float32_matmul_precision():
+    return _float32_matmul_precision[0]
+
+
+def set_float32_matmul_precision(precision):
+    """Accepted as in torch; ember's float32 products are always computed in full precision."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
+    _float32_matmul_precision[0] = precision

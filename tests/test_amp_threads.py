@@ -209,3 +209,25 @@ def test_autocast_casts_matmul_like_ops_as_torch():
         return [c.dtype, d.dtype, e.dtype, f.dtype, c.grad_fn.name(),
                 c.grad_fn.next_functions[0][0].name(), a.grad.dtype, a.grad]
     same(scenario)
+
+
+def test_backend_flags_read_and_set_as_on_torchs_cpu_build():
+    from differential import same
+
+    def scenario(T):
+        b = T.backends
+        r = [b.cudnn.enabled, b.cudnn.benchmark, b.cudnn.deterministic, b.cudnn.allow_tf32,
+             b.cudnn.is_available(), b.cudnn.version(), b.cuda.matmul.allow_tf32,
+             b.cuda.matmul.allow_fp16_reduced_precision_reduction,
+             b.cuda.matmul.allow_bf16_reduced_precision_reduction, b.cuda.is_built(),
+             b.mps.is_available(), b.mps.is_built(), b.mkldnn.is_available(),
+             b.openmp.is_available(), T.get_float32_matmul_precision()]
+        b.cudnn.benchmark = True
+        b.cuda.matmul.allow_tf32 = True
+        T.set_float32_matmul_precision("high")
+        r += [b.cudnn.benchmark, b.cuda.matmul.allow_tf32, T.get_float32_matmul_precision()]
+        b.cudnn.benchmark = False
+        b.cuda.matmul.allow_tf32 = False
+        T.set_float32_matmul_precision("highest")
+        return r
+    same(scenario)
