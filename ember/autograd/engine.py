@@ -76,12 +76,15 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 if grads_in[0] is None and all(g is None for g in grads_in):
                     outputs = (None,) * len(next_functions)
                 else:
-                    if needed is None:
-                        needs = [child is not None for child, _ in next_functions]
-                    else:
-                        needs = [child is not None and child in needed
-                                 for child, _ in next_functions]
-                    outputs = _call_node(node, grads_in, needs)
+                    # which inputs want a gradient: None means all that have a node
+                    needs = None if needed is None else [
+                        child is not None and child in needed for child, _ in next_functions]
+                    try:
+                        outputs = node.apply(grads_in, needs)
+                    except Exception:
+                        if node._trace is not None:
+                            anomaly_mode.report_trace(node)
+                        raise
                     if check_nan:
                         anomaly_mode.check_nan(node, outputs)
                 if extras is not None and extras.post_hooks:
@@ -156,15 +159,6 @@ def _release_subgraph(node, dependencies, buffers, heap):
                     _heappush(heap, (-child._seq, child))
                 else:
                     stack.append(child)
-
-
-def _call_node(node, grads_in, needs):
-    try:
-        return node.apply(grads_in, needs)
-    except Exception:
-        if node._trace is not None:
-            anomaly_mode.report_trace(node)
-        raise
 
 
 def _run_pre_hooks(extras, grads):

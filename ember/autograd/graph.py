@@ -109,7 +109,7 @@ class Node:
         extras.retain_grad[output_nr] = weakref.ref(tensor)
 
     def __call__(self, *grads):
-        return self.apply(grads, ())
+        return self.apply(grads, None)
 
     def release(self):
         """Drop what the node saved for backward (after a backward without retain_graph)."""

@@ -89,8 +89,11 @@ class OpNode(Node):
             self._saved = None
 
     def apply(self, grads, needs):
+        """needs: which inputs want a gradient, or None for all that have a node (as recorded
+        in needs_input_grad when the node was made)."""
         op = self._op
-        self.needs_input_grad = needs
+        if needs is not None:
+            self.needs_input_grad = needs
         if op.n_outputs == 1:
             out = op.derivative_fn(self, grads[0])
         else:
@@ -104,17 +107,22 @@ def _fit_grads(grads, metas):
     """Reduce broadcast gradients to each input's shape and cast them to its dtype."""
     result = []
     for g, meta in zip(grads, metas):
-        if g is not None and meta is not None:
+        if g is not None and meta is not None and (g._data.shape != meta[0] or
+                                                   g._dtype is not meta[1]):
             shape, dtype = meta
             if g._data.shape != shape:
-                from .reduction import sum_to_size
-                g = sum_to_size(g, shape)
+                g = _reduction().sum_to_size(g, shape)
             if g._dtype is not dtype:
                 if dtype._category < 3 and g._dtype._category == 3:
                     g = g.real
                 g = g.to(dtype)
         result.append(g)
-    return tuple(result)
+    return result
+
+
+def _reduction():
+    from . import reduction       # (imported late: reduction is itself built on this module)
+    return reduction
 
 
 class Op:
@@ -285,17 +293,21 @@ class Op:
         node = self.node_cls.__new__(self.node_cls)
         edges = []
         metas = []
+        needs = []
         for x in inputs:
             if isinstance(x, Tensor):
                 if x._requires_grad:
                     fn = x._grad_fn if x._base is None else x.grad_fn
                     edges.append((fn, x._output_nr) if fn is not None
                                  else (x._accumulator(), 0))
+                    needs.append(True)
                 else:
                     edges.append(_NO_EDGE)
+                    needs.append(False)
                 metas.append((x._data.shape, x._dtype))
             else:
                 edges.append(_NO_EDGE)
+                needs.append(False)
                 metas.append(None)
         node.next_functions = tuple(edges)
         node._seq = next(_sequence)
@@ -303,7 +315,7 @@ class Op:
         node._op = self
         node._params = params
         node._input_meta = metas
-        node.needs_input_grad = ()
+        node.needs_input_grad = tuple(needs)
         outs = outputs if self.n_outputs != 1 else (outputs,)
         node._n_outputs = 1 if self.n_outputs == 1 else len(outs[:self.differentiable_outputs])
         if self.save:

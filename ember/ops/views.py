@@ -866,6 +866,8 @@ class CopySlices(Node):
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         region = result.as_strided(shape, strides, offset)
+        if needs is None:                       # every input that has a node needs its grad
+            needs = [child is not None for child, _ in self.next_functions]
         fn_needs = (True,) + tuple(needs[1:])
         fn_grads = self.fn.apply((region.clone(),), fn_needs)
         if fn_grads[0] is not None:
@@ -887,7 +889,7 @@ def regenerate_view_grad_fn(view_tensor):
                     "base_offset": 0}
     node._saved = {}
     node._input_meta = ((base._data.shape, base._dtype),)
-    node.needs_input_grad = ()
+    node.needs_input_grad = (node.next_functions[0][0] is not None,)
     view_tensor._grad_fn = node
     view_tensor._output_nr = 0
     view_tensor._requires_grad = True
