@@ -33,6 +33,7 @@ import warnings
 
 import ml_dtypes
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -213,6 +214,35 @@ class OpInfo:
     def sample_list(self, dtype, seed=0, for_grad=False):
         samples = self.grad_samples if for_grad else self.samples
         return list(samples(dtype, np.random.default_rng(seed)))
+
+
+def table_tests(ops, forward_ops=None):
+    """The five table-driven checks of a table of ops, as pytest test functions:
+    `test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names =
+    table_tests(OPS)` in a test module runs them all."""
+    grad_ops = [op for op in ops if op.grad]
+
+    @pytest.mark.parametrize("op,dtype", params(forward_ops or ops))
+    def test_forward(op, dtype):
+        check_forward(op, dtype)
+
+    @pytest.mark.parametrize("op,dtype", params(grad_ops, "grad_dtypes"))
+    def test_backward(op, dtype):
+        check_backward(op, dtype)
+
+    @pytest.mark.parametrize("op", [op for op in grad_ops if op.gradcheck], ids=str)
+    def test_gradcheck(op):
+        check_gradcheck(op)
+
+    @pytest.mark.parametrize("op", [op for op in grad_ops if op.gradgrad], ids=str)
+    def test_gradgradcheck(op):
+        check_gradgradcheck(op)
+
+    @pytest.mark.parametrize("op", grad_ops, ids=str)
+    def test_node_names(op):
+        check_node_names(op)
+
+    return test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names
 
 
 def params(ops, dtypes_attr="dtypes"):

@@ -6,8 +6,7 @@ import pytest
 import torch
 
 import ember
-from opinfo import (NoGrad, OpInfo, Sample, check_backward, check_forward, check_gradcheck,
-                    check_gradgradcheck, check_node_names, make, params)
+from opinfo import NoGrad, OpInfo, Sample, make, table_tests
 from tensor_compare import check, fresh_process_output
 
 X = "t.arange(12).view(3, 4)"
@@ -219,32 +218,8 @@ INDEX_OPS = [
 ]
 
 
-@pytest.mark.parametrize("op,dtype", params(INDEX_OPS))
-def test_index_op_forward(op, dtype):
-    check_forward(op, dtype)
-
-
-GRAD_OPS = [op for op in INDEX_OPS if op.grad]
-
-
-@pytest.mark.parametrize("op,dtype", params(GRAD_OPS, "grad_dtypes"))
-def test_index_op_backward(op, dtype):
-    check_backward(op, dtype)
-
-
-@pytest.mark.parametrize("op", GRAD_OPS, ids=str)
-def test_index_op_gradcheck(op):
-    check_gradcheck(op)
-
-
-@pytest.mark.parametrize("op", GRAD_OPS, ids=str)
-def test_index_op_gradgradcheck(op):
-    check_gradgradcheck(op)
-
-
-@pytest.mark.parametrize("op", GRAD_OPS, ids=str)
-def test_index_op_node_names(op):
-    check_node_names(op)
+test_index_op_forward, test_index_op_backward, test_index_op_gradcheck, \
+    test_index_op_gradgradcheck, test_index_op_node_names = table_tests(INDEX_OPS)
 
 
 ERROR_CASES = [

@@ -4,36 +4,10 @@ import warnings
 
 import pytest
 
-from opinfo import (LINALG_OPS, JOINING_OPS, params, check_forward, check_backward,
-                    check_gradcheck, check_gradgradcheck, check_node_names)
+from opinfo import LINALG_OPS, JOINING_OPS, table_tests
 
-OPS = LINALG_OPS + JOINING_OPS
-GRAD_OPS = [op for op in OPS if op.grad]
-
-
-@pytest.mark.parametrize("op,dtype", params(OPS))
-def test_forward(op, dtype):
-    check_forward(op, dtype)
-
-
-@pytest.mark.parametrize("op,dtype", params(GRAD_OPS, "grad_dtypes"))
-def test_backward(op, dtype):
-    check_backward(op, dtype)
-
-
-@pytest.mark.parametrize("op", [op for op in GRAD_OPS if op.gradcheck], ids=str)
-def test_gradcheck(op):
-    check_gradcheck(op)
-
-
-@pytest.mark.parametrize("op", [op for op in GRAD_OPS if op.gradgrad], ids=str)
-def test_gradgradcheck(op):
-    check_gradgradcheck(op)
-
-
-@pytest.mark.parametrize("op", GRAD_OPS, ids=str)
-def test_node_names(op):
-    check_node_names(op)
+test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names = \
+    table_tests(LINALG_OPS + JOINING_OPS)
 
 
 # matmul decides between folding into mm/mv and a broadcast bmm by which operand needs a

@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from opinfo import (OpInfo, Sample, check_backward, check_forward, check_gradcheck,
-                    check_gradgradcheck, check_node_names, make, params)
+from opinfo import OpInfo, Sample, make, table_tests
 from tensor_compare import check, fresh_process_output
 
 # ----------------------------------------------------------------------------- Size, shape, memory
@@ -356,29 +355,8 @@ VIEW_OPS = [
 ]
 
 
-@pytest.mark.parametrize("op,dtype", params(VIEW_OPS))
-def test_view_forward(op, dtype):
-    check_forward(op, dtype)
-
-
-@pytest.mark.parametrize("op,dtype", params(VIEW_OPS, "grad_dtypes"))
-def test_view_backward(op, dtype):
-    check_backward(op, dtype)
-
-
-@pytest.mark.parametrize("op", VIEW_OPS, ids=str)
-def test_view_gradcheck(op):
-    check_gradcheck(op)
-
-
-@pytest.mark.parametrize("op", VIEW_OPS, ids=str)
-def test_view_gradgradcheck(op):
-    check_gradgradcheck(op)
-
-
-@pytest.mark.parametrize("op", VIEW_OPS, ids=str)
-def test_view_node_names(op):
-    check_node_names(op)
+test_view_forward, test_view_backward, test_view_gradcheck, test_view_gradgradcheck, \
+    test_view_node_names = table_tests(VIEW_OPS)
 
 
 # ----------------------------------------------------------------------------- resize
