@@ -11,7 +11,6 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, as_device, array_module
 from . import autograd
-from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 
 

@@ -1,5 +1,5 @@
 """ember.linalg: the norms and products PyTorch groups under torch.linalg."""
-from .ops.reduction import vector_norm, norm as _norm
+from .ops.reduction import vector_norm
 from .ops.linalg import matmul
 
 
