@@ -361,7 +361,7 @@ def test_missing_directory_and_unseekable_streams(tmp_path):
 
 
 def test_ember_parameters_load_as_torch_parameters(tmp_path):
-    nn = pytest.importorskip("ember.nn")
+    nn = ember.nn
     p = nn.Parameter(ember.ones(2, 3))
     frozen = nn.Parameter(ember.zeros(1), requires_grad=False)
     ember.save({"p": p, "frozen": frozen}, tmp_path / "e.pt")
