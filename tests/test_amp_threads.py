@@ -205,8 +205,9 @@ def test_autocast_casts_matmul_like_ops_as_torch():
             d = a + b
             e = T.nn.functional.linear(a, b)
             f = T.mm(a, b.t())
+            conv = T.nn.functional.conv2d(T.ones(1, 1, 5, 5), T.ones(2, 1, 3, 3), T.ones(2))
         c.float().sum().backward()
-        return [c.dtype, d.dtype, e.dtype, f.dtype, c.grad_fn.name(),
+        return [c.dtype, d.dtype, e.dtype, f.dtype, conv.dtype, c.grad_fn.name(),
                 c.grad_fn.next_functions[0][0].name(), a.grad.dtype, a.grad]
     same(scenario)
 
