@@ -17,10 +17,14 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _xp(t):
+    from ..ops.registry import xp_of
+    return xp_of(t._device)
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     """Fill in implicit gradients (ones for scalars) and check given ones, as PyTorch does."""
     from .._tensor import Tensor
-    from ..ops.creation import ones_like
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -31,7 +35,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                     raise RuntimeError(f"grad can be computed only for real floating point "
                                        f"outputs, but got {out._dtype}".replace("ember.",
                                                                                  "torch."))
-                g = ones_like(out)
+                data = out._data
+                g = Tensor._make(_xp(out).ones(data.shape, data.dtype), out._dtype, out._device)
         elif isinstance(g, Tensor):
             if g.shape != out.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "

@@ -533,7 +533,8 @@ sinh = _unary("sinh", "SinhBackward0", lambda xp, x: xp.sinh(x),
 cosh = _unary("cosh", "CoshBackward0", lambda xp, x: xp.cosh(x),
               lambda ctx, g: g * _c(ctx.self.sinh()))
 tanh = _unary("tanh", "TanhBackward0", lambda xp, x: xp.tanh(x),
-              lambda ctx, g: g * _c(1 - ctx.result * ctx.result), save=("result",))
+              lambda ctx, g: _tanh_backward(g, ctx.result) if not g._dtype.is_complex else
+              g * _c(1 - ctx.result * ctx.result), save=("result",))
 asinh = _unary("asinh", "AsinhBackward0", lambda xp, x: xp.arcsinh(x),
                lambda ctx, g: g * _c((ctx.self * ctx.self + 1).rsqrt()))
 acosh = _unary("acosh", "AcoshBackward0", lambda xp, x: xp.arccosh(x),
@@ -544,7 +545,8 @@ arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, aco
 sigmoid = _unary("sigmoid", "SigmoidBackward0",
                  lambda xp, x: _special().sigmoid(xp, x) if x.dtype.kind != "c" else
                  1 / (1 + xp.exp(-x)),
-                 lambda ctx, g: g * _c(ctx.result * (1 - ctx.result)), save=("result",))
+                 lambda ctx, g: _sigmoid_backward(g, ctx.result) if not g._dtype.is_complex
+                 else g * _c(ctx.result * (1 - ctx.result)), save=("result",))
 erf = _unary("erf", "ErfBackward0",
              lambda xp, x: unsupported("erf_vml_cpu", x, "c") or _special().erf(xp, x),
              lambda ctx, g: g * (2 / math.sqrt(math.pi)) * (-(ctx.self * ctx.self)).exp())
@@ -603,6 +605,33 @@ def _relu(xp, x):
         raise RuntimeError("Boolean inputs not supported for relu")
     _no_complex_clamp(x)
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+# Fused backward primitives: one pass each instead of three ops, with their own derivatives
+# (so double backward works, and shows PyTorch's ...BackwardBackward0 nodes).
+@primitive("tanh_backward", node="TanhBackwardBackward0", save=("grad_output", "output"))
+def _tanh_backward(xp, grad_output, output):
+    return grad_output * (1 - output * output)
+
+
+@_tanh_backward.derivative
+def _(ctx, gg):
+    # out = g * (1 - y^2): d/dg = 1 - y^2, d/dy = -2 g y
+    y = ctx.output
+    return _tanh_backward(gg, y), gg * ctx.grad_output * y * -2
+
+
+@primitive("sigmoid_backward", node="SigmoidBackwardBackward0",
+           save=("grad_output", "output"))
+def _sigmoid_backward(xp, grad_output, output):
+    return grad_output * (output * (1 - output))
+
+
+@_sigmoid_backward.derivative
+def _(ctx, gg):
+    # out = g * y (1 - y): d/dg = y (1 - y), d/dy = g (1 - 2 y)
+    y = ctx.output
+    return _sigmoid_backward(gg, y), gg * ctx.grad_output * (1 - 2 * y)
 
 
 @primitive("threshold_backward", node="ThresholdBackwardBackward0", save=("self",))

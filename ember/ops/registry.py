@@ -54,12 +54,11 @@ class OpNode(Node):
     __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad", "_n_outputs")
 
     def __getattr__(self, name):
-        # ctx.<name> in a derivative: a saved tensor, or an option of the op
-        try:
-            saved = object.__getattribute__(self, "_saved")
-            op = object.__getattribute__(self, "_op")
-        except AttributeError:
-            raise AttributeError(name) from None
+        # ctx.<name> in a derivative: a saved tensor, or an option of the op. (Reached only
+        # when normal lookup fails; the slots read here are always set by _record.)
+        if name[0] == "_" and not name.startswith("_saved_"):
+            raise AttributeError(name)          # a missing private slot: no recursion
+        saved = self._saved
         if saved is not None and name in saved:
             value = saved[name]
             if value.__class__ is SavedTensor:
@@ -67,9 +66,10 @@ class OpNode(Node):
             if value.__class__ is list:
                 return [v.unpack(self) if v.__class__ is SavedTensor else v for v in value]
             return value
-        params = object.__getattribute__(self, "_params")
+        params = self._params
         if name in params:
             return params[name]
+        op = self._op
         if name in op.defaults:
             return op.defaults[name]
         if name.startswith("_saved_"):           # PyTorch's grad_fn._saved_self spelling
