@@ -665,3 +665,15 @@ class warnings_of_silent:
 
     def __exit__(self, *exc):
         self._ctx.__exit__(*exc)
+
+
+def test_node_name_metadata_and_accumulate_grad_variable():
+    def scenario(T):
+        x = T.ones(2, requires_grad=True)
+        y = (x * 2).sum()
+        fn = y.grad_fn
+        fn.metadata["tag"] = 7
+        acc = fn.next_functions[0][0].next_functions[0][0]
+        return [fn.name(), fn.metadata, fn.next_functions[0][0].name(), acc.name(),
+                acc.variable is x, fn.next_functions[0][0].next_functions[1]]
+    same(scenario)
