@@ -1,7 +1,7 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_supported, count_step,
-                        lerp_, params_with_grad, prepared_grad, real, scalar, step_tensor,
+from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_supported,
+                        count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
                         written, zeros_state)
 
 
@@ -36,8 +36,7 @@ class Adam(Optimizer):
         ws = self._workspace
         for group in self.param_groups:
             lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
-            eps, weight_decay, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
-            decoupled = group["decoupled_weight_decay"]
+            eps, amsgrad = group["eps"], group["amsgrad"]
             for p, xp, param, grad in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
@@ -47,17 +46,9 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_state(p)
                 step = count_step(state["step"])
-                if weight_decay != 0 and decoupled:
-                    xp.multiply(param, 1 - lr * weight_decay, out=param)
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  0 if decoupled else weight_decay)
+                g = decayed_grad(xp, ws, param, grad, group, lr)
                 tmp, tmp2 = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
-                    real(state["exp_avg_sq"]._data)
-
-                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
-                xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-                addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+                exp_avg, exp_avg_sq = adam_moments(xp, state, g, beta1, beta2, tmp)
 
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step

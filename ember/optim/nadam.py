@@ -2,8 +2,8 @@
 
 from ..autograd.grad_mode import no_grad
 from .adam import check_adam_args
-from .optimizer import (Optimizer, addcdiv_, addcmul_, check_supported, count_step, lerp_,
-                        params_with_grad, prepared_grad, real, scalar, step_tensor, written,
+from .optimizer import (Optimizer, adam_moments, addcdiv_, check_supported, count_step,
+                        decayed_grad, params_with_grad, scalar, step_tensor, written,
                         zeros_state)
 
 
@@ -27,7 +27,6 @@ class NAdam(Optimizer):
         ws = self._workspace
         for group in self.param_groups:
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
-            weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
             momentum_decay = group["momentum_decay"]
             for p, xp, param, grad in params_with_grad(group):
                 state = self.state[p]
@@ -41,13 +40,8 @@ class NAdam(Optimizer):
                     state["exp_avg_sq"] = zeros_state(p)
                 step = count_step(state["step"])
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0 and decoupled:
-                    xp.multiply(param, 1 - lr * weight_decay, out=param)
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  0 if decoupled else weight_decay)
+                g = decayed_grad(xp, ws, param, grad, group, lr)
                 tmp, denom = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
-                    real(state["exp_avg_sq"]._data)
 
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
@@ -56,9 +50,7 @@ class NAdam(Optimizer):
                 written(mu_product)
                 mu_product = mu_product._data.item()
 
-                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
-                xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-                addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+                exp_avg, exp_avg_sq = adam_moments(xp, state, g, beta1, beta2, tmp)
                 xp.sqrt(xp.divide(exp_avg_sq, bias_correction2, out=denom), out=denom)
                 xp.add(denom, eps, out=denom)
                 mu_product_next = mu_product * mu_next

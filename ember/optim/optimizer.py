@@ -398,3 +398,23 @@ def params_with_grad(group):
         grad = p._grad
         if grad is not None:
             yield p, xp_of(p._device), real(p._data), real(grad._data)
+
+
+def decayed_grad(xp, ws, param, grad, group, lr):
+    """The gradient after weight decay: decoupled (AdamW-style: the parameter shrinks first)
+    or L2 (added to the gradient), as the group's `decoupled_weight_decay` says."""
+    weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
+    if weight_decay != 0 and decoupled:
+        xp.multiply(param, 1 - lr * weight_decay, out=param)
+    return prepared_grad(xp, ws, grad, param, group["maximize"],
+                         0 if decoupled else weight_decay)
+
+
+def adam_moments(xp, state, g, beta1, beta2, tmp):
+    """Adam's running moments, updated in place and returned (as arrays):
+    exp_avg <- lerp(exp_avg, g, 1 - beta1); exp_avg_sq <- beta2 exp_avg_sq + (1 - beta2) g^2."""
+    exp_avg, exp_avg_sq = real(state["exp_avg"]._data), real(state["exp_avg_sq"]._data)
+    lerp_(xp, exp_avg, g, 1 - beta1, tmp)
+    xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
+    addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+    return exp_avg, exp_avg_sq

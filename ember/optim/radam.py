@@ -1,9 +1,8 @@
 """RAdam: Adam with the variance of the adaptive learning rate rectified."""
 from ..autograd.grad_mode import no_grad
 from .adam import check_adam_args
-from .optimizer import (Optimizer, addcmul_, check_supported, count_step, lerp_,
-                        params_with_grad, prepared_grad, real, scalar, step_tensor, written,
-                        zeros_state)
+from .optimizer import (Optimizer, adam_moments, check_supported, count_step, decayed_grad,
+                        params_with_grad, scalar, step_tensor, written, zeros_state)
 
 
 class RAdam(Optimizer):
@@ -24,7 +23,6 @@ class RAdam(Optimizer):
         ws = self._workspace
         for group in self.param_groups:
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
-            weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
             for p, xp, param, grad in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
@@ -32,16 +30,9 @@ class RAdam(Optimizer):
                     state["exp_avg"] = zeros_state(p)
                     state["exp_avg_sq"] = zeros_state(p)
                 step = count_step(state["step"])
-                if weight_decay != 0 and decoupled:
-                    xp.multiply(param, 1 - lr * weight_decay, out=param)
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  0 if decoupled else weight_decay)
+                g = decayed_grad(xp, ws, param, grad, group, lr)
                 tmp, update = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
-                    real(state["exp_avg_sq"]._data)
-                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
-                xp.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-                addcmul_(xp, exp_avg_sq, g, g, 1 - beta2, tmp)
+                exp_avg, exp_avg_sq = adam_moments(xp, state, g, beta1, beta2, tmp)
                 written(state["exp_avg"], state["exp_avg_sq"])
 
                 bias_correction1 = 1 - beta1 ** step
