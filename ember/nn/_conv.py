@@ -848,15 +848,22 @@ def _check_pool_input(input, d, message):
         raise RuntimeError(message)
 
 
+def _max_pool_nd(d, op, input, kernel_size, stride, padding, dilation, ceil_mode,
+                 return_indices):
+    """max_pool2d/3d: PyTorch's argument checks, then the d-dimensional pooling primitive."""
+    _check_pool_input(input, d,
+                      f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input")
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, d)
+    out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool=True)
+    values, indices = op(input, kernel=kernel, stride=stride, padding=padding,
+                         dilation=dilation, out=out)
+    return (values, indices) if return_indices else values
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    _check_pool_input(input, 2,
-                      "non-empty 3D or 4D (batch mode) tensor expected for input")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 2)
-    out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, 2, max_pool=True)
-    values, indices = _max_pool2d(input, kernel=kernel, stride=stride, padding=padding,
-                                  dilation=dilation, out=out)
-    return (values, indices) if return_indices else values
+    return _max_pool_nd(2, _max_pool2d, input, kernel_size, stride, padding, dilation,
+                        ceil_mode, return_indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -889,13 +896,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    _check_pool_input(input, 3,
-                      "non-empty 4D or 5D (batch mode) tensor expected for input")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 3)
-    out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, 3, max_pool=True)
-    values, indices = _max_pool3d(input, kernel=kernel, stride=stride, padding=padding,
-                                  dilation=dilation, out=out)
-    return (values, indices) if return_indices else values
+    return _max_pool_nd(3, _max_pool3d, input, kernel_size, stride, padding, dilation,
+                        ceil_mode, return_indices)
 
 
 # ============================================================================ average pooling
