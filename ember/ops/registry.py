@@ -35,7 +35,7 @@ FLOAT = "float"      # ... and integers/bools on to the default float dtype
 _state = grad_mode.state
 _ndarray = np.ndarray
 _XP = {"cpu": np}
-_CPU = CPU
+
 _NO_EDGE = (None, 0)
 _NOTHING_SAVED = {}
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
@@ -182,7 +182,7 @@ class Op:
             # the common case: one dtype, one device, nothing to promote
             device = inputs[0]._device
             try:
-                out = self.forward(np if device is _CPU else xp_of(device), *arrays, **params)
+                out = self.forward(np if device is CPU else xp_of(device), *arrays, **params)
             except ValueError:
                 check_broadcast(inputs)     # PyTorch's error when the shapes don't broadcast
                 raise
