@@ -677,3 +677,19 @@ def test_node_name_metadata_and_accumulate_grad_variable():
         return [fn.name(), fn.metadata, fn.next_functions[0][0].name(), acc.name(),
                 acc.variable is x, fn.next_functions[0][0].next_functions[1]]
     same(scenario)
+
+
+def test_gradcheck_failure_report_names_the_output_and_input_as_torch():
+    def scenario(T):
+        class Bad(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2, a * 3
+
+            @staticmethod
+            def backward(ctx, g, h):
+                return g * 2 + h * 4          # wrong for the second output on purpose
+        x = T.tensor([0.3, -0.7], dtype=T.float64, requires_grad=True)
+        err = catch(lambda: T.autograd.gradcheck(Bad.apply, (x,)))
+        return [err, T.autograd.gradcheck(Bad.apply, (x,), raise_exception=False)]
+    same(scenario)

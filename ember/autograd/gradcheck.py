@@ -70,23 +70,36 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     inputs = _as_tuple(inputs)
-    for t in inputs:
+    for k, t in enumerate(inputs):
         if getattr(t, "_requires_grad", False) and t._dtype.name not in ("float64",
                                                                           "complex128"):
             import warnings
-            warnings.warn(f"Input #{inputs.index(t)} requires gradient and is not a double "
-                          f"precision floating point or complex. This check will likely fail "
-                          f"if all the inputs are not of double precision floating point or "
-                          f"complex. ", UserWarning, stacklevel=2)
+            warnings.warn(f"Input #{k} requires gradient and is not a double precision "
+                          f"floating point or complex. This check will likely fail if all the "
+                          f"inputs are not of double precision floating point or complex. ",
+                          UserWarning, stacklevel=2)
     numerical = _numerical_jacobian(func, inputs, eps)
     analytical = _analytical_jacobian(func, inputs)
-    for j, (n, a) in enumerate(zip(numerical, analytical)):
-        if not np.allclose(a, n, rtol=rtol, atol=atol):
-            if not raise_exception:
-                return False
-            raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {j},\n"
-                                 f"numerical:{n}\nanalytical:{a}\n")
+    # columns of the Jacobians are the outputs' elements, output after output; PyTorch
+    # reports the first (output, input) pair that disagrees
+    sizes = [o._data.size for o in _as_tuple(func(*inputs))]
+    start = 0
+    for i, size in enumerate(sizes):
+        cols = slice(start, start + size)
+        start += size
+        for j, (n, a) in enumerate(zip(numerical, analytical)):
+            if not np.allclose(a[:, cols], n[:, cols], rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {i} with respect to input "
+                                     f"{j},\nnumerical:{_as_tensor(n[:, cols])}\nanalytical:"
+                                     f"{_as_tensor(a[:, cols])}\n")
     return True
+
+
+def _as_tensor(jacobian):
+    from .._tensor import Tensor
+    return Tensor._make(np.ascontiguousarray(jacobian))
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
