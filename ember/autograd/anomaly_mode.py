@@ -56,8 +56,10 @@ def report_trace(node):
 
 
 def check_nan(node, grads):
-    """After a node's inputs arrive: raise if the node produced NaN (called on its consumers)."""
-    for g in grads:
+    """After a node ran: raise, naming the first of its outputs that holds NaN, as PyTorch."""
+    for i, g in enumerate(grads):
         if g is not None and g._dtype._category >= 2 and bool((g != g).any()):
-            report_trace(node) if node._trace else None
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its 0th output.")
+            if node._trace:
+                report_trace(node)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               f"output.")
