@@ -25,6 +25,11 @@ def backend(device_type):
                        f"{device_type}")
 
 
+def of(xp):
+    """The backend module whose array module is `xp` (what an op's forward receives)."""
+    return numpy_backend if xp is np else backend("cuda")
+
+
 def cuda_available():
     try:
         import cupy  # noqa: F401
@@ -40,4 +45,4 @@ def cuda_device_count():
     return cupy.cuda.runtime.getDeviceCount()
 
 
-__all__ = ["backend", "cuda_available", "cuda_device_count", "np"]
+__all__ = ["backend", "of", "cuda_available", "cuda_device_count", "np"]

@@ -5,6 +5,7 @@ through the same view (`_embed`), which is itself differentiable (its derivative
 """
 import numpy as np
 
+from .. import _backend
 from .. import _dtype as D
 from .._backend import backend
 from .._tensor import Tensor
@@ -152,7 +153,7 @@ def _(ctx, grad):
 def _index_put(xp, self, values, *, indices, accumulate):
     out = self.copy()
     if accumulate:
-        np.add.at(out, indices, np.broadcast_to(values, out[indices].shape))
+        _backend.of(xp).scatter_add(out, indices, xp.broadcast_to(values, out[indices].shape))
     else:
         out[indices] = values
     return out
@@ -482,7 +483,7 @@ def _scatter(xp, self, src, *, dim, index, reduce=None):
     if reduce is None:
         out[where] = values
     elif reduce == "add":
-        np.add.at(out, where, values)
+        _backend.of(xp).scatter_add(out, where, values)
     elif reduce == "multiply":
         np.multiply.at(out, where, values)
     return out
@@ -520,7 +521,7 @@ def _pad_to(g, shape):
 def _scatter_add(xp, self, src, *, dim, index):
     out = self.copy()
     values = src[tuple(slice(0, s) for s in index.shape)]
-    np.add.at(out, _full_indices(index, dim), values)
+    _backend.of(xp).scatter_add(out, _full_indices(index, dim), values)
     return out
 
 
@@ -599,8 +600,8 @@ def index_select(input, dim, index, *, out=None):
 @primitive("index_add", node="IndexAddBackward0")
 def _index_add(xp, self, source, *, dim, index, alpha):
     out = self.copy()
-    moved = np.moveaxis(out, dim, 0)
-    np.add.at(moved, index, np.moveaxis(source, dim, 0) * alpha)
+    moved = xp.moveaxis(out, dim, 0)
+    _backend.of(xp).scatter_add(moved, index, xp.moveaxis(source, dim, 0) * alpha)
     return out
 
 
