@@ -7,7 +7,6 @@ import numpy as np
 
 from .. import _backend
 from .. import _dtype as D
-from .._backend import backend
 from .._tensor import Tensor
 from ._utils import wrap_dim
 from .registry import primitive, write_into
@@ -34,7 +33,7 @@ def _embed(xp, grad, *, shape, kind, args):
         # windows may overlap: accumulate through flat positions
         positions = _positions(xp, shape, kind, args)
         flat = xp.zeros(int(np.prod(shape)), grad.dtype)
-        backend("cpu" if xp is np else "cuda").scatter_add(flat, positions.reshape(-1),
+        _backend.of(xp).scatter_add(flat, positions.reshape(-1),
                                                            grad.reshape(-1))
         return flat.reshape(shape)
     view = _array_view(xp, out, kind, args)
@@ -109,7 +108,7 @@ def _restride(xp, grad, *, src, dst, share=None):
     if share == "src":
         grad = grad / xp.bincount(src_pos.reshape(-1), minlength=size)[src_pos]
     memory = xp.zeros(size, grad.dtype)
-    backend("cpu" if xp is np else "cuda").scatter_add(memory, src_pos.reshape(-1),
+    _backend.of(xp).scatter_add(memory, src_pos.reshape(-1),
                                                        grad.reshape(-1))
     out = memory[dst_pos]
     if share == "dst":
