@@ -126,6 +126,8 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
+from .ops.linalg_extra import (inverse, det, logdet, slogdet, trace, diag,  # noqa: E402
+                                cholesky, cross)
 
 
 _float32_matmul_precision = ["highest"]

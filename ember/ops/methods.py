@@ -407,3 +407,15 @@ def _resize(self, *sizes):
 Tensor.resize_ = _resize_
 Tensor.resize = _resize
 Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, tuple(other.shape))
+
+
+# square-matrix linear algebra (ember/ops/linalg_extra.py)
+from . import linalg_extra as _LX  # noqa: E402
+Tensor.inverse = _LX.inverse
+Tensor.det = _LX.det
+Tensor.logdet = _LX.logdet
+Tensor.slogdet = _LX.slogdet
+Tensor.trace = _LX.trace
+Tensor.diag = _LX.diag
+Tensor.cholesky = _LX.cholesky
+Tensor.cross = _LX.cross
