@@ -1,5 +1,4 @@
 """Adadelta."""
-from ..autograd.grad_mode import no_grad
 from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_supported, count_step,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
@@ -20,33 +19,28 @@ class Adadelta(Optimizer):
         check_supported(defaults)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
-            for p, xp, param, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["square_avg"] = zeros_state(p)
-                    state["acc_delta"] = zeros_state(p)
-                count_step(state["step"])
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  group["weight_decay"])
-                tmp, std = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                delta = ws.get(xp, param, "tmp3")
-                square_avg = real(state["square_avg"]._data)
-                acc_delta = real(state["acc_delta"]._data)
-                xp.multiply(square_avg, rho, out=square_avg)
-                addcmul_(xp, square_avg, g, g, 1 - rho, tmp)
-                xp.sqrt(xp.add(square_avg, eps, out=std), out=std)
-                xp.sqrt(xp.add(acc_delta, eps, out=delta), out=delta)
-                xp.divide(delta, std, out=delta)
-                xp.multiply(delta, g, out=delta)
-                xp.multiply(acc_delta, rho, out=acc_delta)
-                addcmul_(xp, acc_delta, delta, delta, 1 - rho, tmp)
-                add_(xp, param, delta, -lr, tmp)
-                written(p, state["square_avg"], state["acc_delta"])
-        return loss
+    def _update_group(self, group, ws):
+        lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
+        for p, xp, param, grad in params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = step_tensor()
+                state["square_avg"] = zeros_state(p)
+                state["acc_delta"] = zeros_state(p)
+            count_step(state["step"])
+            g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                              group["weight_decay"])
+            tmp, std = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+            delta = ws.get(xp, param, "tmp3")
+            square_avg = real(state["square_avg"]._data)
+            acc_delta = real(state["acc_delta"]._data)
+            xp.multiply(square_avg, rho, out=square_avg)
+            addcmul_(xp, square_avg, g, g, 1 - rho, tmp)
+            xp.sqrt(xp.add(square_avg, eps, out=std), out=std)
+            xp.sqrt(xp.add(acc_delta, eps, out=delta), out=delta)
+            xp.divide(delta, std, out=delta)
+            xp.multiply(delta, g, out=delta)
+            xp.multiply(acc_delta, rho, out=acc_delta)
+            addcmul_(xp, acc_delta, delta, delta, 1 - rho, tmp)
+            add_(xp, param, delta, -lr, tmp)
+            written(p, state["square_avg"], state["acc_delta"])

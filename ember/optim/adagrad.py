@@ -1,5 +1,4 @@
 """Adagrad, with learning-rate decay and an initial accumulator value."""
-from ..autograd.grad_mode import no_grad
 from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_supported, count_step,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
@@ -35,25 +34,20 @@ class Adagrad(Optimizer):
         init = group["initial_accumulator_value"]
         state["sum"] = zeros_state(p, complex(init, init) if p.is_complex() else init)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
-            for p, xp, param, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:             # a group added after construction
-                    self._init_state(p, group)
-                step = count_step(state["step"])
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  group["weight_decay"])
-                tmp, std = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = real(state["sum"]._data)
-                addcmul_(xp, state_sum, g, g, 1, tmp)
-                xp.sqrt(state_sum, out=std)
-                xp.add(std, eps, out=std)
-                addcdiv_(xp, param, g, std, -clr, tmp)
-                written(p, state["sum"])
-        return loss
+    def _update_group(self, group, ws):
+        lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
+        for p, xp, param, grad in params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:             # a group added after construction
+                self._init_state(p, group)
+            step = count_step(state["step"])
+            g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                              group["weight_decay"])
+            tmp, std = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+            clr = lr / (1 + (step - 1) * lr_decay)
+            state_sum = real(state["sum"]._data)
+            addcmul_(xp, state_sum, g, g, 1, tmp)
+            xp.sqrt(state_sum, out=std)
+            xp.add(std, eps, out=std)
+            addcdiv_(xp, param, g, std, -clr, tmp)
+            written(p, state["sum"])

@@ -1,5 +1,4 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
-from ..autograd.grad_mode import no_grad
 from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_supported,
                         count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
                         written, zeros_state)
@@ -30,38 +29,33 @@ class Adam(Optimizer):
         check_supported(defaults)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
-            eps, amsgrad = group["eps"], group["amsgrad"]
-            for p, xp, param, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_state(p)
-                step = count_step(state["step"])
-                g = decayed_grad(xp, ws, param, grad, group, lr)
-                tmp, tmp2 = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                exp_avg, exp_avg_sq = adam_moments(xp, state, g, beta1, beta2, tmp)
-
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
-                second = exp_avg_sq
+    def _update_group(self, group, ws):
+        lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
+        eps, amsgrad = group["eps"], group["amsgrad"]
+        for p, xp, param, grad in params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = step_tensor()
+                state["exp_avg"] = zeros_state(p)
+                state["exp_avg_sq"] = zeros_state(p)
                 if amsgrad:
-                    second = real(state["max_exp_avg_sq"]._data)
-                    xp.maximum(second, exp_avg_sq, out=second)
-                    written(state["max_exp_avg_sq"])
-                denom = xp.sqrt(second, out=tmp2)
-                xp.divide(denom, bias_correction2_sqrt, out=denom)
-                xp.add(denom, eps, out=denom)
-                addcdiv_(xp, param, exp_avg, denom, -step_size, tmp)
-                written(p, state["exp_avg"], state["exp_avg_sq"])
-        return loss
+                    state["max_exp_avg_sq"] = zeros_state(p)
+            step = count_step(state["step"])
+            g = decayed_grad(xp, ws, param, grad, group, lr)
+            tmp, tmp2 = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+            exp_avg, exp_avg_sq = adam_moments(xp, state, g, beta1, beta2, tmp)
+
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            second = exp_avg_sq
+            if amsgrad:
+                second = real(state["max_exp_avg_sq"]._data)
+                xp.maximum(second, exp_avg_sq, out=second)
+                written(state["max_exp_avg_sq"])
+            denom = xp.sqrt(second, out=tmp2)
+            xp.divide(denom, bias_correction2_sqrt, out=denom)
+            xp.add(denom, eps, out=denom)
+            addcdiv_(xp, param, exp_avg, denom, -step_size, tmp)
+            written(p, state["exp_avg"], state["exp_avg_sq"])

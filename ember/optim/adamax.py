@@ -1,5 +1,4 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
-from ..autograd.grad_mode import no_grad
 from .adam import check_adam_args
 from .optimizer import (Optimizer, addcdiv_, check_supported, count_step, lerp_,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
@@ -16,28 +15,23 @@ class Adamax(Optimizer):
         check_supported(defaults)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
-            for p, xp, param, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_inf"] = zeros_state(p)
-                step = count_step(state["step"])
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  group["weight_decay"])
-                tmp, norm = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                exp_avg, exp_inf = real(state["exp_avg"]._data), real(state["exp_inf"]._data)
-                lerp_(xp, exp_avg, g, 1 - beta1, tmp)
-                xp.multiply(exp_inf, beta2, out=exp_inf)
-                xp.add(xp.abs(g, out=norm), eps, out=norm)
-                xp.maximum(exp_inf, norm, out=exp_inf)
-                clr = lr / (1 - beta1 ** step)
-                addcdiv_(xp, param, exp_avg, exp_inf, -clr, tmp)
-                written(p, state["exp_avg"], state["exp_inf"])
-        return loss
+    def _update_group(self, group, ws):
+        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+        for p, xp, param, grad in params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = step_tensor()
+                state["exp_avg"] = zeros_state(p)
+                state["exp_inf"] = zeros_state(p)
+            step = count_step(state["step"])
+            g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                              group["weight_decay"])
+            tmp, norm = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+            exp_avg, exp_inf = real(state["exp_avg"]._data), real(state["exp_inf"]._data)
+            lerp_(xp, exp_avg, g, 1 - beta1, tmp)
+            xp.multiply(exp_inf, beta2, out=exp_inf)
+            xp.add(xp.abs(g, out=norm), eps, out=norm)
+            xp.maximum(exp_inf, norm, out=exp_inf)
+            clr = lr / (1 - beta1 ** step)
+            addcdiv_(xp, param, exp_avg, exp_inf, -clr, tmp)
+            written(p, state["exp_avg"], state["exp_inf"])

@@ -177,7 +177,18 @@ class Optimizer:
                         grad.requires_grad_(False)
                     grad.zero_()
 
+    @grad_mode.no_grad()
     def step(self, closure=None):
+        """Run the closure (if any, with grad mode on), then update each group's parameters
+        that have a gradient; returns the closure's loss."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            self._update_group(group, self._workspace)
+        return loss
+
+    def _update_group(self, group, ws):
+        """One group's update, in place (each optimizer's own arithmetic); `ws` lends scratch
+        arrays."""
         raise NotImplementedError
 
     def _hook_step(self):

@@ -1,5 +1,4 @@
 """RMSprop, optionally centered and with momentum."""
-from ..autograd.grad_mode import no_grad
 from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_supported,
                         count_step, lerp_, params_with_grad, prepared_grad, real, scalar,
                         step_tensor, written, zeros_state)
@@ -24,48 +23,43 @@ class RMSprop(Optimizer):
         check_supported(defaults)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
-            momentum, centered = group["momentum"], group["centered"]
-            for p, xp, param, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["square_avg"] = zeros_state(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_state(p)
-                    if centered:
-                        state["grad_avg"] = zeros_state(p)
-                count_step(state["step"])
-                g = prepared_grad(xp, ws, grad, param, group["maximize"],
-                                  group["weight_decay"])
-                tmp, avg = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
-                square_avg = real(state["square_avg"]._data)
-                xp.multiply(square_avg, alpha, out=square_avg)
-                addcmul_(xp, square_avg, g, g, 1 - alpha, tmp)
-                written(state["square_avg"])
-                if centered:
-                    grad_avg = real(state["grad_avg"]._data)
-                    lerp_(xp, grad_avg, g, 1 - alpha, tmp)
-                    written(state["grad_avg"])
-                    # avg = sqrt(square_avg - grad_avg * grad_avg)
-                    xp.copyto(avg, square_avg)
-                    addcmul_(xp, avg, grad_avg, grad_avg, -1, tmp)
-                    xp.sqrt(avg, out=avg)
-                else:
-                    xp.sqrt(square_avg, out=avg)
-                xp.add(avg, eps, out=avg)
+    def _update_group(self, group, ws):
+        lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
+        momentum, centered = group["momentum"], group["centered"]
+        for p, xp, param, grad in params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = step_tensor()
+                state["square_avg"] = zeros_state(p)
                 if momentum > 0:
-                    buf = real(state["momentum_buffer"]._data)
-                    xp.multiply(buf, momentum, out=buf)
-                    addcdiv_(xp, buf, g, avg, 1, tmp)
-                    written(state["momentum_buffer"])
-                    add_(xp, param, buf, -lr, tmp)
-                else:
-                    addcdiv_(xp, param, g, avg, -lr, tmp)
-                written(p)
-        return loss
+                    state["momentum_buffer"] = zeros_state(p)
+                if centered:
+                    state["grad_avg"] = zeros_state(p)
+            count_step(state["step"])
+            g = prepared_grad(xp, ws, grad, param, group["maximize"],
+                              group["weight_decay"])
+            tmp, avg = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
+            square_avg = real(state["square_avg"]._data)
+            xp.multiply(square_avg, alpha, out=square_avg)
+            addcmul_(xp, square_avg, g, g, 1 - alpha, tmp)
+            written(state["square_avg"])
+            if centered:
+                grad_avg = real(state["grad_avg"]._data)
+                lerp_(xp, grad_avg, g, 1 - alpha, tmp)
+                written(state["grad_avg"])
+                # avg = sqrt(square_avg - grad_avg * grad_avg)
+                xp.copyto(avg, square_avg)
+                addcmul_(xp, avg, grad_avg, grad_avg, -1, tmp)
+                xp.sqrt(avg, out=avg)
+            else:
+                xp.sqrt(square_avg, out=avg)
+            xp.add(avg, eps, out=avg)
+            if momentum > 0:
+                buf = real(state["momentum_buffer"]._data)
+                xp.multiply(buf, momentum, out=buf)
+                addcdiv_(xp, buf, g, avg, 1, tmp)
+                written(state["momentum_buffer"])
+                add_(xp, param, buf, -lr, tmp)
+            else:
+                addcdiv_(xp, param, g, avg, -lr, tmp)
+            written(p)

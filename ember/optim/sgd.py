@@ -1,6 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from .optimizer import (Optimizer, add_, check_lr, check_supported, params_with_grad,
                         prepared_grad, real, scalar, written)
 
@@ -22,34 +21,29 @@ class SGD(Optimizer):
         check_supported(defaults)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        ws = self._workspace
-        for group in self.param_groups:
-            lr, momentum = scalar(group["lr"]), group["momentum"]
-            dampening, nesterov = group["dampening"], group["nesterov"]
-            for p, xp, param, grad in params_with_grad(group):
-                g = prepared_grad(xp, ws, grad, param, group["maximize"], group["weight_decay"])
-                tmp = ws.get(xp, param, "tmp")
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        # the first step's buffer is the gradient itself
-                        buf = state["momentum_buffer"] = Tensor._make(
-                            g.copy().view(p._data.dtype).reshape(p._data.shape),
-                            p._dtype, p._device)
-                    else:
-                        b = real(buf._data)
-                        xp.multiply(b, momentum, out=b)
-                        add_(xp, b, g, 1 - dampening, tmp)
-                        written(buf)
-                    if nesterov:
-                        g = xp.add(g, xp.multiply(real(buf._data), momentum, out=tmp),
-                                   out=ws.get(xp, g, "grad"))
-                    else:
-                        g = real(buf._data)
-                add_(xp, param, g, -lr, tmp)
-                written(p)
-        return loss
+    def _update_group(self, group, ws):
+        lr, momentum = scalar(group["lr"]), group["momentum"]
+        dampening, nesterov = group["dampening"], group["nesterov"]
+        for p, xp, param, grad in params_with_grad(group):
+            g = prepared_grad(xp, ws, grad, param, group["maximize"], group["weight_decay"])
+            tmp = ws.get(xp, param, "tmp")
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    # the first step's buffer is the gradient itself
+                    buf = state["momentum_buffer"] = Tensor._make(
+                        g.copy().view(p._data.dtype).reshape(p._data.shape),
+                        p._dtype, p._device)
+                else:
+                    b = real(buf._data)
+                    xp.multiply(b, momentum, out=b)
+                    add_(xp, b, g, 1 - dampening, tmp)
+                    written(buf)
+                if nesterov:
+                    g = xp.add(g, xp.multiply(real(buf._data), momentum, out=tmp),
+                               out=ws.get(xp, g, "grad"))
+                else:
+                    g = real(buf._data)
+            add_(xp, param, g, -lr, tmp)
+            written(p)
