@@ -142,3 +142,6 @@ def set_float32_matmul_precision(precision):
     if precision not in ("highest", "high", "medium"):
         raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
     _float32_matmul_precision[0] = precision
+from .ops.pointwise_extra import *  # noqa: E402,F401,F403  (logaddexp, hypot, xlogy, lgamma, ...)
+from .ops.reduction_extra import *  # noqa: E402,F401,F403  (median, quantile, unique, ...)
+from .ops.shape_extra import *  # noqa: E402,F401,F403  (meshgrid, repeat_interleave, kron, ...)

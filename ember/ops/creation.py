@@ -547,8 +547,10 @@ def _arange_values(start, step, n, dtype):
     with fused multiply-adds in double precision."""
     idx = np.arange(n, dtype=np.float64)
     if float(start).is_integer() and float(step).is_integer() and \
-            abs(start) + abs(step) * n < 2 ** 53:
-        return start + step * idx             # every product and sum is exact
+            abs(start) + abs(step) * n < 2 ** 53 and dtype.itemsize > 2:
+        # every product and sum is exact (not so for the half types, whose blocks start
+        # from a base already rounded to the dtype)
+        return start + step * idx
     lanes = {2: 16, 4: 8, 8: 4}[dtype.itemsize] if dtype._category == 2 else 1
     vectorised = n // (2 * lanes) * (2 * lanes)
     block = np.where(idx < vectorised, idx // lanes * lanes, idx)
@@ -1006,6 +1008,10 @@ def _copy(xp, self, src):
 @_copy.derivative
 def _(ctx, grad):
     return grad * 0, grad.to(ctx.input_dtype(1))
+
+
+# PyTorch's name() for this node carries its C++ namespace (its class is still CopyBackwards)
+_copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
 
 
 def copy_(self, src, non_blocking=False):

@@ -255,8 +255,8 @@ class Op:
         promote = self.promote
         if promote is None:
             return [x._data if isinstance(x, Tensor) else x for x in inputs], None, device
-        if len(inputs) == 2 and isinstance(inputs[1], Tensor) and \
-                inputs[0]._dtype is inputs[1]._dtype:
+        if len(inputs) == 2 and isinstance(inputs[0], Tensor) and \
+                isinstance(inputs[1], Tensor) and inputs[0]._dtype is inputs[1]._dtype:
             dtype = inputs[0]._dtype                      # the common case, no table walk
         else:
             dtype = D.result_dtype(inputs)
