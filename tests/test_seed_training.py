@@ -170,3 +170,12 @@ def test_small_cnn_trains_like_torch_for_50_steps():
         curves.append(np.array(losses))
     assert curves[0][-1] < curves[0][0] * 0.5          # it really trains
     np.testing.assert_allclose(curves[1], curves[0], rtol=2e-3, atol=1e-4)
+
+
+def test_the_seed_notes_example_script_runs():
+    import runpy
+    from pathlib import Path
+    script = Path(__file__).resolve().parent.parent / "examples" / "seed_notes.py"
+    namespace = runpy.run_path(str(script), run_name="__main__")
+    assert namespace["loss"].item() == 2.995732307434082       # log(20): all logits equal
+    assert namespace["model"].conv1.weight.grad is None          # zero_grad sets None
