@@ -2,6 +2,8 @@
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import creation, indexing, linalg, pointwise as P, reduction as R, views as V
+from . import (linalg_extra as LX, pointwise_extra as PX, reduction_extra as RX,
+               shape_extra as SX)
 
 # methods that are the op itself, called with the tensor first
 _SAME_NAME = {
@@ -31,6 +33,17 @@ _SAME_NAME = {
                "scatter_", "scatter_add_", "masked_scatter", "argwhere", "msort"],
     linalg: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "inner_product"],
     creation: ["clone", "contiguous", "to", "copy_", "fill_", "zero_"],
+    PX: ["logaddexp", "logaddexp2", "hypot", "xlogy", "xlogy_", "copysign", "copysign_",
+         "heaviside", "nextafter", "ldexp", "ldexp_", "lgamma", "digamma", "deg2rad", "rad2deg",
+         "sinc", "angle"],
+    RX: ["median", "nanmedian", "mode", "quantile", "nanquantile", "nanmean", "nansum",
+         "aminmax", "cummax", "cummin", "logcumsumexp", "diff", "unique", "unique_consecutive",
+         "bincount", "histc"],
+    SX: ["broadcast_to", "repeat_interleave", "take", "take_along_dim", "index_fill",
+         "index_copy", "rot90", "kron", "inner", "addmv", "addr", "baddbmm", "addbmm",
+         "diag_embed", "diagflat", "dist", "hsplit", "vsplit", "dsplit", "matrix_power", "cov",
+         "corrcoef", "index_fill_", "index_copy_", "fill_diagonal_"],
+    LX: ["inverse", "det", "logdet", "slogdet", "trace", "diag", "cholesky", "cross"],
 }
 
 for _module, _names in _SAME_NAME.items():
@@ -409,13 +422,13 @@ Tensor.resize = _resize
 Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, tuple(other.shape))
 
 
-# square-matrix linear algebra (ember/ops/linalg_extra.py)
-from . import linalg_extra as _LX  # noqa: E402
-Tensor.inverse = _LX.inverse
-Tensor.det = _LX.det
-Tensor.logdet = _LX.logdet
-Tensor.slogdet = _LX.slogdet
-Tensor.trace = _LX.trace
-Tensor.diag = _LX.diag
-Tensor.cholesky = _LX.cholesky
-Tensor.cross = _LX.cross
+# in-place forms of the extra ops that are the primitive's own inplace()
+Tensor.hypot_ = lambda self, other: PX._hypot.inplace(self, other)
+Tensor.heaviside_ = lambda self, values: PX._heaviside.inplace(self, values)
+Tensor.nextafter_ = lambda self, other: PX._nextafter.inplace(self, other)
+Tensor.polygamma = lambda self, n: PX.polygamma(n, self)
+Tensor.polygamma_ = lambda self, n: PX._polygamma.inplace(self, n=n)
+for _fn in (PX.lgamma, PX.digamma, PX.deg2rad, PX.rad2deg, PX.sinc):
+    setattr(Tensor, _fn.__name__ + "_", _fn.inplace)
+for _name in ("addmv", "addr", "baddbmm", "addbmm"):
+    setattr(Tensor, _name + "_", SX._inplace_product(getattr(SX, _name)))

@@ -393,28 +393,6 @@ def polygamma(n, input, *, out=None):
     return _out(_polygamma(input, n=n), out, "polygamma")
 
 
-# ----------------------------------------------------------------------------- Tensor methods
-Tensor.logaddexp = logaddexp
-Tensor.logaddexp2 = logaddexp2
-Tensor.hypot = hypot
-Tensor.hypot_ = lambda self, other: _hypot.inplace(self, other)
-Tensor.xlogy = xlogy
-Tensor.xlogy_ = xlogy_
-Tensor.copysign = copysign
-Tensor.copysign_ = copysign_
-Tensor.heaviside = heaviside
-Tensor.heaviside_ = lambda self, values: _heaviside.inplace(self, values)
-Tensor.nextafter = nextafter
-Tensor.nextafter_ = lambda self, other: _nextafter.inplace(self, other)
-Tensor.ldexp = ldexp
-Tensor.ldexp_ = ldexp_
-Tensor.polygamma = lambda self, n: polygamma(n, self)
-Tensor.polygamma_ = lambda self, n: _polygamma.inplace(self, n=n)
-for _public in (lgamma, digamma, deg2rad, rad2deg, sinc):
-    setattr(Tensor, _public.__name__, _public)
-    setattr(Tensor, _public.__name__ + "_", _public.inplace)
-Tensor.angle = angle          # (PyTorch has no angle_)
-
 # torch.xlogy_, torch.ldexp_, ... exist as functions too
 deg2rad_, rad2deg_, sinc_ = deg2rad.inplace, rad2deg.inplace, sinc.inplace
 

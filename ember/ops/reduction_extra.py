@@ -560,11 +560,3 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     result = np.isin(a, b, invert=invert)
     return Tensor._make(np.asarray(result, dtype=bool), D.bool_, ref._device)
-
-
-# ----------------------------------------------------------------------------- Tensor methods
-for _name in ("median", "nanmedian", "mode", "quantile", "nanquantile", "nanmean", "nansum",
-              "aminmax", "cummax", "cummin", "logcumsumexp", "diff", "unique",
-              "unique_consecutive", "bincount", "histc"):      # (torch has no Tensor.isin etc.)
-    setattr(Tensor, _name, globals()[_name])
-del _name

@@ -912,21 +912,8 @@ __all__ = ["broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
            "dist", "hsplit", "vsplit", "dsplit", "matrix_power", "cov", "corrcoef"]
 
 
-# ----------------------------------------------------------------------------- Tensor methods
 def _inplace_product(fn):
     """x.addmv_(...): the op's own check and node, written into x (Op.inplace)."""
     def method(self, *args, **kwargs):
         return fn(self, *args, _inplace=True, **kwargs)
     return method
-
-
-for _name in ("broadcast_to", "repeat_interleave", "take", "take_along_dim", "index_fill",
-              "index_copy", "rot90", "kron", "inner", "addmv", "addr", "baddbmm", "addbmm",
-              "diag_embed", "diagflat", "dist", "hsplit", "vsplit", "dsplit", "matrix_power",
-              "cov", "corrcoef"):
-    setattr(Tensor, _name, globals()[_name])
-Tensor.index_fill_ = index_fill_
-Tensor.index_copy_ = index_copy_
-Tensor.fill_diagonal_ = fill_diagonal_
-for _name in ("addmv", "addr", "baddbmm", "addbmm"):
-    setattr(Tensor, _name + "_", _inplace_product(globals()[_name]))
