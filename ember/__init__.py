@@ -50,8 +50,11 @@ from .ops.indexing import (gather, scatter, scatter_add, index_select, masked_se
                            sort, argsort, topk, kthvalue, flip, fliplr, flipud, roll, tile,
                            tril, triu, index_add, index_put, argwhere, msort)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger, addmm, einsum
+from .ops.complex_views import real, imag, conj, view_as_real, view_as_complex
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
+                                    set_anomaly_enabled)
 from . import autograd, cuda, linalg, backends
 from . import optim
 from ._printing import set_printoptions, get_printoptions

@@ -14,6 +14,9 @@ from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 
 
+_new_object = object.__new__
+
+
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as ember.Size([...])."""
     __slots__ = ()
@@ -61,7 +64,7 @@ class Tensor:
         "_data",           # the array (a view of the base's array for a view)
         "_dtype", "_device",
         "_base",           # the tensor whose memory a view shares, else None
-        "_version",        # VersionCounter shared with the base and all views
+        "_vc",             # VersionCounter shared with the base and all views (see _version)
         "_requires_grad",  # leaf flag, or True for an output recorded in the graph
         "_grad_fn", "_output_nr",
         "_grad",
@@ -81,12 +84,12 @@ class Tensor:
     @classmethod
     def _make(cls, data, dtype=None, device=CPU, requires_grad=False):
         """Wrap an array without copying (the one internal constructor)."""
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._data = data
         t._dtype = dtype if dtype is not None else D.from_numpy_dtype(data.dtype)
         t._device = device
         t._base = None
-        t._version = VersionCounter()
+        t._vc = None
         t._requires_grad = requires_grad
         t._grad_fn = None
         t._output_nr = 0
@@ -94,6 +97,19 @@ class Tensor:
         t._fn_version = 0
         t._extra = None
         return t
+
+    @property
+    def _version(self):
+        """The VersionCounter, made on first use: most tensors are never saved for backward
+        nor written in place, and so never need one."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = VersionCounter()
+        return vc
+
+    @_version.setter
+    def _version(self, counter):
+        self._vc = counter
 
     def _make_view(self, data):
         """A tensor sharing this tensor's memory and version counter."""

@@ -94,8 +94,9 @@ def _saved_values(fn):
         return []
     if saved is None and hasattr(type(fn), "_op"):
         return []
-    if isinstance(saved, dict):             # an ember op node
-        names = list(saved)
+    op = getattr(fn, "_op", None)
+    if op is not None:                      # an ember op node
+        names = list(op.save)
     else:                                   # torch exposes saved values as _saved_<name>
         names = [a[len("_saved_"):] for a in dir(fn) if a.startswith("_saved_")]
     out = []

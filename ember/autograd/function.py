@@ -6,7 +6,9 @@ of class `MyFnBackward` (which is also the `ctx` that forward saw) the outputs' 
 import functools
 import warnings
 
-from . import grad_mode
+import numpy as np
+
+from . import anomaly_mode, grad_mode
 from .graph import Node, SavedTensor
 
 
@@ -81,7 +83,20 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
                                    f"of gradients (expected {n_inputs}, got {len(result)})")
         tensor_grads = [result[i] for i in self._tensor_positions]
+        for i, (g, (shape, _)) in enumerate(zip(tensor_grads, self._input_meta)):
+            # a gradient may be broadcast over the input (it is summed back); nothing else
+            if g is not None and g.shape != shape and not _expands_to(shape, g.shape):
+                raise RuntimeError(f"Function {type(self).__name__} returned an invalid gradient "
+                                   f"at index {i} - got {list(g.shape)} but expected shape "
+                                   f"compatible with {list(shape)}")
         return _fit_grads(tensor_grads, self._input_meta)
+
+
+def _expands_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 class FunctionMeta(type):
@@ -144,8 +159,10 @@ class Function(metaclass=FunctionMeta):
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
         ctx._tensor_positions = positions
-        ctx._input_meta = tuple((args[i]._data.shape, args[i]._dtype) for i in positions)
+        ctx._input_meta = tuple((args[i]._data.shape, args[i]._dtype.np) for i in positions)
         Node.__init__(ctx, tuple(args[i]._edge() for i in positions))
+        if anomaly_mode.state.enabled:
+            anomaly_mode.record_trace(ctx)
         dirty = {id(t) for t in ctx._dirty}
         non_diff = {id(t) for t in ctx._non_differentiable}
         inputs_by_id = {id(args[i]): args[i] for i in positions}

@@ -54,13 +54,26 @@ class NodeExtras:
 
 
 class Node:
+    """A backward node. Its edges are kept as two tuples, the nodes and their input numbers,
+    rather than as PyTorch's tuple of pairs: a graph then holds one GC-tracked tuple per node
+    instead of one per edge, which matters to Python's cyclic GC on long graphs.
+    `next_functions` builds PyTorch's view of them."""
     _n_outputs = 1      # how many outputs' gradients the node receives (more for split...)
-    __slots__ = ("next_functions", "_seq", "_extras", "__weakref__")
+    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_extras", "__weakref__")
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._seq = next(_sequence)
         self._extras = None
+
+    @property
+    def next_functions(self):
+        return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._next_nodes = tuple(node for node, _ in edges)
+        self._next_nrs = tuple(nr for _, nr in edges)
 
     def name(self):
         return type(self).__name__
@@ -202,7 +215,7 @@ class SavedTensor:
     def unpack(self, node):
         counter = self.version_counter
         if counter.value != self.saved_version:
-            raise RuntimeError(_modified_message(self, node))
+            raise RuntimeError(modified_message(self, node))
         if self.tensor is not None:
             return self.tensor
         t = self.tensor_class._make(self.data, self.dtype, self.device)
@@ -213,7 +226,7 @@ class SavedTensor:
         return t
 
 
-def _modified_message(saved, node):
+def modified_message(saved, node):
     from .._printing import legacy_type_name
     if saved.tensor is not None:
         t = saved.tensor

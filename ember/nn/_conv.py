@@ -641,19 +641,32 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _circular_pad(input, pairs):
-    from ..ops.joining import cat
+    """Wrap-around padding, built as torch builds it (so the graph shows its CopySlices chain):
+    copy the (cropped) input into the middle of a new tensor, then each padded border from the
+    opposite side of that tensor, last dim first."""
+    from ..ops.creation import zeros
     d = len(pairs)
-    for i, (lo, hi) in enumerate(pairs):
-        axis = input.dim() - d + i
-        n = input.shape[axis]
-        parts = []
-        if lo:
-            parts.append(input.narrow(axis, n - lo, lo))
-        parts.append(input)
-        if hi:
-            parts.append(input.narrow(axis, 0, hi))
-        input = cat(parts, axis)
-    return input
+    axes = range(input.dim() - d, input.dim())
+    for axis, (lo, hi) in zip(axes, pairs):
+        if lo > input.shape[axis] or hi > input.shape[axis]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    out_shape = list(input.shape)
+    for axis, (lo, hi) in zip(axes, pairs):
+        out_shape[axis] += lo + hi
+    out = zeros(out_shape, dtype=input.dtype, device=input.device)
+    middle, source = out, input
+    for axis, (lo, hi) in zip(axes, pairs):
+        middle = middle.narrow(axis, max(lo, 0), out_shape[axis] - max(lo, 0) - max(hi, 0))
+        source = source.narrow(axis, max(-lo, 0), input.shape[axis] - max(-lo, 0) - max(-hi, 0))
+    middle.copy_(source)
+    # the pairs run from the last dim back, as torch's loop does
+    for axis, (lo, hi) in reversed(list(zip(axes, pairs))):
+        n = out_shape[axis]
+        if lo > 0:
+            out.narrow(axis, 0, lo).copy_(out.narrow(axis, n - lo - max(hi, 0), lo))
+        if hi > 0:
+            out.narrow(axis, n - hi, hi).copy_(out.narrow(axis, max(lo, 0), hi))
+    return out
 
 
 # ============================================================================ pooling helpers
@@ -1381,9 +1394,23 @@ def _safe_softmax(xp, s):
     return xp.where(total > 0, e / xp.where(total > 0, total, 1), 0)
 
 
+@primitive("_safe_softmax", node="SafeSoftmaxBackward0", save=("result",))
+def _safe_softmax_op(xp, self):
+    """Softmax over the last dim that gives zeros for a fully masked row (torch's math path)."""
+    return _safe_softmax(xp, self).astype(self.dtype, copy=False)
+
+
+@_safe_softmax_op.derivative
+def _(ctx, grad):
+    from ..ops.reduction import _softmax_backward     # softmax's: zero rows give zero grads
+    return _softmax_backward(grad, ctx.result, dim=-1)
+
+
 @primitive("scaled_dot_product_attention", node="ScaledDotProductFlashAttentionForCpuBackward0",
            save=("query", "key", "value"))
-def _sdpa(xp, query, key, value, *, mask, is_causal, scale):
+def _sdpa(xp, query, key, value, *, mask, is_causal, scale, groups=1):
+    if groups > 1:          # grouped-query attention: each key/value head serves `groups` heads
+        key, value = (xp.repeat(t, groups, axis=-3) for t in (key, value))
     s = xp.matmul(query, xp.swapaxes(key, -1, -2)) * scale
     bias = _attention_bias(xp, mask, is_causal, s.shape[-2], s.shape[-1], s.dtype)
     if bias is not None:
@@ -1393,37 +1420,65 @@ def _sdpa(xp, query, key, value, *, mask, is_causal, scale):
 
 def _attention_probs(q, k, mask, is_causal, scale):
     """softmax(q k^T * scale + bias) written in ember ops (so it is differentiable)."""
-    from ..ops.pointwise import where
     s = q.matmul(k.transpose(-1, -2)) * scale
     bias = _attention_bias(xp_of(s._device), mask, is_causal, s.shape[-2], s.shape[-1],
                            s._dtype.np)
     if bias is not None:
         s = s + Tensor._make(bias, s._dtype, s._device)
-    m = s.amax(-1, keepdim=True).detach()
-    m = where(m.isfinite(), m, 0)
-    e = (s - m).exp()
-    total = e.sum(-1, keepdim=True)
-    return where(total > 0, e / where(total > 0, total, 1), 0)
+    return _safe_softmax_op(s)
 
 
 @_sdpa.derivative
 def _(ctx, grad):
     q, k, v = ctx.query, ctx.key, ctx.value
+    if ctx.groups > 1:
+        k, v = _repeat_heads(k, ctx.groups), _repeat_heads(v, ctx.groups)
     p = _attention_probs(q, k, ctx.mask, ctx.is_causal, ctx.scale)
     dv = p.transpose(-1, -2).matmul(grad)
     dp = grad.matmul(v.transpose(-1, -2))
     ds = p * (dp - (dp * p).sum(-1, keepdim=True))
     dq = ds.matmul(k) * ctx.scale
     dk = ds.transpose(-1, -2).matmul(q) * ctx.scale
+    if ctx.groups > 1:      # each shared head's gradient is the sum over the heads it served
+        dk, dv = (_sum_head_groups(t, ctx.groups) for t in (dk, dv))
     return dq, dk, dv
 
 
-def _repeat_heads(t, heads):
-    """(..., H_kv, S, E) -> (..., heads, S, E), each head repeated heads/H_kv times in turn."""
-    kv = t.shape[-3]
+def _repeat_heads(t, groups):
+    """(..., H, S, E) -> (..., H * groups, S, E), each head repeated `groups` times in turn
+    (torch's repeat_interleave: unsqueeze, expand, contiguous copy, view)."""
     shape = tuple(t.shape[:-3])
-    expanded = t.unsqueeze(-3).expand(*shape, kv, heads // kv, *t.shape[-2:])
-    return expanded.reshape(*shape, heads, *t.shape[-2:])
+    heads = t.shape[-3]
+    expanded = t.unsqueeze(-3).expand(*shape, heads, groups, *t.shape[-2:])
+    return expanded.contiguous().view(*shape, heads * groups, *t.shape[-2:])
+
+
+def _sum_head_groups(t, groups):
+    shape = tuple(t.shape[:-3])
+    return t.reshape(*shape, t.shape[-3] // groups, groups, *t.shape[-2:]).sum(-3)
+
+
+def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, groups):
+    """PyTorch's math path, op for op, so that the graph shows its nodes: both operands of the
+    score product scaled by sqrt(scale), the mask added, a safe softmax, dropout, the product."""
+    from .functional import _mul_scalar, _keep_mask
+    if groups > 1:
+        key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)
+    root = math.sqrt(scale)
+    scores = _mul_scalar(query, other=root).matmul(_mul_scalar(key.transpose(-2, -1),
+                                                               other=root))
+    if attn_mask is not None and attn_mask._dtype is not D.bool_:
+        scores = scores + attn_mask         # a float mask stays in the graph (it may want grad)
+    else:
+        bias = _attention_bias(xp_of(scores._device), None if attn_mask is None else
+                               attn_mask._data, is_causal, scores.shape[-2], scores.shape[-1],
+                               scores._dtype.np)
+        if bias is not None:
+            scores = scores + Tensor._make(bias, scores._dtype, scores._device)
+    attn = _safe_softmax_op(scores)
+    if dropout_p > 0.0:
+        attn = attn * _keep_mask(attn, dropout_p, attn.shape)
+    return attn.matmul(value)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -1432,19 +1487,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    mask = None if attn_mask is None else attn_mask._data
+    groups = 1
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
-        # grouped-query attention: each key/value head serves a group of query heads
-        key, value = (_repeat_heads(t, query.shape[-3]) for t in (key, value))
+        groups = query.shape[-3] // key.shape[-3]
+    # PyTorch's fused CPU kernel takes 4-D float inputs with one batch size, one head size and
+    # the key/value heads serving whole groups of query heads, no dropout, and a mask that does
+    # not want a gradient; anything else takes its math path
     fused = (dropout_p == 0.0 and query._dtype in (D.float32, D.float64) and query.dim() == 4 and
-             query.shape[:2] == key.shape[:2] == value.shape[:2] and
-             query.shape[-1] == value.shape[-1])
+             query.shape[0] == key.shape[0] == value.shape[0] and
+             key.shape[1] == value.shape[1] and query.shape[1] == key.shape[1] * groups and
+             query.shape[-1] == value.shape[-1] and
+             (attn_mask is None or not attn_mask.requires_grad))
     if not fused:
-        # where PyTorch takes its math path (its fused CPU kernel wants 4-D float inputs of
-        # one head size, and no dropout): a composite of ember ops
-        from ..ops.creation import rand_like
-        p = _attention_probs(query, key, mask, is_causal, scale)
-        if dropout_p > 0.0:
-            p = p * (rand_like(p) >= dropout_p) / (1.0 - dropout_p)
-        return p.matmul(value)
-    return _sdpa(query, key, value, mask=mask, is_causal=is_causal, scale=scale)
+        return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, groups)
+    mask = None if attn_mask is None else attn_mask._data
+    return _sdpa(query, key, value, mask=mask, is_causal=is_causal, scale=scale, groups=groups)

@@ -17,6 +17,8 @@ from ..ops import reduction as R
 from ..ops import pointwise as P
 from ..ops.linalg import addmm, matmul
 from ..ops.creation import zeros, _rng
+from ..ops.pointwise_extra import xlogy as _special_xlogy
+from ..autograd import grad_mode
 
 sigmoid = P.sigmoid
 tanh = P.tanh
@@ -55,19 +57,60 @@ def linear(input, weight, bias=None):
     return out.view(*input.shape[:-1], out.shape[-1])
 
 
+@primitive("_trilinear", node="TrilinearBackward0", save=("i1", "i2", "i3"))
+def _trilinear(xp, i1, i2, i3):
+    """out[b, o] = sum_ij i1[b, i] i2[o, i, j] i3[b, j]: bilinear's product, one node in torch's
+    graph (its `_trilinear`, here only in the layout bilinear uses)."""
+    n_out, n1, n2 = i2.shape
+    # (i1 W_o) for every output o at once, then the inner product with i3
+    t = xp.matmul(i1, i2.transpose(1, 0, 2).reshape(n1, n_out * n2)).reshape(-1, n_out, n2)
+    return (t * i3[:, None, :]).sum(-1).astype(i1.dtype, copy=False)
+
+
+@_trilinear.derivative
+def _(ctx, g):
+    x1, w, x2 = ctx.i1, ctx.i2, ctx.i3
+    n_out, n1, n2 = w.shape
+    needs = ctx.needs_input_grad
+    g1 = gw = g2 = None
+    if needs[0]:      # sum_oj g[b, o] w[o, i, j] x2[b, j]
+        gx2 = (g.unsqueeze(2) * x2.unsqueeze(1)).reshape(-1, n_out * n2)
+        g1 = gx2.matmul(w.permute(1, 0, 2).reshape(n1, n_out * n2).t())
+    if needs[1]:      # sum_b g[b, o] x1[b, i] x2[b, j]
+        outer = (x1.unsqueeze(2) * x2.unsqueeze(1)).reshape(-1, n1 * n2)
+        gw = g.t().matmul(outer).reshape(n_out, n1, n2)
+    if needs[2]:      # sum_oi g[b, o] x1[b, i] w[o, i, j]
+        g2 = (g.unsqueeze(2) * x1.unsqueeze(1)).reshape(-1, n_out * n1).matmul(
+            w.reshape(n_out * n1, n2))
+    return g1, gw, g2
+
+
+def _check_bilinear(input1, input2, weight, bias):
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {a} and {b}")
+    for name, x, dim in (("input1", input1, 1), ("input2", input2, 2)):
+        if weight.dim() > dim and x.shape[-1] != weight.shape[dim]:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {weight.shape[dim]}")
+    if bias is not None and bias.shape[-1] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1]} but expected {weight.shape[0]}")
+
+
 def bilinear(input1, input2, weight, bias=None):
     """y_o = x1^T W_o x2 + b_o over the last dims (leading dims are batch dims)."""
-    n_out, n1, n2 = weight.shape
-    lead = input1.shape[:-1]
-    x1 = input1.reshape(-1, n1)
-    x2 = input2.reshape(-1, 1, n2)
-    # (x1 W_i.) for every output at once, then the inner product with x2
-    t = matmul(x1, weight.permute(1, 0, 2).reshape(n1, n_out * n2)).reshape(-1, n_out, n2)
-    out = (t * x2).sum(-1).reshape(*lead, n_out)
+    _check_bilinear(input1, input2, weight, bias)
+    out = _trilinear(input1.reshape(-1, input1.shape[-1]), weight,
+                     input2.reshape(-1, input2.shape[-1]))
+    out = out.view(*input1.shape[:-1], weight.shape[0])
     return out + bias if bias is not None else out
 
 
-# ============================================================================ activations
 def _elementwise(name, node, forward, derivative, save=("self",)):
     """A one-input primitive with options: forward(xp, x, **opts), derivative(ctx, grad)."""
     op = primitive(name, node=node, save=save)(forward)
@@ -75,6 +118,40 @@ def _elementwise(name, node, forward, derivative, save=("self",)):
     return op
 
 
+# ============================================================================ scalar operands
+# torch's C++ composites (losses, distances, attention) call some ops with a Python number
+# operand, and its graph shows those as nodes of their own with a single edge: `x + eps` there
+# is AddBackward1, where Python's `x + eps` (torch's and ember's) is AddBackward0 with a second,
+# empty edge. These are those ops, so that ember's composites show torch's graphs.
+_add_scalar = _elementwise("add.Scalar", "AddBackward1",
+                           lambda xp, self, *, other: self + other, lambda ctx, g: g, save=())
+_sub_scalar = _elementwise("sub.Scalar", "SubBackward1",
+                           lambda xp, self, *, other: self - other, lambda ctx, g: g, save=())
+_mul_scalar = _elementwise("mul.Scalar", "MulBackward1", lambda xp, self, *, other: self * other,
+                           lambda ctx, g: g * ctx.other, save=())
+_div_scalar = _elementwise("div.Scalar", "DivBackward1", lambda xp, self, *, other: self / other,
+                           lambda ctx, g: g / ctx.other, save=())
+# clamp with a lower bound only (torch.clamp_min): clamp's forward and derivative, own node
+_clamp_min = _elementwise("clamp_min", "ClampMinBackward0", P._clamp.forward,
+                          P._clamp.derivative_fn)
+# torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
+_norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
+    R._vector_norm.forward)
+_norm.derivative(R._vector_norm.derivative_fn)
+
+
+def _clamp_min_scalar(input, min):
+    return _clamp_min(input, min=min, max=None)
+
+
+def _scalar_minus(value, tensor):
+    """value - tensor as torch's C++ writes it: a filled tensor minus tensor (SubBackward0 with
+    an empty first edge; Python's `value - tensor` is RsubBackward1)."""
+    from ..ops.creation import full_like
+    return full_like(tensor, value) - tensor
+
+
+# ============================================================================ activations
 def _apply(op, input, inplace, **options):
     return op.inplace(input, **options) if inplace else op(input, **options)
 
@@ -612,11 +689,18 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
-    """Normalize each (sample, channel) over its spatial dims: group norm with one group per
-    channel (running stats are not supported)."""
+    """Normalize each (sample, channel) over its spatial dims: batch norm of the input seen as
+    one sample of N*C channels, as torch computes it (running stats are not supported)."""
     if running_mean is not None or not use_input_stats:
         raise NotImplementedError("instance_norm with running stats is not implemented in ember")
-    return group_norm(input, input.shape[1], weight, bias, eps)
+    n, c = input.shape[:2]
+    if input.numel() // (n * c) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    flat = input.reshape(1, n * c, *input.shape[2:])
+    weight = weight.repeat(n) if weight is not None else None
+    bias = bias.repeat(n) if bias is not None else None
+    return batch_norm(flat, None, None, weight, bias, True, momentum, eps).view(input.shape)
 
 
 # ============================================================================ embedding
@@ -693,20 +777,24 @@ def one_hot(tensor, num_classes=-1):
 
 # ============================================================================ distances
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = R.vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    denom = _clamp_min_scalar(R.vector_norm(input, p, dim, True), eps).expand_as(input)
     return input / denom
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     x1, x2 = _broadcast(x1, x2)
-    n1 = R.vector_norm(x1, 2, dim, True).clamp_min(eps)
-    n2 = R.vector_norm(x2, 2, dim, True).clamp_min(eps)
+    n1 = R.vector_norm(x1, 2, dim, True).clone()
+    n2 = R.vector_norm(x2, 2, dim, True).clone()
+    # torch floors the norms at eps outside the graph: the gradient flows as if unclamped
+    with grad_mode.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    dim = max(x1.dim(), x2.dim(), 1)
-    return R.norm(x1 - x2 + eps, p, dim - 1, keepdim)
+    dim = max(x1.dim(), x2.dim(), 1) - 1
+    return _norm(_add_scalar(x1 - x2, other=eps), ord=float(p), dims=(dim,), keepdim=keepdim)
 
 
 def _broadcast(a, b):
@@ -797,19 +885,35 @@ def _(ctx, g):
     return _both_grads(ctx, _reduced_grad(ctx, g) * 2 * (ctx.self - ctx.target))
 
 
+def _check_weight(weight, input):
+    if weight is not None and weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted_reduce(loss, weight, reduction):
+    """A pointwise loss times per-element weights, reduced; 'mean' is the weighted mean."""
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(reduction, size_average, reduce)
     if weight is not None:
+        _check_weight(weight, input)
         _warn_size(input, target)
-        return _reduce(weight * (input - target) ** 2, reduction)
+        return _weighted_reduce((input - target) ** 2, weight, reduction)
     return _pointwise_loss(_mse_loss, input, target, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(reduction, size_average, reduce)
+    _check_weight(weight, input)
     _warn_size(input, target)
     loss = (input - target).abs()
-    return _reduce(loss * weight if weight is not None else loss, reduction)
+    return _weighted_reduce(loss, weight, reduction) if weight is not None else \
+        _reduce(loss, reduction)
 
 
 def _smooth_l1_forward(xp, self, target, *, reduction, beta):
@@ -858,13 +962,30 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        # torch weighs the unreduced loss, then reduces it as usual (a plain mean)
+        _check_weight(weight, input)
+        loss = _pointwise_loss(_huber_loss, input, target, "none", delta=delta)
+        return _reduce(loss * weight, reduction)
     return _pointwise_loss(_huber_loss, input, target, reduction, delta=delta)
 
 
 # ---------------------------------------------------------------------------- binary
-@primitive("binary_cross_entropy", node="BinaryCrossEntropyBackward0",
-           save=("self", "target", "weight"))
-def _bce(xp, self, target, weight, *, reduction):
+def _no_grad_argument(tensor, argument, function):
+    """torch's error for a tensor argument its function is not differentiable for (weights):
+    such an argument is an option of the op, with no edge in the graph."""
+    if tensor is not None and tensor.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                           f"argument '{argument}'. This input cannot have requires_grad True.")
+    return None if tensor is None else tensor._data
+
+
+def _const_or_none(array, like):
+    return None if array is None else _const(array, like)
+
+
+@primitive("binary_cross_entropy", node="BinaryCrossEntropyBackward0", save=("self", "target"))
+def _bce(xp, self, target, *, weight, reduction):
     if xp.any((self < 0) | (self > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
     # PyTorch clamps each log at -100 so that a saturated prediction costs 100, not inf
@@ -878,7 +999,7 @@ def _bce(xp, self, target, weight, *, reduction):
 
 @_bce.derivative
 def _(ctx, g):
-    x, t, w = ctx.self, ctx.target, ctx.weight
+    x, t, w = ctx.self, ctx.target, _const_or_none(ctx.weight, g)
     g = _reduced_grad(ctx, g)
     if w is not None:
         g = g * w
@@ -887,7 +1008,7 @@ def _(ctx, g):
     gt = None
     if needs[1]:
         gt = g * ((-x).log1p() - x.log())        # unclamped, as torch's target gradient
-    return gx, gt, None
+    return gx, gt
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -899,12 +1020,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"the same size.")
     if weight is not None and weight.shape != input.shape:
         weight = weight.expand(input.shape)
-    return _bce(input, target, weight, reduction=reduction)
+    return _bce(input, target, weight=_no_grad_argument(weight, "weight", "binary_cross_entropy"),
+                reduction=reduction)
 
 
 @primitive("binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
-           save=("self", "target", "weight", "pos_weight"))
-def _bce_logits(xp, self, target, weight, pos_weight, *, reduction):
+           save=("self", "target"))
+def _bce_logits(xp, self, target, *, weight, pos_weight, reduction):
     # (1 - t) x + l (log(1 + e^-|x|) + max(-x, 0)),  l = 1 + (pos_weight - 1) t
     softplus_neg = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)
     scale = 1 if pos_weight is None else 1 + (pos_weight - 1) * target
@@ -916,7 +1038,8 @@ def _bce_logits(xp, self, target, weight, pos_weight, *, reduction):
 
 @_bce_logits.derivative
 def _(ctx, g):
-    x, t, w, pw = ctx.self, ctx.target, ctx.weight, ctx.pos_weight
+    x, t = ctx.self, ctx.target
+    w, pw = _const_or_none(ctx.weight, g), _const_or_none(ctx.pos_weight, g)
     g = _reduced_grad(ctx, g)
     if w is not None:
         g = g * w
@@ -930,7 +1053,7 @@ def _(ctx, g):
             gx = g * ((1 - t) - scale * (-x).sigmoid())
     if needs[1]:
         gt = -g * x if pw is None else g * ((pw - 1) * softplus(-x) - x)
-    return gx, gt, None, None
+    return gx, gt
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -939,7 +1062,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    return _bce_logits(input, target, weight, pos_weight, reduction=reduction)
+    name = "binary_cross_entropy_with_logits"
+    return _bce_logits(input, target, weight=_no_grad_argument(weight, "weight", name),
+                       pos_weight=_no_grad_argument(pos_weight, "pos_weight", name),
+                       reduction=reduction)
 
 
 # ---------------------------------------------------------------------------- classification
@@ -1089,13 +1215,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / total
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)
+    return _mul_scalar(loss, other=1 - label_smoothing) + _mul_scalar(
+        smooth, other=label_smoothing / n_classes)
 
 
 def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim):
     n_classes = logp.shape[cdim]
     if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        target = _add_scalar(_mul_scalar(target, other=1 - label_smoothing),
+                             other=label_smoothing / n_classes)
     terms = logp * target
     if weight is not None:
         wshape = [1] * logp.dim()
@@ -1106,7 +1234,7 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
     total = -terms.sum()
     if reduction == "sum":
         return total
-    return total / (logp.numel() // n_classes)
+    return _div_scalar(total, other=logp.numel() // n_classes)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -1122,9 +1250,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # target * log(target), taken as 0 where target is 0 (xlogy)
-        t_log_t = P.where(target == 0, 0.0, target * target.log()).to(target.dtype)
-        loss = t_log_t - target * input
+        loss = _special_xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
     return _reduce(loss, reduction)
@@ -1136,12 +1262,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     eps = 1e-12
     dim = input1.dim() - 1
     dot = (input1 * input2).sum(dim)
-    mag1 = (input1 * input1).sum(dim) + eps
-    mag2 = (input2 * input2).sum(dim) + eps
+    mag1 = _add_scalar((input1 * input1).sum(dim), other=eps)
+    mag2 = _add_scalar((input2 * input2).sum(dim), other=eps)
     cos = dot / (mag1 * mag2).sqrt()
     zero = zeros((), dtype=cos.dtype)
-    pos = P.where(target == 1, 1 - cos, zero)
-    neg = P.where(target == -1, (cos - margin).clamp_min(0), zero)
+    pos = P.where(target == 1, _scalar_minus(1, cos), zero)
+    neg = P.where(target == -1, _clamp_min_scalar(_sub_scalar(cos, other=margin), 0), zero)
     return _reduce(pos + neg, reduction)
 
 
@@ -1152,21 +1278,36 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    return _reduce(_clamp_min_scalar(_add_scalar(-target * (input1 - input2), other=margin), 0),
+                   reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
     zero = zeros((), dtype=input.dtype)
-    margin_clamp = (margin - input).clamp_min(0)
+    margin_clamp = _clamp_min_scalar(_scalar_minus(margin, input), 0)
     loss = P.where(target != 1, margin_clamp, zero) + P.where(target != -1, input, zero)
     return _reduce(loss, reduction)
 
 
+@primitive("soft_margin_loss", node="SoftMarginLossBackward0", save=("self",))
+def _soft_margin_loss(xp, self, *, target, reduction):
+    # log(1 + exp(-t x)), without overflow
+    return _reduce_array(xp, _softplus_array(xp, -target * self).astype(self.dtype), reduction)
+
+
+@_soft_margin_loss.derivative
+def _(ctx, g):
+    t = _const(ctx.target, g)
+    return _reduced_grad(ctx, g) * -t * (-t * ctx.self).sigmoid()
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
-    return _reduce((-target * input).exp().log1p(), reduction)
+    target = _no_grad_argument(target, "target", "soft_margin_loss")
+    return _soft_margin_loss(input, target=target.astype(input._dtype.np, copy=False),
+                             reduction=reduction)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
@@ -1175,9 +1316,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if log_input:
         loss = input.exp() - target * input
     else:
-        loss = input - target * (input + eps).log()
+        loss = input - target * _add_scalar(input, other=eps).log()
     if full:
-        stirling = target * target.log() - target + (2 * math.pi * target).log() * 0.5
+        stirling = target * target.log() - target + _mul_scalar(
+            _mul_scalar(target, other=2 * math.pi).log(), other=0.5)
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
@@ -1189,7 +1331,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = P.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+    return _reduce(_clamp_min_scalar(_add_scalar(d_pos, other=margin) - d_neg, 0), reduction)
 
 
 # ============================================================================ convolution & co

@@ -2,6 +2,7 @@
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import creation, indexing, linalg, pointwise as P, reduction as R, views as V
+from . import complex_views as CV
 from . import (linalg_extra as LX, pointwise_extra as PX, reduction_extra as RX,
                shape_extra as SX)
 
@@ -58,12 +59,9 @@ Tensor.H = property(lambda self: V.T(self).conj())
 Tensor.mH = property(lambda self: V.mT(self).conj())
 Tensor.__getitem__ = indexing.getitem
 Tensor.__setitem__ = indexing.setitem
-Tensor.real = property(lambda self: self if not self._dtype.is_complex else
-                       Tensor._make(self._data.real.copy(), self._dtype.to_real(), self._device))
-Tensor.imag = property(lambda self: Tensor._make(self._data.imag.copy(), self._dtype.to_real(),
-                                                 self._device))
-Tensor.conj = lambda self: self if not self._dtype.is_complex else \
-    Tensor._make(self._data.conj(), self._dtype, self._device)
+Tensor.real = property(CV.real)
+Tensor.imag = property(CV.imag)
+Tensor.conj = CV.conj
 Tensor.dim_order = lambda self: tuple(range(self._data.ndim))
 
 
@@ -203,25 +201,12 @@ def _binary(fn):
     return op
 
 
-def _fast(op, public):
-    """Operator for the hot path: straight to the primitive for a floating-point tensor and
-    another tensor or a Python number (no bool/int corner cases to check there)."""
-    def method(self, other):
-        cls = other.__class__
-        if self._dtype._category >= 2 and (cls is float or cls is int or (
-                cls is Tensor and other._dtype._category >= 1)):    # a bool tensor: sub errors
-            return op(self, other)
-        return public(self, other)
-    return method
-
-
-Tensor.__add__ = _fast(P._add, _binary(P.add))
-Tensor.__radd__ = _fast(P._add, _binary(P.add))
-Tensor.__sub__ = _fast(P._sub, _binary(P.sub))
+# the arithmetic operators take the op's own fast path first (registry.Op.operator)
+Tensor.__add__ = Tensor.__radd__ = P._add.operator(_binary(P.add))
+Tensor.__sub__ = P._sub.operator(_binary(P.sub))
 Tensor.__rsub__ = _reflect(P.sub)
-Tensor.__mul__ = _fast(P._mul, _binary(P.mul))
-Tensor.__rmul__ = _fast(P._mul, _binary(P.mul))
-Tensor.__truediv__ = _fast(P._div, _binary(P.div))
+Tensor.__mul__ = Tensor.__rmul__ = P._mul.operator(_binary(P.mul))
+Tensor.__truediv__ = P._div.operator(_binary(P.div))
 Tensor.__rtruediv__ = _reflect(P.div)
 Tensor.__floordiv__ = _binary(P.floor_divide)
 Tensor.__rfloordiv__ = _reflect(P.floor_divide)

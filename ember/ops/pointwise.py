@@ -177,7 +177,8 @@ def rsub(input, other, *, alpha=1, out=None):
     return _out(_rsub(_promote_to(input, other), other=other, alpha=alpha), out, "rsub")
 
 
-@primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON)
+@primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON,
+           save_for={"self": "other", "other": "self"})
 def _mul(xp, self, other):
     return xp.multiply(self, other)
 
@@ -195,7 +196,8 @@ def mul(input, other, *, out=None):
     return _out(_mul(input, other), out, "mul")
 
 
-@primitive("div", node="DivBackward0", save=("self", "other"), promote=FLOAT)
+@primitive("div", node="DivBackward0", save=("self", "other"), promote=FLOAT,
+           save_for={"self": "other"})
 def _div(xp, self, other):
     return xp.true_divide(self, other)
 

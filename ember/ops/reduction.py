@@ -139,7 +139,9 @@ def _mean_all(xp, self, *, dtype):
 @_mean_all.derivative
 def _(ctx, grad):
     n = int(np.prod(ctx.input_shape()))
-    return (grad / n).expand(ctx.input_shape())
+    # expand, then divide, as PyTorch: over an empty input the double backward is then
+    # a sum of nothing (0), not 0 / 0
+    return grad.expand(ctx.input_shape()) / n
 
 
 @primitive("mean.dim", node="MeanBackward1")
@@ -151,7 +153,7 @@ def _mean_dim(xp, self, *, dims, keepdim, dtype):
 def _(ctx, grad):
     shape = ctx.input_shape()
     n = int(np.prod([shape[d] for d in ctx.dims]))
-    return (_restore_dims(grad, shape, ctx.dims, ctx.keepdim) / n).expand(shape)
+    return _restore_dims(grad, shape, ctx.dims, ctx.keepdim).expand(shape) / n
 
 
 def mean(input, dim=UNSET, keepdim=False, *, dtype=None, out=None, axis=None):
@@ -423,9 +425,10 @@ def _count(shape, dims):
     return int(np.prod([shape[d] for d in dims])) if dims else 1
 
 
-def _dof(shape, dims, correction):
-    """max(n - correction, 0) as a float: the divisor of var."""
-    return float(builtins.max(_count(shape, dims) - correction, 0))
+def _dof(count, correction):
+    """n - correction as a float: the divisor of var's derivative (as in PyTorch, not clamped
+    at 0 there, unlike the forward's divisor: a correction above n flips the gradient's sign)."""
+    return float(count - correction)
 
 
 def _var_np(xp, x, dims, correction, keepdim):
@@ -436,16 +439,20 @@ def _var_np(xp, x, dims, correction, keepdim):
     sq = (centered * centered.conj()).real if x.dtype.kind == "c" else centered * centered
     # no degrees of freedom left: divide by 0 (inf/nan), as PyTorch does
     out = xp.sum(sq, axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)
-    return out if n else out * np.nan                                   # empty: nan
+    if not n:
+        out = out * np.nan                                              # empty: nan
+    # in x's real dtype, C-contiguous as PyTorch's results are (NumPy keeps x's memory order)
+    return xp.asarray(out).astype(_real_dtype(x), order="C")
 
 
 def _real_dtype(x):
     return x.real.dtype if x.dtype.kind == "c" else x.dtype
 
 
+# `count` is the n of the derivative's n - correction (see _var_args)
 @primitive("var", node="VarBackward0", save=("self",))
-def _var(xp, self, *, dims, correction, keepdim):
-    return xp.asarray(_var_np(xp, self, dims, correction, keepdim)).astype(_real_dtype(self))
+def _var(xp, self, *, dims, correction, keepdim, count):
+    return _var_np(xp, self, dims, correction, keepdim)
 
 
 def _var_grad(ctx, grad):
@@ -453,7 +460,7 @@ def _var_grad(ctx, grad):
     shape = ctx.input_shape()
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
     centered = x - x.mean(dim=ctx.dims, keepdim=True)
-    dof = _dof(shape, ctx.dims, ctx.correction)
+    dof = _dof(ctx.count, ctx.correction)
     return g * centered * (2.0 / dof if dof else math.inf)    # as PyTorch: no degrees left: inf
 
 
@@ -461,9 +468,8 @@ _var.derivative(_var_grad)
 
 
 @primitive("std", node="StdBackward0", save=("self", "result"))
-def _std(xp, self, *, dims, correction, keepdim):
-    return xp.sqrt(xp.asarray(_var_np(xp, self, dims, correction, keepdim))).astype(
-        _real_dtype(self))
+def _std(xp, self, *, dims, correction, keepdim, count):
+    return xp.sqrt(_var_np(xp, self, dims, correction, keepdim))
 
 
 def _std_grad(ctx, grad, result):
@@ -472,7 +478,7 @@ def _std_grad(ctx, grad, result):
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
     res = _restore_dims(result, shape, ctx.dims, ctx.keepdim)
     centered = x - x.mean(dim=ctx.dims, keepdim=True)
-    dof = _dof(shape, ctx.dims, ctx.correction)
+    dof = _dof(ctx.count, ctx.correction)
     return g * centered / (res * dof) if dof else g * centered * math.inf / res
 
 
@@ -480,9 +486,9 @@ _std.derivative(lambda ctx, grad: _std_grad(ctx, grad, ctx.result))
 
 
 @primitive("var_mean", node="VarMeanBackward0", save=("self",), n_outputs=2)
-def _var_mean(xp, self, *, dims, correction, keepdim):
-    var = xp.asarray(_var_np(xp, self, dims, correction, keepdim)).astype(_real_dtype(self))
-    return var, _mean_np(xp, self, dims, keepdim, self.dtype)
+def _var_mean(xp, self, *, dims, correction, keepdim, count):
+    return (_var_np(xp, self, dims, correction, keepdim),
+            xp.asarray(_mean_np(xp, self, dims, keepdim, self.dtype), order="C"))
 
 
 @_var_mean.derivative
@@ -499,10 +505,9 @@ def _(ctx, grad_var, grad_mean):
 
 
 @primitive("std_mean", node="StdMeanBackward0", save=("self", "result"), n_outputs=2)
-def _std_mean(xp, self, *, dims, correction, keepdim):
-    std = xp.sqrt(xp.asarray(_var_np(xp, self, dims, correction, keepdim))).astype(
-        _real_dtype(self))
-    return std, _mean_np(xp, self, dims, keepdim, self.dtype)
+def _std_mean(xp, self, *, dims, correction, keepdim, count):
+    return (xp.sqrt(_var_np(xp, self, dims, correction, keepdim)),
+            xp.asarray(_mean_np(xp, self, dims, keepdim, self.dtype), order="C"))
 
 
 @_std_mean.derivative
@@ -526,7 +531,10 @@ def _var_args(input, dim, unbiased, correction, keepdim):
     if input._dtype._category < 2:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _reduce_dims(dim, input._data.ndim, ranges_first=False)
-    return dims, correction, keepdim
+    # dim=[] reduces every dim, yet PyTorch's derivative then takes n = 1 (no dim listed): the
+    # gradient of var(x, []) is 2 (x - mean) / (1 - correction), inf / nan by default
+    count = 1 if isinstance(dim, (list, tuple)) and not dim else _count(input.shape, dims)
+    return dims, correction, keepdim, count
 
 
 def _warn_dof(name, input, dims, correction):
@@ -542,27 +550,29 @@ def _warn_dof(name, input, dims, correction):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
     _warn_dof("var", input, dims, corr)
-    return _out(_var(input, dims=dims, correction=corr, keepdim=keepdim), out, "var")
+    return _out(_var(input, dims=dims, correction=corr, keepdim=keepdim, count=count), out,
+                "var")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
     _warn_dof("std", input, dims, corr)
-    return _out(_std(input, dims=dims, correction=corr, keepdim=keepdim), out, "std")
+    return _out(_std(input, dims=dims, correction=corr, keepdim=keepdim, count=count), out,
+                "std")
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
     _warn_dof("var_mean", input, dims, corr)
-    return _var_mean(input, dims=dims, correction=corr, keepdim=keepdim)
+    return _var_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
     _warn_dof("std_mean", input, dims, corr)
-    return _std_mean(input, dims=dims, correction=corr, keepdim=keepdim)
+    return _std_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
 
 
 # ----------------------------------------------------------------------------- norms

@@ -23,7 +23,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence
+from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence, modified_message
 from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
@@ -36,10 +36,9 @@ _state = grad_mode.state
 _ndarray = np.ndarray
 _XP = {"cpu": np}
 
-_NO_EDGE = (None, 0)
-_NOTHING_SAVED = {}
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
+_make_tensor = Tensor._make
 
 
 def xp_of(device):
@@ -50,39 +49,27 @@ def xp_of(device):
 
 
 class OpNode(Node):
-    """A node made by a registered op; subclassed once per op with PyTorch's node name."""
-    __slots__ = ("_op", "_saved", "_params", "_input_meta", "needs_input_grad", "_n_outputs")
+    """A node made by a registered op; subclassed once per op with PyTorch's node name.
+
+    A derivative reads `ctx.<name>`: a saved value or an option of the op. Each op's node class
+    gets one property per name (see `_node_properties`); PyTorch's `_saved_<name>` spellings too.
+    """
+    __slots__ = ("_op", "_saved", "_versions", "_params", "_input_meta", "needs_input_grad",
+                 "_n_outputs")
 
     def __getattr__(self, name):
-        # ctx.<name> in a derivative: a saved tensor, or an option of the op. (Reached only
-        # when normal lookup fails; the slots read here are always set by _record.)
-        if name[0] == "_" and not name.startswith("_saved_"):
-            raise AttributeError(name)          # a missing private slot: no recursion
-        saved = self._saved
-        if saved is not None and name in saved:
-            value = saved[name]
-            if value.__class__ is SavedTensor:
-                return value.unpack(self)
-            if value.__class__ is list:
-                return [v.unpack(self) if v.__class__ is SavedTensor else v for v in value]
-            return value
-        params = self._params
-        if name in params:
+        # reached only when no slot, method or property has the name: an option set on the
+        # node after the call (e.g. the device a copy came from)
+        params = self._params if name[0] != "_" else None
+        if params and name in params:
             return params[name]
-        op = self._op
-        if name in op.defaults:
-            return op.defaults[name]
-        if name.startswith("_saved_"):           # PyTorch's grad_fn._saved_self spelling
-            return getattr(self, name[7:])
-        if saved is None and name in op.save:
-            raise RuntimeError(FREED_ERROR)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def input_shape(self, i=0):
         return self._input_meta[i][0]
 
     def input_dtype(self, i=0):
-        return self._input_meta[i][1]
+        return _FROM_NUMPY[self._input_meta[i][1]]
 
     def release(self):
         if self._op.save:
@@ -98,9 +85,54 @@ class OpNode(Node):
             out = op.derivative_fn(self, grads[0])
         else:
             out = op.derivative_fn(self, *grads)
-        if not isinstance(out, (tuple, list)):
+        if out.__class__ is not tuple and out.__class__ is not list:
             out = (out,)
         return _fit_grads(out, self._input_meta)
+
+
+def _saved_property(k, name):
+    """ctx.<name> for the k-th saved value: checked against in-place changes since it was
+    saved, or PyTorch's error once backward has freed it."""
+    def get(node):
+        saved = node._saved
+        if saved is None:
+            raise RuntimeError(FREED_ERROR)
+        value = saved[k]
+        cls = value.__class__
+        if cls is Tensor or isinstance(value, Tensor):      # an input, saved as it is
+            version = node._versions[k]
+            if value._version.value != version:
+                record = SavedTensor(value)
+                record.saved_version = version
+                raise RuntimeError(modified_message(record, node))
+            return value
+        if cls is SavedTensor:                              # an output, saved without a cycle
+            return value.unpack(node)
+        if cls is list:
+            return [v.unpack(node) if v.__class__ is SavedTensor else v for v in value]
+        return value            # a number, an array, or None where no gradient needed it
+    get.__name__ = name
+    return property(get)
+
+
+def _param_property(name, default):
+    if default is inspect.Parameter.empty:
+        return property(lambda node: node._params[name])
+    return property(lambda node: node._params.get(name, default))
+
+
+def _node_properties(op):
+    """{name: property} for every saved value and option of `op`, and the `_saved_` names."""
+    props = {}
+    for k, name in enumerate(op.save):
+        props[name] = _saved_property(k, name)
+    for name, default in op.options.items():
+        if name not in props:
+            props[name] = _param_property(name, default)
+    for name in list(props):
+        props["_saved_" + name] = props[name]
+    # a name the node class already has keeps its meaning there (`input_shape` the method)
+    return {n: p for n, p in props.items() if not hasattr(OpNode, n)}
 
 
 def _fit_grads(grads, metas):
@@ -108,11 +140,12 @@ def _fit_grads(grads, metas):
     result = []
     for g, meta in zip(grads, metas):
         if g is not None and meta is not None and (g._data.shape != meta[0] or
-                                                   g._dtype is not meta[1]):
-            shape, dtype = meta
+                                                   g._dtype.np is not meta[1]):
+            shape, np_dtype = meta
             if g._data.shape != shape:
                 g = _reduction().sum_to_size(g, shape)
-            if g._dtype is not dtype:
+            if g._dtype.np is not np_dtype:
+                dtype = _FROM_NUMPY[np_dtype]
                 if dtype._category < 3 and g._dtype._category == 3:
                     g = g.real
                 g = g.to(dtype)
@@ -129,10 +162,11 @@ class Op:
     """One registered op. Calling it runs the forward and records the graph."""
 
     def __init__(self, fn, name, node, save, promote, differentiable, n_outputs,
-                 differentiable_outputs, view):
+                 differentiable_outputs, view, save_for):
         self.forward = fn
         self.name = name
         self.save = tuple(save)
+        self.save_for = save_for or {}
         self.promote = promote
         self.differentiable = differentiable
         self.n_outputs = n_outputs
@@ -142,27 +176,30 @@ class Op:
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-        self.defaults = {p.name: p.default for p in params
-                         if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
+        self.options = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY}
         self.arg_names = [p.name for p in params
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                         p.VAR_POSITIONAL)]
-        self.node_cls = type(node or name, (OpNode,), {"__slots__": ()}) if differentiable \
-            else None
         self.save_plan = tuple(self._plan_save(n) for n in self.save)
+        self.node_cls = type(node or name, (OpNode,), dict(
+            _node_properties(self), __slots__=())) if differentiable else None
         self.plain_output = n_outputs == 1 and not view    # one new tensor, not a view
         self.__name__ = name
         self.__doc__ = fn.__doc__
 
     def _plan_save(self, name):
-        """How `_record` finds a saved name: (name, kind, index), resolved once here."""
+        """How `_record` finds a saved name: (kind, index, needed_by), resolved once here.
+        needed_by: the input whose gradient alone reads it (save_for), else None (always)."""
+        needed_by = self.save_for.get(name)
+        if needed_by is not None:
+            needed_by = self.arg_names.index(needed_by)
         if name == "result":
-            return (name, _SAVE_RESULT, 0)
+            return (_SAVE_RESULT, 0, needed_by)
         if name.startswith("result"):
-            return (name, _SAVE_OUTPUT_DATA, int(name[6:]))
+            return (_SAVE_OUTPUT_DATA, int(name[6:]), needed_by)
         if self.varargs and name == self.arg_names[0]:
-            return (name, _SAVE_ALL_INPUTS, 0)
-        return (name, _SAVE_INPUT, self.arg_names.index(name))
+            return (_SAVE_ALL_INPUTS, 0, needed_by)
+        return (_SAVE_INPUT, self.arg_names.index(name), needed_by)
 
     def derivative(self, fn):
         self.derivative_fn = fn
@@ -187,7 +224,7 @@ class Op:
                 check_broadcast(inputs)     # PyTorch's error when the shapes don't broadcast
                 raise
             if out.__class__ is _ndarray and self.plain_output:
-                result = Tensor._make(out, _FROM_NUMPY[out.dtype], device)
+                result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
             else:
                 result = self._wrap(out, inputs, device)
         else:
@@ -210,29 +247,61 @@ class Op:
             self._record(inputs, result, params)
         return result
 
+    def operator(self, fallback):
+        """The Tensor method for this op's operator (`a * b`, `a + 1.5`).
+
+        The hot path of the whole library, kept to one call: a floating-point CPU tensor with
+        a tensor of its dtype or a Python number (which keeps the tensor's dtype), no autocast.
+        Anything else goes to `fallback` (the public function: checks, promotion, devices).
+        """
+        forward, record = self.forward, self._record
+
+        def method(a, b):
+            cls = b.__class__
+            if cls is float or cls is int:
+                other, b_requires_grad = _scalar_operand(b, a._dtype.np), False
+            elif isinstance(b, Tensor) and b._dtype is a._dtype and b._device is CPU:
+                other, b_requires_grad = b._data, b._requires_grad
+            else:
+                return fallback(a, b)
+            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0]:
+                return fallback(a, b)
+            try:
+                out = forward(np, a._data, other)
+            except ValueError:
+                return fallback(a, b)           # which raises PyTorch's broadcast error
+            if out.__class__ is not _ndarray:
+                out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
+            result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
+            if _state.enabled and (a._requires_grad or b_requires_grad):
+                record((a, b), result, {})
+            return result
+        return method
+
     def _fast_operands(self, inputs):
         """The operands' arrays when no promotion or device move is needed, else None."""
         first = inputs[0]
-        if not isinstance(first, Tensor):
+        if first.__class__ is not Tensor and not isinstance(first, Tensor):
             return None
-        dtype, device = first._dtype, first._device
+        dtype = first._dtype
         if self.promote is FLOAT and dtype._category < 2:
             return None
-        if len(inputs) == 1:
+        n = len(inputs)
+        if n == 1:
             return (first._data,)
-        if len(inputs) == 2:
+        if n == 2:
             other = inputs[1]
             cls = other.__class__
             if cls is Tensor or isinstance(other, Tensor):
-                if other._dtype is dtype and other._device is device:
+                if other._dtype is dtype and other._device is first._device:
                     return (first._data, other._data)
                 return None
             # a Python number keeps a floating tensor's dtype, and an int keeps an int's
-            if self.promote is not None and (
-                    (cls is float and dtype._category >= 2) or
-                    (cls is int and dtype._category >= 1)):
-                return (first._data, _scalar_operand(other, dtype.np))
+            if self.promote is not None:
+                if (cls is float and dtype._category >= 2) or (cls is int and dtype._category >= 1):
+                    return (first._data, _scalar_operand(other, dtype.np))
             return None
+        device = first._device
         arrays = []
         for x in inputs:
             if not isinstance(x, Tensor) or x._dtype is not dtype or x._device is not device:
@@ -291,63 +360,88 @@ class Op:
     # ------------------------------------------------------------------ graph
     def _record(self, inputs, outputs, params, in_place=False, original_self=None):
         node = self.node_cls.__new__(self.node_cls)
-        edges = []
+        nodes = []                      # the edges: the node each input's gradient goes to,
+        nrs = []                        # and which of that node's outputs the input is
         metas = []
         needs = []
         for x in inputs:
-            if isinstance(x, Tensor):
+            if x.__class__ is Tensor or isinstance(x, Tensor):
                 if x._requires_grad:
                     fn = x._grad_fn if x._base is None else x.grad_fn
-                    edges.append((fn, x._output_nr) if fn is not None
-                                 else (x._accumulator(), 0))
+                    if fn is None:
+                        nodes.append(x._accumulator())
+                        nrs.append(0)
+                    else:
+                        nodes.append(fn)
+                        nrs.append(x._output_nr)
                     needs.append(True)
                 else:
-                    edges.append(_NO_EDGE)
+                    nodes.append(None)
+                    nrs.append(0)
                     needs.append(False)
-                metas.append((x._data.shape, x._dtype))
+                # (a NumPy dtype, not ember's: the GC need not track these tuples)
+                metas.append((x._data.shape, x._dtype.np))
             else:
-                edges.append(_NO_EDGE)
+                nodes.append(None)
+                nrs.append(0)
                 needs.append(False)
                 metas.append(None)
-        node.next_functions = tuple(edges)
+        node._next_nodes = tuple(nodes)
+        node._next_nrs = tuple(nrs)
         node._seq = next(_sequence)
         node._extras = None
         node._op = self
         node._params = params
-        node._input_meta = metas
-        node.needs_input_grad = tuple(needs)
-        outs = outputs if self.n_outputs != 1 else (outputs,)
-        node._n_outputs = 1 if self.n_outputs == 1 else len(outs[:self.differentiable_outputs])
-        if self.save:
-            saved = {}
-            for name, kind, i in self.save_plan:
-                if kind is _SAVE_INPUT:
-                    x = inputs[i]
-                    if x.__class__ is not Tensor and not isinstance(x, Tensor):
-                        saved[name] = x                 # a Python number operand
-                    elif in_place and i == 0:
-                        saved[name] = SavedTensor(original_self)
-                    else:
-                        saved[name] = SavedTensor(x)
-                elif kind is _SAVE_RESULT:
-                    saved[name] = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
-                        [SavedTensor(o, True, k) for k, o in
-                         enumerate(outs[:self.differentiable_outputs])]
-                elif kind is _SAVE_OUTPUT_DATA:
-                    saved[name] = outs[i]._data     # a non-differentiable output (indices)
-                else:                               # all of a *tensors argument
-                    saved[name] = [SavedTensor(x) for x in inputs]
-            node._saved = saved
+        node._input_meta = tuple(metas)
+        node.needs_input_grad = needs = tuple(needs)
+        if self.n_outputs == 1:
+            node._n_outputs = 1
+            outs = differentiable = (outputs,)
         else:
-            node._saved = _NOTHING_SAVED
+            outs = outputs
+            differentiable = outs[:self.differentiable_outputs]
+            node._n_outputs = len(differentiable)
+        if self.save:
+            node._saved, node._versions = self._save(inputs, outs, needs, in_place,
+                                                     original_self)
+        else:
+            node._saved = ()
         if _anomaly.state.enabled:
             _anomaly.record_trace(node)
-        for i, o in enumerate(outs[:self.differentiable_outputs]):
+        for i, o in enumerate(differentiable):
             if o._dtype._category >= 2:
                 o._grad_fn = node
                 o._output_nr = i
                 o._requires_grad = True
         return node
+
+    def _save(self, inputs, outs, needs, in_place, original_self):
+        """What the derivative reads, in `save` order, and the versions of the saved inputs.
+        Inputs are kept as they are (their version checked on use); outputs as SavedTensors,
+        which hold no reference back to the node."""
+        saved = []
+        versions = []
+        for kind, i, needed_by in self.save_plan:
+            version = None
+            if needed_by is not None and not needs[needed_by]:
+                value = None                    # only a gradient nobody wants reads it
+            elif kind is _SAVE_INPUT:
+                value = inputs[i]
+                if in_place and i == 0:
+                    value = original_self       # the target as it was before the write
+                if value.__class__ is Tensor or isinstance(value, Tensor):
+                    version = value._version.value
+            elif kind is _SAVE_RESULT:
+                value = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
+                    [SavedTensor(o, True, k) for k, o in
+                     enumerate(outs[:self.differentiable_outputs])]
+            elif kind is _SAVE_OUTPUT_DATA:
+                value = outs[i]._data           # a non-differentiable output (indices)
+            else:                               # all of a *tensors argument
+                value = [SavedTensor(x) for x in inputs]
+            saved.append(value)
+            versions.append(version)
+        return tuple(saved), tuple(versions)
 
     # ------------------------------------------------------------------ in place
     def inplace(self, target, *others, **params):
@@ -460,7 +554,9 @@ def rebase_history(target, op, node):
     """
     # _record attached node to target; the saved result is target after the write
     if "result" in op.save:
-        node._saved["result"] = SavedTensor(target, True, 0)
+        saved = list(node._saved)
+        saved[op.save.index("result")] = SavedTensor(target, True, 0)
+        node._saved = tuple(saved)
     base = target._base
     if base is None:
         return
@@ -484,9 +580,14 @@ def _pick_device(a, b):
 
 
 def primitive(name, node=None, save=(), promote=None, differentiable=True, n_outputs=1,
-              differentiable_outputs=None, view=False):
-    """Declare an op (see the module docstring)."""
+              differentiable_outputs=None, view=False, save_for=None):
+    """Declare an op (see the module docstring).
+
+    save_for: {saved name: input name} for a value only that input's gradient reads; it is
+    saved only when that input needs a gradient (as PyTorch does: `x * w` with a constant `w`
+    does not keep `x` alive).
+    """
     def wrap(fn):
         return Op(fn, name, node, save, promote, differentiable, n_outputs,
-                  differentiable_outputs, view)
+                  differentiable_outputs, view, save_for)
     return wrap

@@ -837,7 +837,7 @@ class CopySlices(Node):
     `fn`. Backward: the gradient of the base, with the view's region replaced by what `fn`'s
     derivative sends to its `self` input.
     """
-    __slots__ = ("fn", "view_geometry", "base_shape", "base_strides", "_n_outputs")
+    __slots__ = ("fn", "view_geometry", "base_shape", "base_strides", "real_view", "_n_outputs")
 
     @classmethod
     def rebase(cls, base, view_tensor, fn):
@@ -848,6 +848,7 @@ class CopySlices(Node):
         node.view_geometry = geometry(view_tensor)
         node.base_shape = base._data.shape
         node.base_strides = base.stride()
+        node.real_view = view_tensor._dtype is not base._dtype     # e.g. .real of a complex base
         base._grad_fn = node
         base._output_nr = 0
         base._requires_grad = True
@@ -865,7 +866,12 @@ class CopySlices(Node):
         result = empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype)
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
-        region = result.as_strided(shape, strides, offset)
+        if self.real_view:          # the view's geometry counts real elements
+            from .complex_views import view_as_real
+            region = _as_strided(view_as_real(result), size=shape, stride=strides,
+                                 storage_offset=offset, base_offset=0)
+        else:
+            region = result.as_strided(shape, strides, offset)
         if needs is None:                       # every input that has a node needs its grad
             needs = [child is not None for child, _ in self.next_functions]
         fn_needs = (True,) + tuple(needs[1:])
@@ -877,20 +883,31 @@ class CopySlices(Node):
         return (result,) + tuple(fn_grads[1:])
 
 
+def _view_node(op, edge, meta, params):
+    """The node of view op `op` on the input behind `edge`, made without running the op."""
+    node = op.node_cls.__new__(op.node_cls)
+    Node.__init__(node, (edge,))
+    node._op = op
+    node._n_outputs = 1
+    node._params = params
+    node._saved = ()
+    node._input_meta = (meta,)
+    node.needs_input_grad = (edge[0] is not None,)
+    return node
+
+
 def regenerate_view_grad_fn(view_tensor):
-    """Point a view's grad_fn at its base's current history (AsStridedBackward0)."""
+    """Point a view's grad_fn at its base's current history (AsStridedBackward0; for a real
+    view of a complex base, over a ViewAsRealBackward0 as in PyTorch)."""
     base = view_tensor._base
     shape, strides, offset = geometry(view_tensor)
-    node = _as_strided.node_cls.__new__(_as_strided.node_cls)
-    Node.__init__(node, (base._edge(),))
-    node._op = _as_strided
-    node._n_outputs = 1
-    node._params = {"size": shape, "stride": strides, "storage_offset": offset,
-                    "base_offset": 0}
-    node._saved = {}
-    node._input_meta = ((base._data.shape, base._dtype),)
-    node.needs_input_grad = (node.next_functions[0][0] is not None,)
-    view_tensor._grad_fn = node
+    edge, meta = base._edge(), (base._data.shape, base._dtype.np)
+    if view_tensor._dtype is not base._dtype:
+        from .complex_views import _view_as_real
+        edge = (_view_node(_view_as_real, edge, meta, {}), 0)
+        meta = (base._data.shape + (2,), view_tensor._dtype.np)
+    view_tensor._grad_fn = _view_node(_as_strided, edge, meta, {
+        "size": shape, "stride": strides, "storage_offset": offset, "base_offset": 0})
     view_tensor._output_nr = 0
     view_tensor._requires_grad = True
     view_tensor._fn_version = view_tensor._version.value
