@@ -504,9 +504,10 @@ class Tensor:
         return id(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # as torch: a zero-dim plain Tensor formats as its number (f"{loss}" prints 0.25)
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None):
         from ._printing import tensor_repr

@@ -665,6 +665,15 @@ POINTWISE_OPS = [_unary_op(*u) for u in _UNARY] + [
            gradgrad=False),
     OpInfo("clamp_int_bounds", lambda lib, a: lib.clamp(a, -1, 2), unary_samples(), NUMERIC,
            gradgrad=False),
+    # one Python-number bound: torch's own nodes (ClampMinBackward0, ClampMaxBackward0)
+    OpInfo("clamp_min_fn", lambda lib, a: lib.clamp_min(a, 0.5), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp_max_method", lambda lib, a: a.clamp_max(0.5), unary_samples(), NUMERIC,
+           gradgrad=False),
+    OpInfo("clamp_min_inplace", lambda lib, a: (a * 1).clamp_min_(0.5), unary_samples(),
+           NUMERIC, gradgrad=False),
+    OpInfo("clamp_inplace_min", lambda lib, a: (a * 1).clamp_(min=0.5), unary_samples(),
+           NUMERIC, gradgrad=False),
     OpInfo("clip_max", lambda lib, a: lib.clip(a, max=1), unary_samples(), NUMERIC,
            gradgrad=False),
     OpInfo("clamp_tensor", lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
@@ -1018,9 +1027,7 @@ def _addmm_samples(dtype, rng):
 
 def _einsum(eq):
     return OpInfo(f"einsum[{eq}]", lambda lib, *ops, _eq=eq: lib.einsum(_eq, *ops),
-                  _einsum_samples(eq), FLOATS, node="EinsumBackward0",
-                  node_differs="torch decomposes einsum into permute/view/bmm/sum nodes; ember "
-                               "has one EinsumBackward0 node (same gradients)")
+                  _einsum_samples(eq), FLOATS)
 
 
 def _einsum_samples(eq):

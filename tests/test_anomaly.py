@@ -122,6 +122,20 @@ def test_engine_errors_under_anomaly_detection_name_the_node_that_failed():
     same(scenario)
 
 
+def test_inplace_error_under_anomaly_detection_gives_torchs_other_hint():
+    def scenario(T):
+        def modified_then_backward():
+            with T.autograd.detect_anomaly():
+                a = T.ones(3, requires_grad=True)
+                b = a.exp()
+                b.add_(1)
+                b.sum().backward()
+        (kind, name, message), messages = observed(modified_then_backward)
+        # ember adds a line naming the in-place call's file:line: compare torch's part
+        return kind, name, message.split("\n(ember)")[0], messages
+    same(scenario)
+
+
 def test_check_nan_false_lets_nan_through():
     def scenario(T):
         def run():

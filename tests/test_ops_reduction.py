@@ -100,3 +100,53 @@ def test_reduction_sweep(shape, dims, keepdim, dtype, name, seed):
         # (any: not differentiable; std: no gradient where n <= 1)
         if torch_accepts(op, Sample(x)) and name not in ("any", "std"):
             check_backward(op, dtype)
+
+
+# ----------------------------------------------------------------------------- var/std dim=[]
+@pytest.mark.parametrize("name", ["std", "var", "std_mean", "var_mean"])
+@pytest.mark.parametrize("dim", [[], ()], ids=["list", "tuple"])
+@pytest.mark.parametrize("kwargs", [{}, {"keepdim": True}, {"correction": 0},
+                                    {"unbiased": False, "keepdim": True}, {"correction": 2}],
+                         ids=str)
+def test_var_std_empty_dim_list(name, dim, kwargs):
+    # torch reduces every dim for dim=[], but its derivative takes n = 1 in n - correction
+    # (inf / nan gradients by default): ember must give the same values and gradients
+    from differential import same, warnings_of
+
+    def scenario(T):
+        x = T.tensor([[1., 2., 4.], [3., 5., 9.]], dtype=T.float64, requires_grad=True)
+        out, warned = warnings_of(lambda: getattr(T, name)(x, dim, **kwargs))
+        outs = out if isinstance(out, tuple) else (out,)
+        grads = [T.autograd.grad(o.sum(), x, retain_graph=True)[0] for o in outs]
+        both = T.autograd.grad(sum(o.sum() for o in outs), x, create_graph=True)[0]
+        gradgrad = T.autograd.grad((both * T.arange(6.).reshape(2, 3)).sum(), x,
+                                   allow_unused=True)[0]
+        return outs, [o.grad_fn.name() for o in outs], grads, both, gradgrad, warned
+    same(scenario, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["std", "var", "std_mean", "var_mean"])
+@pytest.mark.parametrize("correction", [2, 3, 4])
+def test_var_std_correction_above_count(name, correction):
+    # the forward divides by max(n - correction, 0), torch's derivative by n - correction
+    from differential import same, warnings_of
+
+    def scenario(T):
+        x = T.tensor([1., 2., 4.], dtype=T.float64, requires_grad=True)
+        out, warned = warnings_of(lambda: getattr(T, name)(x, 0, correction=correction))
+        outs = out if isinstance(out, tuple) else (out,)
+        # (torch's warning adds where in its C++ source it was raised)
+        return outs, T.autograd.grad(outs[0], x)[0], [w.split(" (Triggered")[0] for w in warned]
+    same(scenario, rtol=1e-10, atol=1e-12)
+
+
+def test_var_std_results_are_contiguous():
+    # NumPy's reductions keep a permuted input's memory order; torch's results are contiguous
+    from differential import same
+
+    def scenario(T):
+        x = T.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)
+        outs = [x.var(1, keepdim=True), x.std(1), *T.var_mean(x, 1, keepdim=True),
+                *T.std_mean(x, (0, 2)), x.std(), x.half().var(0)]
+        return [(o, o.stride()) for o in outs]
+    same(scenario, rtol=1e-3)

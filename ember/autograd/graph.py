@@ -10,7 +10,7 @@ import os
 import sys
 import weakref
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 
 _sequence = itertools.count()    # creation order: the engine runs newer nodes first
 
@@ -226,6 +226,13 @@ class SavedTensor:
         return t
 
 
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
+         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute "
+                 "its gradient. The variable in question was changed in there or anywhere later. "
+                 "Good luck!")
+
+
 def modified_message(saved, node):
     from .._printing import legacy_type_name
     if saved.tensor is not None:
@@ -241,9 +248,8 @@ def modified_message(saved, node):
     msg = (f"one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [torch.{legacy_type_name(dtype, device)} [{', '.join(map(str, shape))}]]"
            f", which is {where}, is at version {counter.value}; expected version "
-           f"{saved.saved_version} instead. Hint: enable anomaly detection to find the operation "
-           f"that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
-           f"check_nan=False).")
+           f"{saved.saved_version} instead. " + (_ANOMALY_HINT if anomaly_mode.state.enabled
+                                                  else _HINT))
     if counter.site is not None:
         # ember's addition: where the offending in-place op was called
         msg += f"\n(ember) The last in-place change was made at {counter.site}."

@@ -500,7 +500,17 @@ sign = _unary("sign", "SignBackward0", lambda xp, x: _sign(xp, x),
 sgn = _unary("sgn", "SgnBackward0",
              lambda xp, x: xp.sign(x) if not xp.iscomplexobj(x) else
              xp.where(x == 0, 0, x / xp.where(x == 0, 1, xp.abs(x))).astype(x.dtype),
-             lambda ctx, g: _zeros(g), save=(), promote=None)
+             lambda ctx, g: _sgn_grad(ctx, g), save=("self", "result"), promote=None)
+
+
+def _sgn_grad(ctx, g):
+    """sgn(z) = z/|z|: zero almost everywhere for reals; for complex z, the part of the
+    gradient tangent to the unit circle, divided by |z| (nothing at z = 0)."""
+    x, s = ctx.self, ctx.result
+    if not x._dtype.is_complex:
+        return _zeros(g)
+    r = x.abs()
+    return where(r == 0, 0., (g - s * (g * s.conj()).real) / r)
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x: xp.reciprocal(x),
                     lambda ctx, g: -g * _c(ctx.result * ctx.result), save=("result",))
 sqrt = _unary("sqrt", "SqrtBackward0", lambda xp, x: xp.sqrt(x),
@@ -824,12 +834,27 @@ def clamp(input, min=None, max=None, *, out=None):
 clip = clamp
 
 
-def clamp_min(input, min):
-    return clamp(input, min=min)
+# clamp with one Python-number bound is its own op in torch's graph; same forward and derivative
+_clamp_min = primitive("clamp_min", node="ClampMinBackward0", save=("self",), promote=None)(
+    _clamp.forward)
+_clamp_min.derivative(_clamp.derivative_fn)
+_clamp_max = primitive("clamp_max", node="ClampMaxBackward0", save=("self",), promote=None)(
+    _clamp.forward)
+_clamp_max.derivative(_clamp.derivative_fn)
 
 
-def clamp_max(input, max):
-    return clamp(input, max=max)
+def clamp_min(input, min, *, out=None):
+    if isinstance(min, Tensor):
+        return clamp(input, min=min, out=out)
+    return _out(_clamp_min(_promote_to(input, min), min=min, max=None), out, "clamp_min",
+                "clamp")
+
+
+def clamp_max(input, max, *, out=None):
+    if isinstance(max, Tensor):
+        return clamp(input, max=max, out=out)
+    return _out(_clamp_max(_promote_to(input, max), min=None, max=max), out, "clamp_max",
+                "clamp")
 
 
 # ----------------------------------------------------------------------------- ternary
@@ -1253,7 +1278,7 @@ def div_(self, other, *, rounding_mode=None):
     return _div_rounding.inplace(self, other, rounding_mode=rounding_mode)
 
 
-def clamp_(self, min=None, max=None):
+def clamp_(self, min=None, max=None, *, _op=_clamp):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
@@ -1262,7 +1287,15 @@ def clamp_(self, min=None, max=None):
         return _clamp_tensor.inplace(self, lo, hi, has_min=min is not None,
                                      has_max=max is not None)
     _check_inplace_cast(self, *[b for b in (min, max) if b is not None], cpp_name=True)
-    return _clamp.inplace(self, min=min, max=max)
+    return _op.inplace(self, min=min, max=max)
+
+
+def clamp_min_(self, min):
+    return clamp_(self, min=min, _op=_clamp_min)        # (torch's own node for one bound)
+
+
+def clamp_max_(self, max):
+    return clamp_(self, max=max, _op=_clamp_max)
 
 
 def masked_fill_(self, mask, value):
@@ -1298,8 +1331,7 @@ INPLACE = {
     "pow_": pow_, "remainder_": remainder_, "fmod_": fmod_, "floor_divide_": floor_divide_,
     "div_": div_, "true_divide_": div_, "divide_": div_,
     "clamp_": clamp_, "clip_": clamp_,
-    "clamp_min_": lambda self, min: clamp_(self, min=min),
-    "clamp_max_": lambda self, max: clamp_(self, max=max),
+    "clamp_min_": clamp_min_, "clamp_max_": clamp_max_,
     "masked_fill_": masked_fill_, "lerp_": lerp_, "round_": round_,
     "atan2_": lambda self, other: _atan2.inplace(self, other),
     "addcmul_": lambda self, t1, t2, *, value=1: _addcmul.inplace(self, t1, t2, value=value),

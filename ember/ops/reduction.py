@@ -80,7 +80,7 @@ def _mean_np(xp, x, dims, keepdim, dtype):
     acc = np.float32 if dtype.itemsize < 4 and dtype.kind != "c" else dtype
     total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=acc)
     count = x.size if dims is None else _count(x.shape, dims)
-    return xp.asarray(total / count if count else total * np.nan).astype(dtype)
+    return xp.asarray(total / count if count else total * np.nan).astype(dtype, order="C")
 
 
 @primitive("sum", node="SumBackward0")
@@ -96,7 +96,7 @@ def _(ctx, grad):
 @primitive("sum.dim", node="SumBackward1")
 def _sum_dim(xp, self, *, dims, keepdim, dtype):
     return xp.asarray(xp.sum(self, axis=dims, keepdims=keepdim, dtype=_acc(dtype))).astype(
-        dtype.np)
+        dtype.np, order="C")
 
 
 @_sum_dim.derivative
@@ -138,7 +138,7 @@ def _mean_all(xp, self, *, dtype):
 
 @_mean_all.derivative
 def _(ctx, grad):
-    n = int(np.prod(ctx.input_shape()))
+    n = math.prod(ctx.input_shape())
     # expand, then divide, as PyTorch: over an empty input the double backward is then
     # a sum of nothing (0), not 0 / 0
     return grad.expand(ctx.input_shape()) / n
@@ -152,7 +152,7 @@ def _mean_dim(xp, self, *, dims, keepdim, dtype):
 @_mean_dim.derivative
 def _(ctx, grad):
     shape = ctx.input_shape()
-    n = int(np.prod([shape[d] for d in ctx.dims]))
+    n = math.prod(shape[d] for d in ctx.dims)
     return _restore_dims(grad, shape, ctx.dims, ctx.keepdim).expand(shape) / n
 
 

@@ -137,20 +137,26 @@ def _node_properties(op):
 
 def _fit_grads(grads, metas):
     """Reduce broadcast gradients to each input's shape and cast them to its dtype."""
-    result = []
-    for g, meta in zip(grads, metas):
+    fitted = None
+    for i, g in enumerate(grads):
+        meta = metas[i]
         if g is not None and meta is not None and (g._data.shape != meta[0] or
                                                    g._dtype.np is not meta[1]):
-            shape, np_dtype = meta
-            if g._data.shape != shape:
-                g = _reduction().sum_to_size(g, shape)
-            if g._dtype.np is not np_dtype:
-                dtype = _FROM_NUMPY[np_dtype]
-                if dtype._category < 3 and g._dtype._category == 3:
-                    g = g.real
-                g = g.to(dtype)
-        result.append(g)
-    return result
+            if fitted is None:
+                fitted = list(grads)
+            fitted[i] = _fit_grad(g, *meta)
+    return grads if fitted is None else fitted
+
+
+def _fit_grad(g, shape, np_dtype):
+    if g._data.shape != shape:
+        g = _reduction().sum_to_size(g, shape)
+    if g._dtype.np is not np_dtype:
+        dtype = _FROM_NUMPY[np_dtype]
+        if dtype._category < 3 and g._dtype._category == 3:
+            g = g.real
+        g = g.to(dtype)
+    return g
 
 
 def _reduction():
