@@ -1,4 +1,5 @@
 """Matrix products. matmul is a composite that picks dot/mv/mm/bmm as PyTorch's graph shows."""
+import math
 import string
 
 import numpy as np
@@ -491,7 +492,7 @@ def _bmm_dims(a, b, contracted):
     batch, rows, cols = [], [], []
     for d in range(a._data.ndim):
         if d not in contracted:
-            in_a, in_b = a.shape[d] != 1, b.shape[d] != 1
+            in_a, in_b = a._data.shape[d] != 1, b._data.shape[d] != 1
             (batch if in_a and in_b else rows if in_a else cols).append(d)
     return batch, rows, cols
 
@@ -502,7 +503,7 @@ def _sum_product(a, b, sum_dims):
     from .reduction import sum as _sum
     contracted, a_only, b_only = [], [], []
     for d in sum_dims:
-        in_a, in_b = a.shape[d] != 1, b.shape[d] != 1
+        in_a, in_b = a._data.shape[d] != 1, b._data.shape[d] != 1
         (contracted if in_a and in_b else a_only if in_a else b_only if in_b else []).append(d)
     # a dim to contract that only one operand has is summed there first
     if a_only:
@@ -517,13 +518,14 @@ def _sum_product(a, b, sum_dims):
         a, b = b, a
         batch, rows, cols = _bmm_dims(a, b, contracted)
     a_order = batch + rows + contracted + cols
-    size = lambda t, dims: int(np.prod([t.shape[d] for d in dims], dtype=np.int64))  # noqa: E731
-    n_batch, n_sum = size(a, batch), size(a, contracted)
-    a3 = a.permute(a_order).reshape(n_batch, size(a, rows), n_sum)
-    b3 = b.permute(batch + contracted + cols + rows).reshape(n_batch, n_sum, size(b, cols))
-    shape = [a.shape[d] for d in batch + rows] + [1] * len(contracted) + \
-        [b.shape[d] for d in cols]
-    return bmm(a3, b3).view(shape).permute(np.argsort(a_order).tolist())
+    a_shape, b_shape = a._data.shape, b._data.shape
+    n_batch, n_sum = math.prod(a_shape[d] for d in batch), math.prod(a_shape[d] for d in contracted)
+    a3 = a.permute(a_order).reshape(n_batch, math.prod(a_shape[d] for d in rows), n_sum)
+    b3 = b.permute(batch + contracted + cols + rows).reshape(
+        n_batch, n_sum, math.prod(b_shape[d] for d in cols))
+    shape = [a_shape[d] for d in batch + rows] + [1] * len(contracted) + \
+        [b_shape[d] for d in cols]
+    return bmm(a3, b3).view(shape).permute(sorted(range(len(a_order)), key=a_order.__getitem__))
 
 
 def _sublist_equation(args):

@@ -189,7 +189,6 @@ class Op:
         self.save_plan = tuple(self._plan_save(n) for n in self.save)
         self.node_cls = type(node or name, (OpNode,), dict(
             _node_properties(self), __slots__=())) if differentiable else None
-        self.plain_output = n_outputs == 1 and not view    # one new tensor, not a view
         self.__name__ = name
         self.__doc__ = fn.__doc__
 
@@ -229,10 +228,12 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)     # PyTorch's error when the shapes don't broadcast
                 raise
-            if out.__class__ is _ndarray and self.plain_output:
-                result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
-            else:
+            if out.__class__ is not _ndarray or self.n_outputs != 1:
                 result = self._wrap(out, inputs, device)
+            elif self.view:
+                result = inputs[0]._make_view(out)
+            else:
+                result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
         else:
             arrays, dtype, device = self._prepare(inputs)
             try:
