@@ -13,6 +13,7 @@ import torch  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 import ember  # noqa: E402
+from differential import same  # noqa: E402
 from opinfo import check_same_error, OpInfo, Sample, make, ALL_FLOATS, INTS  # noqa: E402
 
 
@@ -150,3 +151,12 @@ def test_var_std_results_are_contiguous():
                 *T.std_mean(x, (0, 2)), x.std(), x.half().var(0)]
         return [(o, o.stride()) for o in outs]
     same(scenario, rtol=1e-3)
+
+
+def test_zero_norm_sends_no_gradient():
+    def scenario(T):
+        x = T.tensor([1., 0., 2.], requires_grad=True)
+        T.linalg.vector_norm(x, 0).backward()
+        y = T.tensor([[1., 0.], [3., 4.]], requires_grad=True)
+        return x.grad, T.autograd.grad(y.norm(0, dim=1).sum() * 2, y, allow_unused=True)
+    assert same(scenario) == (None, (None,))

@@ -603,7 +603,7 @@ def _(ctx, grad):
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
     norm = _restore_dims(ctx.result, shape, ctx.dims, ctx.keepdim)
     if p == 0:
-        return zeros_like(x)
+        return None             # the count of nonzeros: torch sends no gradient at all
     if p == 1:
         return g * x.sgn()
     if p == 2:
