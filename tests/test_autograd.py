@@ -100,7 +100,9 @@ def test_non_leaf_grad_warning_and_retain_grad():
         y2 = x * 3
         y2.retain_grad()
         (y2 * y2).sum().backward()
-        return [got, warned, y2.retains_grad, y2.grad, x.grad]
+        y.grad = fixed(T, [1.0, 1.0, 1.0])
+        set_grad, warned_when_set = warnings_of(lambda: y.grad)     # torch: no warning now
+        return [got, warned, y2.retains_grad, y2.grad, x.grad, set_grad, warned_when_set]
     same(scenario)
 
 
@@ -692,4 +694,64 @@ def test_gradcheck_failure_report_names_the_output_and_input_as_torch():
         x = T.tensor([0.3, -0.7], dtype=T.float64, requires_grad=True)
         err = catch(lambda: T.autograd.gradcheck(Bad.apply, (x,)))
         return [err, T.autograd.gradcheck(Bad.apply, (x,), raise_exception=False)]
+    same(scenario)
+
+
+def _hook_every_node(root, log):
+    """A post-hook on every node reachable from `root` that logs the node's name."""
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        node.register_hook(lambda grads_in, grads_out, node=node: log.append(node.name()))
+        stack.extend(child for child, _ in node.next_functions)
+
+
+def test_nodes_run_in_torchs_order_leaf_accumulators_as_soon_as_ready():
+    def scenario(T):
+        log = []
+        a = T.tensor([1., 2.], requires_grad=True)
+        w = T.tensor([0.5, 1.5], requires_grad=True)
+        b = a * 2
+        e = (b.exp() + b * w).sin()
+        loss = (e * b + a.cos() + w.tanh()).sum()
+        _hook_every_node(loss.grad_fn, log)
+        loss.backward()
+        return log, a.grad, w.grad
+    same(scenario)
+
+
+def test_a_node_that_receives_no_gradient_still_runs_its_hooks():
+    def scenario(T):
+        class FirstGetsNone(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g
+        log = []
+        a = T.tensor([1., 2.], requires_grad=True)
+        e = a.exp()
+        e.grad_fn.register_prehook(lambda grads_out: log.append(("exp pre", grads_out)))
+        e.grad_fn.register_hook(lambda grads_in, grads_out: log.append(("exp post", grads_in)))
+        accumulate = e.grad_fn.next_functions[0][0]
+        accumulate.register_hook(lambda grads_in, grads_out: log.append(("acc", grads_out)))
+        FirstGetsNone.apply(e, T.ones(2, requires_grad=True)).sum().backward()
+        return log, a.grad
+    same(scenario)
+
+
+def test_grad_of_a_non_leaf_leaves_its_history_for_a_later_backward():
+    def scenario(T):
+        w = T.tensor([1., 2.], requires_grad=True)
+        p = w * 1.0
+        log = []
+        p.grad_fn.register_hook(lambda grads_in, grads_out: log.append("mul ran"))
+        g, = T.autograd.grad((p * p).sum(), p)        # captured at p: p's node does not run
+        (p ** 3).sum().backward()                     # ... and is still whole afterwards
+        return g, w.grad, log
     same(scenario)

@@ -6,10 +6,9 @@ Each case is `fn(T, *tensors)` with T the library (torch or ember) and tensors m
 NumPy arrays in both; float arrays require grad unless wrapped in `Const`. Cases with dropout
 compare the graph only (the two libraries draw different random masks).
 
-Not covered, because ember lacks them (so far): hardshrink, softshrink, rrelu, alpha_dropout,
-local_response_norm, rms_norm, pixel_shuffle, gaussian_nll_loss, multi_margin_loss,
-multilabel_margin_loss, multilabel_soft_margin_loss, nn.InstanceNorm*d, and the area and bicubic
-modes of interpolate.
+The graphs of hardshrink, softshrink, rrelu, alpha_dropout, local_response_norm, rms_norm,
+pixel_shuffle, gaussian_nll_loss, the margin losses, nn.InstanceNorm*d and the area and bicubic
+modes of interpolate are compared in test_nn_more.py.
 """
 import numpy as np
 import pytest

@@ -1,19 +1,22 @@
 """The backward walk.
 
-Iterative, never recursive. Nodes run from a heap ordered by creation sequence, newest first.
-Every edge points from a node to one made before it (an op's inputs exist before the op's node
-is recorded), so by the time a node is the newest one holding gradient, every node that could
-still send it gradient has run: no per-node dependency counts are needed. Each node's incoming
-gradients wait in a per-node buffer that is dropped as soon as the node runs. Derivatives run
-with grad mode set to `create_graph`, which is all higher-order gradients need.
+Iterative, never recursive, and in PyTorch's order: count each node's incoming edges from the
+roots; a node is ready once every node that feeds it has run, and the ready node that runs next
+is a leaf accumulator if there is one (PyTorch runs those first), else the newest by creation
+sequence. A node runs even when all it received is "no gradient" (its hooks see None), as in
+PyTorch. Each node's incoming gradients wait in a per-node buffer that is dropped as soon as the
+node runs. Derivatives run with grad mode set to `create_graph`, which is all higher-order
+gradients need.
 """
 import heapq
+import itertools
 
 from . import grad_mode
 from . import anomaly_mode
 from .graph import AccumulateGrad
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
+_LEAF_FIRST = float("-inf")     # the heap key of an AccumulateGrad (smallest runs first)
 
 
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate=True):
@@ -22,6 +25,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     accumulate=True (backward): leaves' .grad receive gradients, restricted to `inputs` if given.
     accumulate=False (autograd.grad): gradients for `inputs` are captured and returned instead.
     """
+    dependencies = _count_dependencies(roots)
+
     # where gradients are captured (autograd.grad, or backward(inputs=...)), and the nodes
     # that lead there: only those run
     captures = needed = None
@@ -32,26 +37,31 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
             edge = t._edge()
             if edge[0] is not None:
                 captures.setdefault(edge, []).append(i)
-        needed = _nodes_leading_to({node for node, _ in captures}, roots)
+        targets = {node for node, _ in captures}
+        needed = _nodes_leading_to(targets, dependencies)
+        wanted = needed | targets       # the nodes whose gradient a needed node computes
         captured = [None] * len(inputs)
 
     buffers = {}            # node -> the gradients received so far for each of its outputs
-    heap = []
+    heap = []               # (priority, arrival, node) of the ready nodes
+    arrival = itertools.count()
     for (node, nr), g in zip(roots, grads):
         if node is None:
             continue
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_outputs
-            _heappush(heap, (-node._seq, node))
         buf[nr] = g if buf[nr] is None else buf[nr] + g
+    for node in buffers:
+        if dependencies[node] == 0:     # (a root may also be fed by another root)
+            _heappush(heap, (_priority(node), next(arrival), node))
 
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
-            node = _heappop(heap)[1]
+            node = _heappop(heap)[2]
             grads_in = buffers.pop(node)
             extras = node._extras
             if extras is not None and (extras.tensor_pre_hooks or extras.pre_hooks):
@@ -60,46 +70,86 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 for nr, g in enumerate(grads_in):
                     for i in captures.get((node, nr), ()):
                         captured[i] = g if captured[i] is None else captured[i] + g
-            if node.__class__ is AccumulateGrad:
-                if accumulate and grads_in[0] is not None and \
-                        (captures is None or (node, 0) in captures):
-                    node.apply(grads_in, ())
-                continue
-            if needed is not None and node not in needed:
-                continue
-            if extras is not None and extras.retain_grad:
-                _retain_grads(extras.retain_grad, grads_in)
             children = node._next_nodes
-            # which inputs want a gradient: None means all that have a node
-            needs = None if needed is None else [
-                child is not None and child in needed for child in children]
-            try:
-                outputs = node.apply(grads_in, needs)
-            except Exception:
-                if node._trace is not None:
-                    anomaly_mode.report_trace(node)
-                raise
-            if check_nan:
-                anomaly_mode.check_nan(node, outputs)
+            if node.__class__ is AccumulateGrad:
+                if not accumulate or (captures is not None and (node, 0) not in captures):
+                    continue            # autograd.grad, or not among backward's inputs
+                if grads_in[0] is not None:
+                    node.apply(grads_in, ())
+                outputs = ()
+            elif needed is not None and node not in needed:
+                # leads to no input of autograd.grad: neither run, nor its hooks, nor freed
+                for child in children:
+                    if child is not None:
+                        dependencies[child] -= 1
+                        if dependencies[child] == 0:
+                            buffers.setdefault(child, [None] * child._n_outputs)
+                            _heappush(heap, (_priority(child), next(arrival), child))
+                continue
+            elif not node.runs_without_grad and all(g is None for g in grads_in):
+                outputs = (None,) * len(children)   # nothing to differentiate
+            else:
+                if extras is not None and extras.retain_grad:
+                    _retain_grads(extras.retain_grad, grads_in)
+                # which inputs want a gradient: None means all that have a node
+                needs = None if needed is None else [
+                    child is not None and child in wanted for child in children]
+                try:
+                    outputs = node.apply(grads_in, needs)
+                except Exception:
+                    if node._trace is not None:
+                        anomaly_mode.report_trace(node)
+                    raise
+                if check_nan:
+                    anomaly_mode.check_nan(node, outputs)
+            if not keep_graph:
+                node.release()
             if extras is not None and extras.post_hooks:
                 for hook in list(extras.post_hooks.values()):
                     replaced = hook(outputs, grads_in)
                     if replaced is not None:
                         outputs = replaced
-            if not keep_graph:
-                node.release()
-            # hand each gradient to the node it flows into
+            # hand each gradient to the node it flows into; queue that node once all arrived
             for child, nr, g in zip(children, node._next_nrs, outputs):
-                if child is None or g is None:
+                if child is None:
                     continue
                 buf = buffers.get(child)
                 if buf is None:
                     buf = buffers[child] = [None] * child._n_outputs
-                    _heappush(heap, (-child._seq, child))
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    _heappush(heap, (_priority(child), next(arrival), child))
     finally:
         grad_mode.state.enabled = previous_mode
     return captured
+
+
+def _priority(node):
+    return _LEAF_FIRST if node.__class__ is AccumulateGrad else -node._seq
+
+
+def _count_dependencies(roots):
+    """Incoming-edge counts of every node reachable from the roots."""
+    dependencies = {}
+    stack = []
+    for node, _ in roots:
+        if node is not None and node not in dependencies:
+            dependencies[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for child in node._next_nodes:
+            if child is not None:
+                count = dependencies.get(child)
+                if count is None:
+                    dependencies[child] = 1
+                    stack.append(child)
+                else:
+                    dependencies[child] = count + 1
+    return dependencies
 
 
 def _run_pre_hooks(extras, grads):
@@ -132,22 +182,16 @@ def _retain_grads(retained, grads):
             t._grad = t._grad + g
 
 
-def _nodes_leading_to(targets, roots):
-    """The nodes reachable from the roots from which some target node is reachable (targets
-    included)."""
+def _nodes_leading_to(targets, graph_nodes):
+    """The nodes of the graph from which some target node is reachable through an edge (a
+    target itself only if another target is below it: its own gradient is captured before it
+    would run)."""
     parents = {}
-    seen = set()
-    stack = [node for node, _ in roots if node is not None]
-    seen.update(stack)
-    while stack:
-        node = stack.pop()
+    for node in graph_nodes:
         for child in node._next_nodes:
             if child is not None:
                 parents.setdefault(child, []).append(node)
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-    needed = set(targets)
+    needed = set()
     stack = list(targets)
     while stack:
         n = stack.pop()

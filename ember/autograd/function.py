@@ -47,6 +47,7 @@ class BackwardCFunction(Node, FunctionCtx):
     __slots__ = ("_to_save", "_saved", "_dirty", "_non_differentiable", "_materialize",
                  "needs_input_grad", "_input_meta", "_tensor_positions", "_n_outputs")
     _forward_cls = None
+    runs_without_grad = True    # as torch: backward is called (with zeros or None) regardless
 
     def __init__(self):
         Node.__init__(self, ())

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _tensor      # (its Tensor is not defined yet when this module loads)
-from .function import Function, BackwardCFunction
+from .function import Function
 
 
 class GradcheckError(RuntimeError):
@@ -527,11 +527,6 @@ def _check_undefined_grad_outputs(func, outputs, inputs):
         for k in range(len(outputs)):
             to_check.append([_UndefinedGrad.apply(o) if i == k else o
                              for i, o in enumerate(_differentiable_outputs(func(*inputs)))])
-    # PyTorch's engine runs a node even when all its output gradients are undefined; ember's
-    # skips it. Built-in derivatives pass undefined on as undefined, but a custom Function that
-    # does not materialize grads runs user code on None: run those nodes here, as torch would.
-    for node in _custom_nodes_reached_by_undefined(first):
-        check(lambda: node.apply((None,) * node._n_outputs, None))
     for outs in to_check:
         check(backward_of(outs))
 
@@ -542,24 +537,6 @@ def _warn_undefined_grad_check():
                   "this is true for you, you can call this function with "
                   "\"check_undefined_grad=False\" to disable the feature", UserWarning,
                   stacklevel=3)
-
-
-def _custom_nodes_reached_by_undefined(outputs):
-    """The non-materializing custom Function nodes that undefined gradients reach from
-    `outputs` (through built-in nodes, which pass undefined gradients on)."""
-    seen, found = set(), []
-    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, BackwardCFunction):
-            if not node._materialize:
-                found.append(node)
-            continue          # what flows below is its result, checked as such
-        stack.extend(child for child, _ in getattr(node, "next_functions", ()) if child is not None)
-    return found
 
 
 def _random_grad_output(output, noncontiguous):

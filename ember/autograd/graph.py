@@ -59,6 +59,7 @@ class Node:
     instead of one per edge, which matters to Python's cyclic GC on long graphs.
     `next_functions` builds PyTorch's view of them."""
     _n_outputs = 1      # how many outputs' gradients the node receives (more for split...)
+    runs_without_grad = False   # called even when it received no gradient (custom Functions)
     __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_extras", "__weakref__")
 
     def __init__(self, next_functions=()):

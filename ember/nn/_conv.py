@@ -402,7 +402,8 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
                            f"{input.shape[1]} channels instead")
     out_ch = weight.shape[1] * groups if transposed else weight.shape[0]
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_ch):
-        raise RuntimeError(f"Given weight of size {wshape}, expected bias to be 1-dimensional "
+        given = "transposed=1, weight" if transposed else "weight"
+        raise RuntimeError(f"Given {given} of size {wshape}, expected bias to be 1-dimensional "
                            f"with {out_ch} elements, but got bias of size {list(bias.shape)} "
                            f"instead")
     return input, batched
@@ -513,6 +514,12 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transposend("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                             output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transposend("conv_transpose3d", 3, input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 
 
@@ -1313,12 +1320,43 @@ def _linear_matrix(n, out, scale, align_corners, opmath):
     return m
 
 
+def _cubic_matrix(n, out, scale, align_corners, opmath):
+    """Four taps per row: cubic convolution (a = -0.75) around each source position, with the
+    taps past the edges reading the edge pixel; weights in the input's compute precision."""
+    dst = np.arange(out, dtype=opmath)
+    if align_corners:
+        src = dst * (opmath((n - 1) / (out - 1)) if out > 1 else opmath(0))
+    else:      # not floored at 0, unlike linear: the taps clamp instead
+        ratio = opmath(1.0 / scale) if scale is not None else opmath(n) / opmath(out)
+        src = ratio * (dst + opmath(0.5)) - opmath(0.5)
+    floor = np.floor(src)
+    t = (src - floor).astype(opmath)
+    a = opmath(-0.75)
+
+    def near(x):             # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):              # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    one = opmath(1)
+    weights = (far(t + one), near(t), near(one - t), far(2 * one - t))
+    m = np.zeros((out, n), dtype=np.float64)
+    rows = np.arange(out)
+    for k, w in enumerate(weights):      # the four taps, each over all rows at once
+        cols = np.clip(floor.astype(np.int64) + k - 1, 0, n - 1)
+        np.add.at(m, (rows, cols), w.astype(np.float64))
+    return m
+
+
 _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
                  ("nearest", 2): "UpsampleNearest2DBackward0",
                  ("nearest", 3): "UpsampleNearest3DBackward0",
                  ("linear", 1): "UpsampleLinear1DBackward0",
                  ("bilinear", 2): "UpsampleBilinear2DBackward0",
-                 ("trilinear", 3): "UpsampleTrilinear3DBackward0"}
+                 ("trilinear", 3): "UpsampleTrilinear3DBackward0",
+                 ("bicubic", 2): "UpsampleBicubic2DBackward0",
+                 ("area", 1): None, ("area", 2): None, ("area", 3): None}   # adaptive avg pool
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -1335,11 +1373,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if needed is not None and d != needed:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{needed + 2}D input")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and d == 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if (mode, d) not in _INTERP_NODES:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
-                                  f"(got {mode})")
+                                  f"bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+    if antialias:
+        raise NotImplementedError("ember: interpolate with antialias=True is not implemented")
     sizes = input.shape[2:]
     if size is not None:
         out = _tuple(size, d, "size") if not isinstance(size, int) else (size,) * d
@@ -1361,9 +1404,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             f"({', '.join(f'{a}: {n}' for a, n in zip(names, sizes))}) "
             f"{'and ' if d == 1 else ''}output "
             f"({', '.join(f'{a}: {o}' for a, o in zip(names, out))})")
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[d - 1](input, out)
     opmath = np.float64 if input._dtype is D.float64 else np.float32
     if mode == "nearest":
         mats = [_nearest_matrix(n, o, s, d == 2) for n, o, s in zip(sizes, out, scales)]
+    elif mode == "bicubic":
+        mats = [_cubic_matrix(n, o, s, bool(align_corners), opmath)
+                for n, o, s in zip(sizes, out, scales)]
     else:
         mats = [_linear_matrix(n, o, s, bool(align_corners), opmath)
                 for n, o, s in zip(sizes, out, scales)]

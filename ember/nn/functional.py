@@ -152,8 +152,40 @@ def _scalar_minus(value, tensor):
 
 
 # ============================================================================ activations
+# torch names the in-place form of some activations' nodes differently (elu_ records
+# EluBackward1): such an op has an in-place twin, the same forward and derivative under that name.
+_INPLACE_TWINS = {}
+
+
+def _inplace_twin(op, node):
+    twin = primitive(op.name + "_", node=node, save=op.save)(op.forward)
+    twin.derivative(op.derivative_fn)
+    _INPLACE_TWINS[op] = twin
+    return twin
+
+
 def _apply(op, input, inplace, **options):
-    return op.inplace(input, **options) if inplace else op(input, **options)
+    if inplace:
+        return _INPLACE_TWINS.get(op, op).inplace(input, **options)
+    return op(input, **options)
+
+
+def _slope_backward(name, node):
+    """The backward of a piecewise-linear activation as a node of its own, as torch records
+    it: grad_output times the slope at self (`slope`: a bool mask or an array of slopes).
+    self stays an input, so a gradient of the gradient reaches self (as zeros, the slope being
+    piecewise constant) and the gradient can be differentiated in grad_output."""
+    @primitive(name, node=node, save=("self",))
+    def backward(xp, grad_output, self, *, slope):
+        if slope.dtype == bool:
+            return P.masked_keep(xp, slope, grad_output)
+        return (grad_output * slope).astype(grad_output.dtype)
+
+    @backward.derivative
+    def _(ctx, grad):
+        return backward(grad, ctx.self, slope=ctx.slope), P._zeros(ctx.self)
+
+    return backward
 
 
 def relu(input, inplace=False):
@@ -164,10 +196,12 @@ def relu_(input):
     return relu(input, inplace=True)
 
 
+_hardtanh_backward = _slope_backward("hardtanh_backward", "HardtanhBackwardBackward0")
 _hardtanh = _elementwise(
     "hardtanh", "HardtanhBackward0",
     lambda xp, self, *, min_val, max_val: xp.clip(self, min_val, max_val).astype(self.dtype),
-    lambda ctx, g: g * ((ctx.self > ctx.min_val) & (ctx.self < ctx.max_val)))
+    lambda ctx, g: _hardtanh_backward(g, ctx.self, slope=(ctx.self._data > ctx.min_val) &
+                                      (ctx.self._data < ctx.max_val)))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -184,11 +218,18 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+def _leaky_relu_derivative(ctx, g):
+    x = ctx.self._data
+    slope = _xp(g).where(x > 0, 1, ctx.negative_slope).astype(x.dtype)
+    return _leaky_relu_backward(g, ctx.self, slope=slope)
+
+
+_leaky_relu_backward = _slope_backward("leaky_relu_backward", "LeakyReluBackwardBackward0")
 _leaky_relu = _elementwise(
     "leaky_relu", "LeakyReluBackward0",
     lambda xp, self, *, negative_slope: xp.where(self > 0, self, self * negative_slope)
-    .astype(self.dtype),
-    lambda ctx, g: P.where(ctx.self > 0, g, g * ctx.negative_slope))
+    .astype(self.dtype), _leaky_relu_derivative)
+_inplace_twin(_leaky_relu, "LeakyReluBackward1")
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -211,7 +252,16 @@ def _elu_derivative(ctx, g):
 
 
 _elu = _elementwise("elu", "EluBackward0", _elu_forward, _elu_derivative)
-_celu = _elementwise("celu", "CeluBackward0", _elu_forward, _elu_derivative)
+_inplace_twin(_elu, "EluBackward1")
+def _celu_derivative(ctx, g):
+    # torch's CeluBackward0 takes 1 / alpha of alpha rounded to float32, even in float64
+    x = ctx.self
+    input_scale = 1.0 / float(np.float32(ctx.alpha))
+    return g * P.where(x > 0, 1.0, (x * input_scale).exp() * (input_scale * ctx.alpha))
+
+
+_celu = _elementwise("celu", "CeluBackward0", _elu_forward, _celu_derivative)
+_inplace_twin(_celu, "CeluBackward1")
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -399,15 +449,88 @@ _threshold = _elementwise(
     "threshold", "ThresholdBackward0",
     lambda xp, self, *, threshold, value: xp.where(self > threshold, self, value)
     .astype(self.dtype),
-    lambda ctx, g: g * (ctx.self > ctx.threshold))
+    lambda ctx, g: P._threshold_backward(g, ctx.self, threshold=ctx.threshold))
+_inplace_twin(_threshold, "ThresholdBackward1")
 
 
 def threshold(input, threshold, value, inplace=False):
     return _apply(_threshold, input, inplace, threshold=threshold, value=value)
 
 
+def threshold_(input, threshold, value):
+    return _apply(_threshold, input, True, threshold=threshold, value=value)
+
+
 def tanhshrink(input):
     return input - input.tanh()
+
+
+def _outside(x, lambd):
+    """Where |x| > lambd (written as two comparisons: a negative lambd keeps everything)."""
+    return (x > lambd) | (x < -lambd)
+
+
+_hardshrink_backward = _slope_backward("hardshrink_backward", "HardshrinkBackwardBackward0")
+_hardshrink = _elementwise(
+    "hardshrink", "HardshrinkBackward0",
+    lambda xp, self, *, lambd: xp.where(_outside(self, lambd), self, 0).astype(self.dtype),
+    lambda ctx, g: _hardshrink_backward(g, ctx.self, slope=_outside(ctx.self._data, ctx.lambd)))
+
+
+def _check_floating(input, kernel):
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{_dtype_word(input._dtype)}'")
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    _check_floating(input, "hardshrink_cpu")
+    return _hardshrink(input, lambd=lambd)
+
+
+_softshrink_backward = _slope_backward("softshrink_backward", "SoftshrinkBackwardBackward0")
+_softshrink = _elementwise(
+    "softshrink", "SoftshrinkBackward0",
+    lambda xp, self, *, lambd: xp.where(self > lambd, self - lambd,
+                                        xp.where(self < -lambd, self + lambd, 0))
+    .astype(self.dtype),
+    lambda ctx, g: _softshrink_backward(g, ctx.self, slope=_outside(ctx.self._data, ctx.lambd)))
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    _check_floating(input, "softshrink_check")
+    if lambd < 0:
+        top = D.finfo(input._dtype).max
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_dtype_word(input._dtype)}, but found {lambd:g}")
+    return _softshrink(input, lambd=lambd)
+
+
+# rrelu: x where x > 0, else x times a slope: drawn per element from U(lower, upper) while
+# training, (lower + upper) / 2 otherwise. The slopes (1 where x > 0) are the op's `noise`.
+_rrelu_backward = _slope_backward("rrelu_with_noise_backward", "RreluWithNoiseBackwardBackward0")
+_rrelu = _elementwise("rrelu_with_noise", "RreluWithNoiseBackward0",
+                      lambda xp, self, *, noise: (self * noise).astype(self.dtype),
+                      lambda ctx, g: _rrelu_backward(g, ctx.self, slope=ctx.noise))
+_inplace_twin(_rrelu, "RreluWithNoiseBackward1")
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    x = input._data
+    if training:
+        slopes = _on_device(_rng(None).uniform(lower, upper, x.shape), input)
+    else:
+        slopes = (lower + upper) / 2
+    noise = _xp(input).where(x > 0, 1, slopes).astype(x.dtype)
+    return _apply(_rrelu, input, inplace, noise=noise)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def _softmax_dim(name, ndim):
@@ -467,15 +590,17 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _on_device(array, like):
+    """A host array (random draws come from the CPU generator) on `like`'s device."""
+    return array if like._device.type == "cpu" else _xp(like).asarray(array)
+
+
 def _keep_mask(input, p, shape):
     """Bernoulli(1 - p) mask scaled by 1 / (1 - p), as a constant tensor of input's dtype."""
     keep = _rng(None).random(shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     mask = keep.astype(input._dtype.np) * input._dtype.np.type(scale)
-    if input._device.type != "cpu":
-        from ..ops.registry import xp_of
-        mask = xp_of(input._device).asarray(mask)
-    return _const(mask, input)
+    return _const(_on_device(mask, input), input)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -523,6 +648,57 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "dropout behavior, please switch to using dropout1d instead.",
                       stacklevel=2)
     return _feature_dropout(input, p, training, inplace, True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    dim = input.dim()
+    if dim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated "
+                      f"and will result in an error in a future release. To retain the "
+                      f"behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      f"spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    if dim != 5:            # unbatched (C, D, H, W): drop whole channels of the one sample
+        return _feature_dropout(input.unsqueeze(0), p, training, inplace, True).squeeze(0)
+    return _feature_dropout(input, p, training, inplace, True)
+
+
+# Alpha dropout keeps SELU's self-normalisation: a dropped element takes SELU's negative
+# saturation value -alpha (alpha = SELU's scale * alpha), then a * x + b restores zero mean and
+# unit variance.
+_SELU_SATURATION = _SELU_ALPHA * _SELU_SCALE
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        zero = zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    shape = input.shape[:2] + (1,) * (input.dim() - 2) if feature else input.shape
+    keep = (_rng(None).random(shape) >= p).astype(input._dtype.np)
+    alpha = _SELU_SATURATION
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    scale = _const(_on_device(keep * input._dtype.np.type(a), input), input)
+    # kept: + alpha a p; dropped: - alpha a (1 - p)
+    shift = _const(_on_device(((keep - 1) * (alpha * a) + alpha * a * p)
+                              .astype(input._dtype.np), input), input)
+    if inplace:
+        return input.mul_(scale).add_(shift)
+    return input * scale + shift
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (dim 1)."""
+    return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
 # ============================================================================ normalization
@@ -592,6 +768,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("running_mean must be defined in evaluation mode")
         if running_var is None:
             raise RuntimeError("running_var must be defined in evaluation mode")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and stat.numel() != input.shape[1]:
+            raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
+                               f"{stat.numel()}")
     data = input._data
     axes = tuple(i for i in range(data.ndim) if i != 1)
     use_batch_stats = training
@@ -636,9 +816,7 @@ def _(ctx, g):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
+    normalized_shape = _normalized_shape(normalized_shape)
     n = len(normalized_shape)
     if n == 0 or tuple(input.shape[input.dim() - n:]) != normalized_shape or input.dim() < n:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
@@ -690,17 +868,176 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Normalize each (sample, channel) over its spatial dims: batch norm of the input seen as
-    one sample of N*C channels, as torch computes it (running stats are not supported)."""
-    if running_mean is not None or not use_input_stats:
-        raise NotImplementedError("instance_norm with running stats is not implemented in ember")
+    one sample of N*C channels, as torch computes it. Running stats (one per channel) are
+    updated with the batch average of the per-sample statistics."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
+    if not use_input_stats and running_mean is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
     n, c = input.shape[:2]
-    if input.numel() // (n * c) <= 1:
+    if use_input_stats and input.numel() // (n * c) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
     flat = input.reshape(1, n * c, *input.shape[2:])
     weight = weight.repeat(n) if weight is not None else None
     bias = bias.repeat(n) if bias is not None else None
-    return batch_norm(flat, None, None, weight, bias, True, momentum, eps).view(input.shape)
+    mean = running_mean.repeat(n) if running_mean is not None else None
+    var = running_var.repeat(n) if running_var is not None else None
+    out = batch_norm(flat, mean, var, weight, bias, use_input_stats, momentum, eps)
+    if mean is not None and use_input_stats:
+        write_into(running_mean, mean._data.reshape(n, c).mean(0))
+        write_into(running_var, var._data.reshape(n, c).mean(0))
+    return out.view(input.shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ^ beta: the mean is an
+    average pool over the channel dim of the zero-padded squares."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    before, after = size // 2, (size - 1) // 2
+    square = input * input
+    if dim == 3:
+        square = pad(square.unsqueeze(1), (0, 0, before, after))
+        div = avg_pool2d(square, (size, 1), stride=1).squeeze(1)
+    else:
+        n, c = input.shape[:2]
+        square = pad(square.view(n, 1, c, input.shape[2], -1), (0, 0, 0, 0, before, after))
+        div = avg_pool3d(square, (size, 1, 1), stride=1).squeeze(1).view(input.shape)
+    return input / (div * alpha + k).pow(beta)
+
+
+def _normalized_shape(normalized_shape):
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean of x^2 over the trailing normalized_shape dims + eps), times weight."""
+    if isinstance(normalized_shape, int):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        "ints, not int")
+    shape = tuple(normalized_shape)
+    n = len(shape)
+    if n == 0 or input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    dims = tuple(range(input.dim() - n, input.dim()))
+    low_precision = input._dtype in (D.float16, D.bfloat16)
+    x = input.float() if low_precision else input      # half inputs are computed in float32
+    if eps is None:
+        eps = D.finfo(x._dtype).eps                    # (float32's eps for them too)
+    out = x * _add_scalar(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if low_precision else out
+
+
+# ============================================================================ channel shuffles
+def _pixel_shuffle_array(xp, x, r):
+    """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels fills r x r blocks."""
+    *batch, c, h, w = x.shape
+    nb = len(batch)
+    x = x.reshape(*batch, c // (r * r), r, r, h, w)
+    perm = tuple(range(nb)) + (nb, nb + 3, nb + 1, nb + 4, nb + 2)
+    return xp.ascontiguousarray(x.transpose(perm)).reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def _pixel_unshuffle_array(xp, x, r):
+    """The inverse: (*, C, H r, W r) -> (*, C r^2, H, W)."""
+    *batch, c, h, w = x.shape
+    nb = len(batch)
+    x = x.reshape(*batch, c, h // r, r, w // r, r)
+    perm = tuple(range(nb)) + (nb, nb + 2, nb + 4, nb + 1, nb + 3)
+    return xp.ascontiguousarray(x.transpose(perm)).reshape(*batch, c * r * r, h // r, w // r)
+
+
+@primitive("pixel_shuffle", node="PixelShuffleBackward0")
+def _pixel_shuffle(xp, self, *, factor):
+    return _pixel_shuffle_array(xp, self, factor)
+
+
+@primitive("pixel_unshuffle", node="PixelUnshuffleBackward0")
+def _pixel_unshuffle(xp, self, *, factor):
+    return _pixel_unshuffle_array(xp, self, factor)
+
+
+@_pixel_shuffle.derivative
+def _(ctx, g):
+    return _pixel_unshuffle(g, factor=ctx.factor)
+
+
+@_pixel_unshuffle.derivative
+def _(ctx, g):
+    return _pixel_shuffle(g, factor=ctx.factor)
+
+
+def _check_pixel_shuffle(name, input, factor, factor_name):
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {factor_name}, but got {factor}")
+
+
+def pixel_shuffle(input, upscale_factor):
+    _check_pixel_shuffle("pixel_shuffle", input, upscale_factor, "upscale_factor")
+    c = input.shape[-3]
+    if c % (upscale_factor * upscale_factor):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {upscale_factor * upscale_factor}")
+    return _pixel_shuffle(input, factor=upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    _check_pixel_shuffle("pixel_unshuffle", input, downscale_factor, "downscale_factor")
+    for what, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % downscale_factor:
+            raise RuntimeError(f"pixel_unshuffle expects {what} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {downscale_factor}")
+    return _pixel_unshuffle(input, factor=downscale_factor)
+
+
+@primitive("channel_shuffle", node="ChannelShuffleBackward0")
+def _channel_shuffle(xp, self, *, groups):
+    """Channels (g, C/g) read as (C/g, g): channel i of group k moves to position i g + k."""
+    n, c = self.shape[:2]
+    x = self.reshape(n, groups, c // groups, *self.shape[2:]).swapaxes(1, 2)
+    return xp.ascontiguousarray(x).reshape(self.shape)
+
+
+@_channel_shuffle.derivative
+def _(ctx, g):
+    # shuffling C/g groups undoes shuffling g groups
+    return _channel_shuffle(g, groups=ctx.input_shape()[1] // ctx.groups)
+
+
+def channel_shuffle(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    return _channel_shuffle(input, groups=groups)
 
 
 # ============================================================================ embedding
@@ -1334,6 +1671,205 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(_clamp_min_scalar(_add_scalar(d_pos, other=margin) - d_neg, 0), reduction)
 
 
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance d
+    (pairwise_distance by default); swap uses d(positive, negative) when smaller."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = P.minimum(d_neg, distance(positive, negative))
+    loss = _clamp_min_scalar(margin + d_pos - d_neg, 0)
+    return _reduce(loss, _reduction(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    """0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi when full), with var floored
+    at eps outside the graph. var may have input's shape, or lack (or have 1 as) its last dim."""
+    if not isinstance(var, Tensor):
+        var = input.new_full(input.shape, var)     # a number: one variance for every element
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
+    if bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Binary cross entropy of each class's logit, averaged over the classes (last dim)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def _as_rows(input):
+    """A (C,) or (N, C) input as (N, C), or torch's error for any other shape."""
+    if input.dim() > 2 or (input.numel() == 0 and input.dim() != 2):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    return input._data.reshape(-1, input.shape[-1] if input.dim() else 1)
+
+
+def _reduce_rows(xp, losses, reduction, shape):
+    """Per-sample losses reduced; 'none' keeps the batch shape (none for a 1-D input)."""
+    if reduction == "none":
+        return losses.reshape(shape)
+    if losses.size == 0:
+        return xp.zeros((), losses.dtype)      # (torch leaves this one uninitialized)
+    return _reduce_array(xp, losses, reduction)
+
+
+def _row_grad(ctx, g, n_rows):
+    """The incoming gradient of a per-sample loss, as one value per row (N, 1)."""
+    if ctx.reduction == "none":
+        return g.reshape(-1, 1)
+    return (g / n_rows if ctx.reduction == "mean" else g).reshape(1, 1)
+
+
+# ---------------------------------------------------------------------------- multi margin
+# loss(x, y) = sum over classes j != y of w[y] max(0, margin - x[y] + x[j])^p / C
+@primitive("multi_margin_loss", node="MultiMarginLossBackward0", save=("self",))
+def _multi_margin_loss(xp, self, *, target, p, margin, weight, reduction):
+    x = self.reshape(-1, self.shape[-1] if self.ndim else 1)
+    onehot = (xp.arange(x.shape[1]) == target.reshape(-1, 1)).astype(x.dtype)
+    z = x - (x * onehot).sum(1, keepdims=True) + margin
+    z = xp.where(onehot > 0, 0, xp.maximum(z, 0))
+    terms = z if p == 1 else z * z
+    if weight is not None:
+        terms = terms * weight[target.reshape(-1)][:, None]
+    losses = (terms.sum(1) / x.shape[1]).astype(self.dtype)
+    return _reduce_rows(xp, losses, reduction, self.shape[:-1] if self.ndim == 2 else ())
+
+
+@_multi_margin_loss.derivative
+def _(ctx, g):
+    x = ctx.self
+    shape = x.shape
+    rows = x.reshape(-1, shape[-1] if len(shape) else 1)
+    n, c = rows.shape
+    xp = _xp(g)
+    target = ctx.target.reshape(-1)
+    onehot = _const((xp.arange(c) == target[:, None]).astype(g._dtype.np), g)
+    z = rows - (rows * onehot).sum(1, keepdim=True) + ctx.margin
+    active = _const(((z._data > 0) & (onehot._data == 0)).astype(g._dtype.np), g)
+    coef = active if ctx.p == 1 else z * active * 2     # d/dx[j] of each class's term
+    if ctx.weight is not None:
+        coef = coef * _const(ctx.weight[target][:, None].astype(g._dtype.np), g)
+    coef = coef / c
+    # x[j] enters its own term with +coef; x[y] enters every term with -coef
+    grad_rows = coef - onehot * coef.sum(1, keepdim=True)
+    return (grad_rows * _row_grad(ctx, g, n)).reshape(shape)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    rows = _as_rows(input)
+    n, c = rows.shape
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if target._dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dtype_word(target._dtype)}")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    return _multi_margin_loss(input, target=t, p=p, margin=margin,
+                              weight=None if weight is None else
+                              weight._data.astype(input._dtype.np),
+                              reduction=reduction)
+
+
+# ---------------------------------------------------------------------------- multilabel margin
+# Each row's target lists class indices up to its first -1. loss = sum over listed classes j and
+# unlisted classes i of max(0, 1 - (x[j] - x[i])) / C.
+def _multilabel_pairs(xp, x, target):
+    """(hinge terms (N, T, C) for target entry t against class i, one-hot of each target
+    entry's class (N, T, C), active pairs (N, T, C))."""
+    c = x.shape[1]
+    listed = xp.cumprod(target >= 0, axis=1).astype(bool)       # before the first -1
+    longest = int(listed.sum(1).max()) if listed.size else 0
+    listed, target = listed[:, :longest], target[:, :longest]   # T: the longest list
+    safe = xp.where(listed, target, 0)
+    entry_class = (safe[:, :, None] == xp.arange(c)) & listed[:, :, None]
+    is_target = entry_class.any(1)
+    z = 1 - xp.take_along_axis(x, safe, 1)[:, :, None] + x[:, None, :]
+    active = listed[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    return z, entry_class, active
+
+
+@primitive("multilabel_margin_loss", node="MultilabelMarginLossBackward0", save=("self",))
+def _multilabel_margin_loss(xp, self, *, target, reduction):
+    x = self.reshape(-1, self.shape[-1] if self.ndim else 1)
+    z, _, active = _multilabel_pairs(xp, x, target.reshape(x.shape))
+    losses = (xp.where(active, z, 0).sum((1, 2)) / x.shape[1]).astype(self.dtype)
+    return _reduce_rows(xp, losses, reduction, self.shape[:-1] if self.ndim == 2 else ())
+
+
+@_multilabel_margin_loss.derivative
+def _(ctx, g):
+    # piecewise linear in x: the gradient is g times a constant coefficient per element
+    shape = ctx.input_shape()
+    xp = _xp(g)
+    x = ctx.self._data
+    rows = x.reshape(-1, shape[-1] if len(shape) else 1)
+    n, c = rows.shape
+    _, entry_class, active = _multilabel_pairs(xp, rows, ctx.target.reshape(rows.shape))
+    active = active.astype(rows.dtype)
+    # +1 for each unlisted class i per active pair, -1 for the listed class of the entry
+    coef = active.sum(1) - (active.sum(2)[:, :, None] * entry_class).sum(1)
+    coef = _const((coef / c).astype(rows.dtype), g)
+    return (coef * _row_grad(ctx, g, n)).reshape(shape)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    rows = _as_rows(input)
+    if target.shape != input.shape and not (input.dim() <= 1 and target.dim() <= 1 and
+                                            target.numel() == rows.size):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    if target._dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dtype_word(target._dtype)}")
+    t = target._data
+    if t.size and (t.min() < -1 or t.max() >= rows.shape[1]):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _multilabel_margin_loss(input, target=t, reduction=reduction)
+
+
 # ============================================================================ convolution & co
 # written by the convolution/pooling/attention module; re-exported here as torch does
 from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: E402
@@ -1341,3 +1877,24 @@ from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, 
                     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                     adaptive_max_pool1d, adaptive_max_pool2d, unfold, fold, interpolate, pad,
                     scaled_dot_product_attention)
+from ._conv import conv_transpose3d  # noqa: E402
+
+
+def _deprecated_upsample(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  f"instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _deprecated_upsample("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    _deprecated_upsample("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    _deprecated_upsample("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

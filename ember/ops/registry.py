@@ -80,7 +80,12 @@ class OpNode(Node):
         in needs_input_grad when the node was made)."""
         op = self._op
         if needs is not None:
-            self.needs_input_grad = needs
+            # for this backward only (autograd.grad prunes): a later one may need more
+            recorded, self.needs_input_grad = self.needs_input_grad, tuple(needs)
+            try:
+                return self.apply(grads, None)
+            finally:
+                self.needs_input_grad = recorded
         if op.n_outputs == 1:
             out = op.derivative_fn(self, grads[0])
         else:
@@ -465,7 +470,7 @@ class Op:
             raise RuntimeError(f"result type {_type_word(dtype)} can't be cast to the desired "
                                f"output type {_type_word(target._dtype)}")
         original = None
-        if record and "self" in self.save:
+        if record and self.arg_names[0] in self.save:      # the derivative reads the target
             original = Tensor._make(target._data.copy(), target._dtype, target._device)
             original._requires_grad = target._requires_grad
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr

@@ -1,5 +1,5 @@
 """Adadelta."""
-from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_supported, count_step,
+from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_step,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
 
@@ -16,17 +16,23 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _capturable_devices = ("cuda", "xpu", "hpu", "privateuseone")
+    _group_fallbacks = dict(foreach=None, maximize=False, differentiable=False,
+                            capturable=False)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor()
+        state["square_avg"] = zeros_state(p)
+        state["acc_delta"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["square_avg"] = zeros_state(p)
-                state["acc_delta"] = zeros_state(p)
+            state = self._state_for(p, group)
             count_step(state["step"])
             g = prepared_grad(xp, ws, grad, param, group["maximize"],
                               group["weight_decay"])

@@ -1,5 +1,5 @@
 """Adagrad, with learning-rate decay and an initial accumulator value."""
-from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_supported, count_step,
+from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_flags, count_step,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
 
@@ -21,25 +21,30 @@ class Adagrad(Optimizer):
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
         # unlike the other optimizers, Adagrad's state exists from the start
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, group)
 
+    _group_fallbacks = dict(foreach=None, maximize=False, differentiable=False, fused=None)
+
+    def _check_fused(self, p):
+        if p.is_complex():
+            raise RuntimeError("`fused` does not support sparse grad or complex param")
+        super()._check_fused(p)
+
     def _init_state(self, p, group):
         state = self.state[p]
-        state["step"] = step_tensor()
+        state["step"] = step_tensor(group["fused"])
         init = group["initial_accumulator_value"]
         state["sum"] = zeros_state(p, complex(init, init) if p.is_complex() else init)
 
     def _update_group(self, group, ws):
         lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:             # a group added after construction
-                self._init_state(p, group)
+            state = self._state_for(p, group)       # (new: a group added later)
             step = count_step(state["step"])
             g = prepared_grad(xp, ws, grad, param, group["maximize"],
                               group["weight_decay"])

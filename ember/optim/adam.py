@@ -1,5 +1,6 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
-from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_supported,
+from ..ops.pointwise import maximum
+from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_flags,
                         count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
                         written, zeros_state)
 
@@ -26,20 +27,25 @@ class Adam(Optimizer):
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _group_fallbacks = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                            differentiable=False, decoupled_weight_decay=False, fused=None)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor(group["fused"])
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
         eps, amsgrad = group["eps"], group["amsgrad"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_state(p)
-                state["exp_avg_sq"] = zeros_state(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = zeros_state(p)
+            state = self._state_for(p, group)
             step = count_step(state["step"])
             g = decayed_grad(xp, ws, param, grad, group, lr)
             tmp, tmp2 = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")
@@ -59,3 +65,37 @@ class Adam(Optimizer):
             xp.add(denom, eps, out=denom)
             addcdiv_(xp, param, exp_avg, denom, -step_size, tmp)
             written(p, state["exp_avg"], state["exp_avg_sq"])
+
+    def _update_group_differentiable(self, group):
+        """The same update in ember's ops, recorded by autograd. As in PyTorch, the bias
+        corrections are then tensors computed from the step tensor (in its dtype)."""
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        eps, weight_decay = group["eps"], group["weight_decay"]
+        for p in group["params"]:
+            g = p._grad         # (p may be a non-leaf: ._grad, as PyTorch, does not warn)
+            if g is None:
+                continue
+            state = self._state_for(p, group)
+            g = -g if group["maximize"] else g
+            step = state["step"]
+            step += 1
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    g = g.add(p, alpha=weight_decay)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(g, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size_neg = -(lr / bias_correction1)
+            second = exp_avg_sq
+            if group["amsgrad"]:
+                max_sq = state["max_exp_avg_sq"]
+                max_sq.copy_(maximum(max_sq.clone(), exp_avg_sq))
+                second = max_sq
+            # -step_size * m / (sqrt(v) / sqrt(bc2) + eps), rounded as PyTorch computes it
+            denom = (second.sqrt() / (bias_correction2.sqrt() * step_size_neg)).add_(
+                eps / step_size_neg)
+            p.addcdiv_(exp_avg.clone(), denom)

@@ -1,6 +1,6 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
 from .adam import check_adam_args
-from .optimizer import (Optimizer, addcdiv_, check_supported, count_step, lerp_,
+from .optimizer import (Optimizer, addcdiv_, check_flags, count_step, lerp_,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
 
@@ -12,17 +12,22 @@ class Adamax(Optimizer):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _group_fallbacks = dict(foreach=None, maximize=False, differentiable=False,
+                            capturable=False)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor()
+        state["exp_avg"] = zeros_state(p)
+        state["exp_inf"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_state(p)
-                state["exp_inf"] = zeros_state(p)
+            state = self._state_for(p, group)
             step = count_step(state["step"])
             g = prepared_grad(xp, ws, grad, param, group["maximize"],
                               group["weight_decay"])

@@ -1,7 +1,7 @@
 """NAdam: Adam with Nesterov momentum and a momentum-decay schedule."""
 
 from .adam import check_adam_args
-from .optimizer import (Optimizer, adam_moments, addcdiv_, check_supported, count_step,
+from .optimizer import (Optimizer, adam_moments, addcdiv_, check_flags, count_step,
                         decayed_grad, params_with_grad, scalar, step_tensor, written,
                         zeros_state)
 
@@ -17,22 +17,29 @@ class NAdam(Optimizer):
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _capturable_what = "params, mu_products and state_steps"
+    _capturable_what_foreach = "params, mu_products, and state_steps"
+    _group_fallbacks = dict(maximize=False, foreach=None, capturable=False,
+                            differentiable=False, decoupled_weight_decay=False)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor()
+        # the running product of the momentum coefficients mu_1 ... mu_t
+        one = step_tensor()
+        one._data[...] = 1
+        state["mu_product"] = one
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         momentum_decay = group["momentum_decay"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                # the running product of the momentum coefficients mu_1 ... mu_t
-                one = step_tensor()
-                one._data[...] = 1
-                state["mu_product"] = one
-                state["exp_avg"] = zeros_state(p)
-                state["exp_avg_sq"] = zeros_state(p)
+            state = self._state_for(p, group)
             step = count_step(state["step"])
             bias_correction2 = 1 - beta2 ** step
             g = decayed_grad(xp, ws, param, grad, group, lr)

@@ -9,6 +9,12 @@ op registry's dispatch. Raw ufuncs with `out=` into a few scratch arrays that th
 (`_Workspace`) make a step allocate nothing after the first one, and give exact control of the
 order of float operations, which follows PyTorch's CPU kernels (`a + alpha * b`,
 `self + value * t1 * t2`, ...) so float32 results agree to rounding.
+
+The flags: fused=True (where PyTorch has a fused kernel: SGD, Adam, AdamW, Adagrad) runs this
+same update, after PyTorch's checks; capturable=True raises PyTorch's assertion at step for a
+parameter off the CUDA-like devices; differentiable=True runs `_update_group_differentiable`,
+the update written in ember's in-place tensor ops with grad mode on, so autograd records it
+(SGD, Adam and AdamW; the others refuse the flag at construction).
 """
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
@@ -177,19 +183,78 @@ class Optimizer:
                         grad.requires_grad_(False)
                     grad.zero_()
 
-    @grad_mode.no_grad()
+    # where PyTorch runs a step with capturable=True (CUDA graphs); elsewhere it asserts
+    _capturable_devices = ("cuda", "xpu", "hpu", "privateuseone", "xla")
+    _capturable_devices_foreach = ("cuda", "xpu", "hpu", "privateuseone")
+    _capturable_what = "params and state_steps"
+    _capturable_what_foreach = "params and state_steps"
+    # fused=True: a separate kernel in PyTorch with the same results; here the ordinary update
+    _FUSED_DEVICES = ("mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone")
+
     def step(self, closure=None):
         """Run the closure (if any, with grad mode on), then update each group's parameters
-        that have a gradient; returns the closure's loss."""
+        that have a gradient; returns the closure's loss.
+
+        As in PyTorch, the step runs without grad mode unless the optimizer is
+        differentiable=True: then the update is recorded in the graph (through the
+        parameters, gradients, state and tensor hyper-parameters)."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            self._update_group(group, self._workspace)
+        with grad_mode.set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                self._check_step_flags(group)
+                if group.get("differentiable"):
+                    self._update_group_differentiable(group)
+                else:
+                    self._update_group(group, self._workspace)
         return loss
 
     def _update_group(self, group, ws):
         """One group's update, in place (each optimizer's own arithmetic); `ws` lends scratch
         arrays."""
         raise NotImplementedError
+
+    def _update_group_differentiable(self, group):
+        """One group's update written in ember's in-place ops, recorded by autograd (for the
+        optimizers that support differentiable=True; `check_flags` refuses the others)."""
+        raise NotImplementedError
+
+    def _init_state(self, p, group):
+        """Fill the empty state of a parameter (each optimizer its own buffers)."""
+
+    def _state_for(self, p, group):
+        state = self.state[p]
+        if len(state) == 0:
+            self._init_state(p, group)
+        return state
+
+    def _check_fused(self, p):
+        if not p.is_floating_point() or p.device.type not in self._FUSED_DEVICES:
+            raise RuntimeError(f"`fused=True` requires all the params to be floating point "
+                               f"Tensors of supported devices: {list(self._FUSED_DEVICES)} "
+                               f"but {p.dtype} and {p.device.type}")
+
+    def _check_fused_and_init(self, p, group):
+        state = self.state[p]           # made before the check, as in PyTorch
+        self._check_fused(p)
+        if len(state) == 0:
+            self._init_state(p, group)
+
+    def _check_step_flags(self, group):
+        """PyTorch's step-time checks of fused and capturable, at the same point (the state
+        of the parameters before the failing one, or of all of them, already made)."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if group.get("fused"):
+            for p in params:
+                self._check_fused_and_init(p, group)
+        if group.get("capturable"):
+            for p in params:
+                self._state_for(p, group)
+            foreach = bool(group.get("foreach"))
+            devices = self._capturable_devices_foreach if foreach else self._capturable_devices
+            what = self._capturable_what_foreach if foreach else self._capturable_what
+            if any(p.device.type not in devices for p in params):
+                raise AssertionError(f"If capturable=True, {what} must be on supported "
+                                     f"devices: {list(devices)}.")
 
     def _hook_step(self):
         # like PyTorch: the class's step is wrapped once, when its first instance is made (so a
@@ -261,9 +326,15 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # what a loaded param group lacking an option gets (PyTorch's values, per optimizer)
+    _group_fallbacks = {}
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for name, value in self._group_fallbacks.items():
+                group.setdefault(name, value)
         self._workspace = _Workspace()
         self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
@@ -296,11 +367,21 @@ def _cast_state(param, value, key=None):
 
 
 # ----------------------------------------------------------------------------- helpers for steps
-def check_supported(defaults):
-    """Options of PyTorch's that select implementations ember doesn't have."""
-    for name in ("differentiable", "fused", "capturable"):
-        if defaults.get(name):
-            raise NotImplementedError(f"ember.optim: {name}=True is not supported")
+def check_flags(optimizer):
+    """The construction-time checks of fused, foreach and differentiable (after the
+    parameters', as in PyTorch); ember refuses differentiable=True where no differentiable
+    update is written."""
+    defaults = optimizer.defaults
+    if defaults.get("fused"):
+        if defaults.get("differentiable"):
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    cls = type(optimizer)
+    if defaults.get("differentiable") and \
+            cls._update_group_differentiable is Optimizer._update_group_differentiable:
+        raise NotImplementedError(f"ember.optim.{cls.__name__}: differentiable=True is not "
+                                  f"implemented (SGD, Adam and AdamW support it)")
 
 
 def check_lr(lr):
@@ -315,9 +396,10 @@ def scalar(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def step_tensor():
-    """A fresh step count: a 0-dim float tensor (float64 when that is the default dtype)."""
-    dtype = D.float64 if D.get_default_dtype() is D.float64 else D.float32
+def step_tensor(fused=False):
+    """A fresh step count: a 0-dim float tensor (float64 when that is the default dtype,
+    except for a fused optimizer's, always float32 as in PyTorch)."""
+    dtype = D.float64 if D.get_default_dtype() is D.float64 and not fused else D.float32
     return Tensor._make(np.zeros((), dtype.np), dtype)
 
 

@@ -1,6 +1,6 @@
 """RAdam: Adam with the variance of the adaptive learning rate rectified."""
 from .adam import check_adam_args
-from .optimizer import (Optimizer, adam_moments, check_supported, count_step, decayed_grad,
+from .optimizer import (Optimizer, adam_moments, check_flags, count_step, decayed_grad,
                         params_with_grad, scalar, step_tensor, written, zeros_state)
 
 
@@ -13,17 +13,22 @@ class RAdam(Optimizer):
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _group_fallbacks = dict(foreach=None, maximize=False, differentiable=False,
+                            decoupled_weight_decay=False, capturable=False)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor()
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_state(p)
-                state["exp_avg_sq"] = zeros_state(p)
+            state = self._state_for(p, group)
             step = count_step(state["step"])
             g = decayed_grad(xp, ws, param, grad, group, lr)
             tmp, update = ws.get(xp, param, "tmp"), ws.get(xp, param, "tmp2")

@@ -1,5 +1,5 @@
 """RMSprop, optionally centered and with momentum."""
-from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_supported,
+from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_flags,
                         count_step, lerp_, params_with_grad, prepared_grad, real, scalar,
                         step_tensor, written, zeros_state)
 
@@ -20,21 +20,27 @@ class RMSprop(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _capturable_devices_foreach = Optimizer._capturable_devices
+    _group_fallbacks = dict(momentum=0, centered=False, foreach=None, maximize=False,
+                            differentiable=False, capturable=False)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = step_tensor()
+        state["square_avg"] = zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
 
     def _update_group(self, group, ws):
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         momentum, centered = group["momentum"], group["centered"]
         for p, xp, param, grad in params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["square_avg"] = zeros_state(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = zeros_state(p)
-                if centered:
-                    state["grad_avg"] = zeros_state(p)
+            state = self._state_for(p, group)
             count_step(state["step"])
             g = prepared_grad(xp, ws, grad, param, group["maximize"],
                               group["weight_decay"])

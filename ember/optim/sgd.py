@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 from .._tensor import Tensor
-from .optimizer import (Optimizer, add_, check_lr, check_supported, params_with_grad,
+from .optimizer import (Optimizer, add_, check_lr, check_flags, params_with_grad,
                         prepared_grad, real, scalar, written)
 
 
@@ -18,8 +18,14 @@ class SGD(Optimizer):
                         foreach=foreach, differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        check_supported(defaults)
         super().__init__(params, defaults)
+        check_flags(self)
+
+    _group_fallbacks = dict(nesterov=False, maximize=False, foreach=None,
+                            differentiable=False, fused=False)
+
+    def _check_fused_and_init(self, p, group):
+        self._check_fused(p)        # SGD's state (a momentum buffer) is made by the update
 
     def _update_group(self, group, ws):
         lr, momentum = scalar(group["lr"]), group["momentum"]
@@ -47,3 +53,31 @@ class SGD(Optimizer):
                     g = real(buf._data)
             add_(xp, param, g, -lr, tmp)
             written(p)
+
+    def _update_group_differentiable(self, group):
+        """The same update in ember's in-place ops, so that autograd records it."""
+        lr, momentum = group["lr"], group["momentum"]
+        dampening, nesterov = group["dampening"], group["nesterov"]
+        weight_decay = group["weight_decay"]
+        for p in group["params"]:
+            g = p._grad         # (p may be a non-leaf: ._grad, as PyTorch, does not warn)
+            if g is None:
+                continue
+            state = self.state[p] if momentum != 0 else None
+            g = -g if group["maximize"] else g
+            if weight_decay != 0:
+                g = g.add(p, alpha=weight_decay)
+            buf = None
+            if momentum != 0:
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = g.detach().clone()     # the first buffer starts a new history
+                else:
+                    buf.mul_(momentum).add_(g, alpha=1 - dampening)
+                g = g.add(buf, alpha=momentum) if nesterov else buf
+            if isinstance(lr, Tensor) and lr.requires_grad:
+                p.addcmul_(g, lr, value=-1)
+            else:
+                p.add_(g, alpha=-scalar(lr))
+            if buf is not None:
+                state["momentum_buffer"] = buf

@@ -4,14 +4,23 @@ from .linear import Identity, Linear, Bilinear
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, ReLU6, LeakyReLU, PReLU, ELU, SELU, CELU, GELU, SiLU, Mish,
                          Sigmoid, Tanh, Softplus, Softsign, Hardtanh, Hardsigmoid, Hardswish,
-                         Softmax, LogSoftmax, Softmin, Threshold, LogSigmoid, Tanhshrink, GLU)
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm
-from .dropout import Dropout, Dropout1d, Dropout2d
+                         Softmax, LogSoftmax, Softmin, Threshold, LogSigmoid, Tanhshrink, GLU,
+                         Softmax2d, Hardshrink, Softshrink, RReLU)
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm,
+                            InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm,
+                            LocalResponseNorm)
+from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,
+                      FeatureAlphaDropout)
 from .sparse import Embedding
+from .distance import PairwiseDistance, CosineSimilarity
 from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss,
-                   HingeEmbeddingLoss, SoftMarginLoss)
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+                   HingeEmbeddingLoss, SoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
+                   MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d)

@@ -1,4 +1,5 @@
-"""Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d: the layers over `ember.nn._conv`."""
+"""Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d: the layers over
+`ember.nn._conv`."""
 import math
 
 from ...ops.creation import empty
@@ -159,7 +160,7 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         d = self._dims
-        output_size = list(output_size)
+        # output_size keeps the caller's type: PyTorch's message prints it as given
         if len(output_size) == d + 2 or (len(output_size) == d + 1 and input.dim() == d + 1):
             output_size = output_size[-d:]
         if len(output_size) != d:
@@ -172,7 +173,7 @@ class _ConvTransposeNd(_ConvNd):
         if any(not lo <= n <= hi for lo, n, hi in zip(smallest, output_size, largest)):
             raise ValueError(f"requested an output size of {output_size}, but valid sizes "
                              f"range from {smallest} to {largest} (for an input of "
-                             f"{input.shape[-d:]!r})")
+                             f"{input.shape[2:]!r})")     # [2:] even unbatched, as PyTorch
         result = [n - lo for n, lo in zip(output_size, smallest)]
         return tuple(result)
 
@@ -190,3 +191,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
     _functional = staticmethod(C.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+    _functional = staticmethod(C.conv_transpose3d)

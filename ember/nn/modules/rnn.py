@@ -3,7 +3,8 @@
 Parameters are named and shaped exactly as in PyTorch (weight_ih_l0, weight_hh_l0, bias_ih_l0,
 bias_hh_l0, ..._reverse, weight_hr_l0 for an LSTM projection), so state_dicts interchange. Each
 layer first projects the whole sequence with one GEMM (x W_ih^T + b_ih); only the recurrent
-part runs in the loop over time steps.
+part runs in the loop over time steps. A PackedSequence input (nn.utils.rnn) runs the same loop
+over the running sequences of each step only (see `_run_packed`).
 """
 import math
 import numbers
@@ -14,6 +15,7 @@ from ...ops.joining import stack, cat
 from ...ops.pointwise import sigmoid, tanh, relu
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -141,8 +143,9 @@ class RNNBase(Module):
         return _step(self.mode, x_proj, h, c, weights["weight_hh"], weights.get("bias_hh"),
                      weights.get("weight_hr"))
 
-    def _run_direction(self, x, h, c, layer, direction):
-        """One layer in one direction over the whole sequence x (L, N, in)."""
+    def _run_direction(self, x, h, c, layer, direction, batch_sizes=None):
+        """One layer in one direction over the whole sequence: x is (L, N, in), or the data
+        of a PackedSequence (sum of batch_sizes, in) when batch_sizes (a list) is given."""
         suffix = "_reverse" if direction else ""
         weights = {}
         for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"):
@@ -152,6 +155,8 @@ class RNNBase(Module):
         x_proj = x.matmul(weights["weight_ih"].t())              # the sequence in one GEMM
         if "bias_ih" in weights:
             x_proj = x_proj + weights["bias_ih"]
+        if batch_sizes is not None:
+            return self._run_packed(x_proj, h, c, weights, direction, batch_sizes)
         steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
@@ -159,8 +164,31 @@ class RNNBase(Module):
             outputs[t] = h
         return stack(outputs, 0), h, c
 
-    def _run(self, x, h0, c0):
-        """All layers; x is (L, N, in); h0/c0 are (layers*directions, N, size)."""
+    def _run_packed(self, x_proj, h, c, weights, direction, batch_sizes):
+        """The time loop over packed data. Sequences are sorted longest first, so at step t
+        the running ones are the first batch_sizes[t] rows of the state; the other rows keep
+        their state: the last step of a finished sequence (forwards), or h0 for one that has
+        not started yet (backwards). So h, c end as each sequence's state at its true end."""
+        starts = [0]
+        for size in batch_sizes[:-1]:
+            starts.append(starts[-1] + size)
+        steps = range(len(batch_sizes))
+        outputs = [None] * len(batch_sizes)
+        for t in (reversed(steps) if direction else steps):
+            size = batch_sizes[t]
+            rows = x_proj[starts[t]:starts[t] + size]
+            h_new, c_new = self._cell(rows, h[:size], None if c is None else c[:size], weights)
+            outputs[t] = h_new
+            if size == h.shape[0]:
+                h, c = h_new, c_new
+            else:
+                h = cat([h_new, h[size:]], 0)
+                c = None if c is None else cat([c_new, c[size:]], 0)
+        return cat(outputs, 0), h, c
+
+    def _run(self, x, h0, c0, batch_sizes=None):
+        """All layers; x is (L, N, in) or packed data (with batch_sizes, a list); h0/c0 are
+        (layers*directions, N, size)."""
         from .. import functional as F
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
@@ -169,7 +197,7 @@ class RNNBase(Module):
             for direction in range(directions):
                 k = layer * directions + direction
                 out, h, c = self._run_direction(x, h0[k], None if c0 is None else c0[k], layer,
-                                                direction)
+                                                direction, batch_sizes)
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
@@ -239,7 +267,9 @@ class GRU(RNNBase):
 
 
 def _forward_simple(module, input, hx):
-    """RNN/GRU forward: (output, h_n), batched, batch_first or unbatched."""
+    """RNN/GRU forward: (output, h_n), batched, batch_first, unbatched or packed."""
+    if isinstance(input, PackedSequence):
+        return _forward_packed(module, input, hx, None)
     module._check_input(input)
     batched = input.dim() == 3
     if batched:
@@ -264,11 +294,47 @@ def _forward_simple(module, input, hx):
     return (out.transpose(0, 1) if module.batch_first else out), h_n
 
 
+def _forward_packed(module, packed, h0, c0):
+    """A PackedSequence through the layers: (PackedSequence output, h_n[, c_n]).
+
+    The states the caller passes (and gets back) are in the original batch order; inside,
+    the batch is sorted longest first, as the packed data is. batch_first plays no part."""
+    data, batch_sizes, sorted_indices, unsorted_indices = packed
+    if data.dim() != 2:
+        raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+    module._check_input(data)
+    sizes = batch_sizes.tolist()
+    lstm = module.mode == "LSTM"
+    real_hidden = module.proj_size if module.proj_size > 0 else module.hidden_size
+    h_shape = module._state_shape(sizes[0], real_hidden)
+    c_shape = module._state_shape(sizes[0], module.hidden_size)
+    if h0 is None:
+        h0 = zeros(h_shape, dtype=data.dtype, device=data.device)
+        c0 = zeros(c_shape, dtype=data.dtype, device=data.device) if lstm else None
+    else:
+        # sorted first, checked after: PyTorch's order (and so its messages)
+        if sorted_indices is not None:
+            h0 = h0.index_select(1, sorted_indices)
+            c0 = c0.index_select(1, sorted_indices) if lstm else None
+        module._check_hidden(h0, h_shape, "hidden[0]" if lstm else "hidden")
+        if lstm:
+            module._check_hidden(c0, c_shape, "hidden[1]")
+    out, h_n, c_n = module._run(data, h0, c0, sizes)
+    if unsorted_indices is not None:
+        h_n = h_n.index_select(1, unsorted_indices)
+        c_n = c_n.index_select(1, unsorted_indices) if lstm else None
+    output = PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
+    return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+
 class LSTM(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            h0, c0 = hx if hx is not None else (None, None)
+            return _forward_packed(self, input, h0, c0)
         self._check_input(input)
         batched = input.dim() == 3
         if hx is not None:

@@ -1,4 +1,6 @@
-"""ember.nn.utils: gradient clipping and flattening parameters into one vector."""
+"""ember.nn.utils: gradient clipping, flattening parameters into one vector, and `rnn`
+(packed and padded variable-length sequences)."""
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, \
     clip_grads_with_norm_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from . import rnn

@@ -1,0 +1,787 @@
+"""The rest of torch.nn ember adds: shrink activations, rrelu, alpha dropout, instance /
+RMS / local response norm, pixel and channel shuffles, the margin and Gaussian NLL losses,
+Softmax2d, and the 'area' and 'bicubic' modes of interpolate (nn.Upsample).
+
+Each is compared with torch 2.13: values, dtypes, input gradients, the node names of the graph,
+module reprs and the errors for bad arguments; the new primitives' derivatives are checked
+again by gradgradcheck in float64. Random ops (rrelu while training, alpha dropout) are
+compared by their structure and statistics, since the two libraries draw different numbers.
+"""
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+import ember
+from differential import catch, same, warnings_of
+from nn_helpers import compare_module, torch_repr
+from opinfo import graph_names
+
+
+def f(T):
+    return T.nn.functional
+
+
+def floats(*shape, low=-2.0, high=2.0):
+    return lambda rng: rng.uniform(low, high, shape)
+
+
+class Const:
+    """An array passed as a tensor that does not require grad (a target, a variance)."""
+
+    def __init__(self, maker):
+        self.maker = maker
+
+
+def longs(array):
+    return Const(lambda rng: np.asarray(array, dtype=np.int64))
+
+
+class Case:
+    """fn(T, *tensors) with tensors made from the same arrays in torch and ember; float arrays
+    require grad unless wrapped in Const."""
+
+    def __init__(self, name, fn, *makers, atol32=1e-6):
+        # atol32: float32's absolute tolerance (bicubic sums 16 taps in another order)
+        self.name, self.fn, self.makers, self.atol32 = name, fn, makers, atol32
+
+    def __repr__(self):
+        return self.name
+
+    def run(self, T, dtype):
+        rng = np.random.default_rng(0)
+        tensors = []
+        for m in self.makers:
+            const = isinstance(m, Const)
+            a = (m.maker if const else m)(rng)
+            t = T.tensor(a.astype(dtype) if a.dtype.kind == "f" else a)
+            if not const:
+                t.requires_grad_(True)
+            tensors.append(t)
+        out = self.fn(T, *tensors)
+        return out, [t for t in tensors if t.requires_grad]
+
+
+def _gaussian_target(rng):
+    return rng.uniform(-2, 2, (4, 3))
+
+
+CASES = [
+    # ---------------------------------------------------------------- activations
+    Case("hardshrink", lambda T, x: f(T).hardshrink(x, 0.7), floats(4, 5)),
+    Case("hardshrink-negative-lambd", lambda T, x: f(T).hardshrink(x, -0.5), floats(4, 5)),
+    Case("softshrink", lambda T, x: f(T).softshrink(x), floats(4, 5)),
+    Case("tanhshrink", lambda T, x: f(T).tanhshrink(x), floats(4, 5)),
+    Case("logsigmoid", lambda T, x: f(T).logsigmoid(x), floats(4, 5)),
+    Case("rrelu-eval", lambda T, x: f(T).rrelu(x, 0.1, 0.3), floats(4, 5)),
+    Case("rrelu-eval-inplace", lambda T, x: f(T).rrelu(x * 1, 0.1, 0.3, inplace=True),
+         floats(4, 5)),
+    Case("threshold-inplace", lambda T, x: f(T).threshold(x * 1, 0.1, 2.0, inplace=True),
+         floats(4, 5)),
+    Case("threshold_", lambda T, x: f(T).threshold_(x * 1, 0.1, 2.0), floats(4, 5)),
+    Case("softmax2d", lambda T, x: T.nn.Softmax2d()(x), floats(2, 3, 4, 2)),
+    Case("glu", lambda T, x: f(T).glu(x, 0), floats(4, 5)),
+    Case("celu", lambda T, x: f(T).celu(x, 0.7), floats(4, 5)),
+    # ---------------------------------------------------------------- shuffles
+    Case("pixel_shuffle", lambda T, x: f(T).pixel_shuffle(x, 2), floats(2, 8, 3, 2)),
+    Case("pixel_shuffle-3d", lambda T, x: f(T).pixel_shuffle(x, 3), floats(9, 2, 2)),
+    Case("pixel_shuffle-5d", lambda T, x: f(T).pixel_shuffle(x, 2), floats(2, 3, 4, 2, 3)),
+    Case("pixel_unshuffle", lambda T, x: f(T).pixel_unshuffle(x, 2), floats(2, 3, 4, 6)),
+    Case("channel_shuffle", lambda T, x: f(T).channel_shuffle(x, 3), floats(2, 6, 2, 2)),
+    Case("channel_shuffle-3d", lambda T, x: f(T).channel_shuffle(x, 2), floats(2, 4, 3)),
+    Case("ChannelShuffle", lambda T, x: T.nn.ChannelShuffle(2)(x), floats(2, 4, 3, 1)),
+    # ---------------------------------------------------------------- normalization
+    Case("local_response_norm-3d", lambda T, x: f(T).local_response_norm(x, 3),
+         floats(2, 5, 4)),
+    Case("local_response_norm-4d", lambda T, x: f(T).local_response_norm(x, 4, 0.1, 0.6, 2.0),
+         floats(2, 5, 3, 4)),
+    Case("local_response_norm-5d", lambda T, x: f(T).local_response_norm(x, 2, 0.3),
+         floats(2, 4, 3, 2, 2)),
+    Case("rms_norm", lambda T, x, w: f(T).rms_norm(x, (4,), w), floats(3, 4), floats(4)),
+    Case("rms_norm-2dims-eps", lambda T, x: f(T).rms_norm(x, [3, 4], eps=0.1),
+         floats(2, 3, 4)),
+    Case("instance_norm", lambda T, x, w, b: f(T).instance_norm(x, weight=w, bias=b),
+         floats(2, 3, 4, 5), floats(3), floats(3)),
+    Case("instance_norm-running-stats",
+         lambda T, x: f(T).instance_norm(x, T.zeros(3), T.ones(3), momentum=0.3),
+         floats(2, 3, 6)),
+    Case("instance_norm-eval",
+         lambda T, x, w: f(T).instance_norm(x, T.linspace(-1, 1, 3), T.linspace(0.5, 2, 3),
+                                            weight=w, use_input_stats=False),
+         floats(2, 3, 6), floats(3)),
+    # ---------------------------------------------------------------- losses
+    Case("gaussian_nll", lambda T, x, t, v: f(T).gaussian_nll_loss(x, t, v),
+         floats(4, 3), Const(_gaussian_target), floats(4, 3, low=0.1, high=2)),
+    Case("gaussian_nll-full-sum", lambda T, x, t, v: f(T).gaussian_nll_loss(
+        x, t, v, full=True, reduction="sum"),
+         floats(4, 3), Const(_gaussian_target), floats(4, 1, low=0.1, high=2)),
+    Case("gaussian_nll-var-without-last-dim-none", lambda T, x, t, v: f(T).gaussian_nll_loss(
+        x, t, v, reduction="none"),
+         floats(4, 3), Const(_gaussian_target), floats(4, low=0.1, high=2)),
+    Case("gaussian_nll-clamped-var", lambda T, x, t, v: f(T).gaussian_nll_loss(x, t, v, eps=0.5),
+         floats(4, 3), Const(_gaussian_target), floats(4, 3, low=0.0, high=1)),
+    Case("gaussian_nll-float-var", lambda T, x, t: f(T).gaussian_nll_loss(x, t, 0.7),
+         floats(4, 3), Const(_gaussian_target)),
+    Case("poisson_nll", lambda T, x, t: f(T).poisson_nll_loss(x, t),
+         floats(4, 3), Const(floats(4, 3, low=0, high=3))),
+    Case("poisson_nll-full-nolog", lambda T, x, t: f(T).poisson_nll_loss(
+        x, t, log_input=False, full=True, reduction="sum"),
+         floats(4, 3, low=0.1, high=3), Const(floats(4, 3, low=0, high=3))),
+    Case("multi_margin", lambda T, x, t: f(T).multi_margin_loss(x, t),
+         floats(4, 5, low=-1, high=1), longs([0, 3, 4, 1])),
+    Case("multi_margin-p2-weight-margin-none", lambda T, x, t: f(T).multi_margin_loss(
+        x, t, p=2, margin=0.5, weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=x.dtype),
+        reduction="none"),
+         floats(4, 5, low=-1, high=1), longs([0, 3, 4, 1])),
+    Case("multi_margin-sum", lambda T, x, t: f(T).multi_margin_loss(x, t, reduction="sum"),
+         floats(4, 5, low=-1, high=1), longs([2, 2, 0, 1])),
+    Case("multi_margin-1d", lambda T, x, t: f(T).multi_margin_loss(x, t, reduction="none"),
+         floats(5, low=-1, high=1), longs(3)),
+    Case("multilabel_margin", lambda T, x, t: f(T).multilabel_margin_loss(x, t),
+         floats(3, 4, low=-1, high=1), longs([[3, 0, -1, 1], [0, 1, 2, 3], [-1, 1, 0, 0]])),
+    Case("multilabel_margin-none", lambda T, x, t: f(T).multilabel_margin_loss(
+        x, t, reduction="none"),
+         floats(3, 4, low=-1, high=1), longs([[3, 3, -1, 1], [1, -1, 2, 3], [2, 1, 0, -1]])),
+    Case("multilabel_margin-1d-sum", lambda T, x, t: f(T).multilabel_margin_loss(
+        x, t, reduction="sum"),
+         floats(5, low=-1, high=1), longs([4, 1, -1, 0, 0])),
+    Case("multilabel_soft_margin", lambda T, x, t: f(T).multilabel_soft_margin_loss(x, t),
+         floats(3, 4), Const(lambda rng: (rng.random((3, 4)) < 0.5).astype(np.float64))),
+    Case("multilabel_soft_margin-weight-none",
+         lambda T, x, t: f(T).multilabel_soft_margin_loss(
+             x, t, weight=T.tensor([1.0, 0.5, 2.0, 1.0], dtype=x.dtype), reduction="none"),
+         floats(3, 4), Const(lambda rng: (rng.random((3, 4)) < 0.5).astype(np.float64))),
+    Case("triplet_margin_with_distance", lambda T, a, p, n:
+         f(T).triplet_margin_with_distance_loss(a, p, n), floats(4, 3), floats(4, 3),
+         floats(4, 3)),
+    Case("triplet_margin_with_distance-fn-swap", lambda T, a, p, n:
+         f(T).triplet_margin_with_distance_loss(
+             a, p, n, distance_function=lambda u, v: (u - v).abs().sum(1), swap=True,
+             margin=2.0, reduction="sum"), floats(4, 3), floats(4, 3), floats(4, 3)),
+    Case("TripletMarginWithDistanceLoss", lambda T, a, p, n:
+         T.nn.TripletMarginWithDistanceLoss(reduction="none")(a, p, n), floats(4, 3),
+         floats(4, 3), floats(4, 3)),
+    Case("TripletMarginLoss", lambda T, a, p, n:
+         T.nn.TripletMarginLoss(margin=0.5, p=1.0, swap=True)(a, p, n), floats(4, 3),
+         floats(4, 3), floats(4, 3)),
+    # ---------------------------------------------------------------- interpolate
+    Case("area-2d", lambda T, x: f(T).interpolate(x, size=(3, 4), mode="area"),
+         floats(2, 2, 6, 7)),
+    Case("area-2d-scale", lambda T, x: f(T).interpolate(x, scale_factor=0.5, mode="area"),
+         floats(1, 2, 6, 5)),
+    Case("area-1d", lambda T, x: f(T).interpolate(x, size=4, mode="area"), floats(2, 3, 9)),
+    Case("area-3d", lambda T, x: f(T).interpolate(x, size=(2, 3, 2), mode="area"),
+         floats(1, 2, 4, 5, 3)),
+    Case("area-upsample", lambda T, x: T.nn.Upsample(size=(5, 7), mode="area")(x),
+         floats(1, 2, 3, 4)),
+    Case("bicubic-up", lambda T, x: f(T).interpolate(x, size=(9, 7), mode="bicubic"),
+         floats(2, 2, 4, 5), atol32=1e-5),
+    Case("bicubic-up-align", lambda T, x: f(T).interpolate(
+        x, size=(9, 7), mode="bicubic", align_corners=True), floats(2, 2, 4, 5), atol32=1e-5),
+    Case("bicubic-down", lambda T, x: f(T).interpolate(x, size=(3, 2), mode="bicubic"),
+         floats(1, 2, 7, 6), atol32=1e-5),
+    Case("bicubic-down-align", lambda T, x: f(T).interpolate(
+        x, size=(3, 1), mode="bicubic", align_corners=True), floats(1, 2, 7, 6), atol32=1e-5),
+    Case("bicubic-scale", lambda T, x: f(T).interpolate(x, scale_factor=(1.7, 1.1),
+                                                        mode="bicubic"),
+         floats(1, 1, 5, 6), atol32=1e-5),
+    Case("bicubic-upsample-module", lambda T, x: T.nn.Upsample(
+        scale_factor=2.5, mode="bicubic", align_corners=False)(x),
+         floats(1, 2, 3, 4), atol32=1e-5),
+    Case("upsampling-bilinear2d", lambda T, x: T.nn.UpsamplingBilinear2d(scale_factor=2)(x),
+         floats(1, 2, 3, 4)),
+    Case("upsampling-nearest2d", lambda T, x: T.nn.UpsamplingNearest2d(size=(5, 7))(x),
+         floats(1, 2, 3, 4)),
+    Case("linear-upsample-module", lambda T, x: T.nn.Upsample(scale_factor=3, mode="linear")(x),
+         floats(1, 2, 4)),
+    Case("trilinear-align", lambda T, x: f(T).interpolate(
+        x, size=(3, 4, 2), mode="trilinear", align_corners=True), floats(1, 1, 2, 3, 4)),
+]
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_values_grads_and_graph_match_torch(case, dtype):
+    t_out, t_leaves = case.run(torch, dtype)
+    e_out, e_leaves = case.run(ember, dtype)
+    assert graph_names(e_out.grad_fn) == graph_names(t_out.grad_fn)
+    assert str(e_out.dtype).split(".")[-1] == str(t_out.dtype).split(".")[-1]
+    assert tuple(e_out.shape) == tuple(t_out.shape)
+    tol = dict(rtol=1e-5, atol=case.atol32) if dtype is np.float32 else \
+        dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_np(e_out), _np(t_out), **tol)
+    upstream = np.random.default_rng(1).uniform(-1, 1, tuple(t_out.shape)).astype(dtype)
+    t_grads = torch.autograd.grad(t_out, t_leaves, torch.tensor(upstream))
+    e_grads = ember.autograd.grad(e_out, e_leaves, ember.tensor(upstream))
+    for i, (e, t) in enumerate(zip(e_grads, t_grads)):
+        np.testing.assert_allclose(_np(e), _np(t), err_msg=f"grad {i}", **tol)
+
+
+# ----------------------------------------------------------------------------- second order
+def _f64(*shapes, low=-1.0, high=1.0, seed=2):
+    rng = np.random.default_rng(seed)
+    return [ember.tensor(rng.uniform(low, high, s), requires_grad=True) for s in shapes]
+
+
+def _away_from_kinks(x, kinks, gap=0.05):
+    """Move entries of a float64 leaf off the points where the op is not differentiable."""
+    data = x.detach()._data
+    for k in kinks:
+        near = np.abs(data - k) < gap
+        data[near] = k + np.where(data[near] >= k, gap, -gap)
+    return x
+
+
+EF = ember.nn.functional
+T_MM = ember.tensor([0, 3, 4, 1])
+T_ML = ember.tensor([[3, 0, -1, 1], [0, 1, 2, 3], [-1, 1, 0, 0]])
+SECOND_ORDER = {
+    "hardshrink": (lambda x: EF.hardshrink(x, 0.5) ** 2,
+                   [_away_from_kinks(_f64((3, 4))[0], (0.5, -0.5))]),
+    "softshrink": (lambda x: EF.softshrink(x, 0.3) ** 2,
+                   [_away_from_kinks(_f64((3, 4))[0], (0.3, -0.3))]),
+    "rrelu-eval": (lambda x: EF.rrelu(x) ** 2, [_away_from_kinks(_f64((3, 4))[0], (0,))]),
+    "pixel_shuffle": (lambda x: EF.pixel_shuffle(x, 2) ** 2, _f64((1, 4, 2, 3))),
+    "pixel_unshuffle": (lambda x: EF.pixel_unshuffle(x, 2) ** 2, _f64((1, 2, 2, 4))),
+    "channel_shuffle": (lambda x: EF.channel_shuffle(x, 2) ** 2, _f64((1, 6, 2))),
+    "multi_margin-p2-weight": (lambda x: EF.multi_margin_loss(
+        x, T_MM, p=2, weight=ember.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=ember.float64)),
+        _f64((4, 5))),
+    "multi_margin-p1": (lambda x: EF.multi_margin_loss(x, T_MM, reduction="none") ** 2,
+                        _f64((4, 5), seed=5)),
+    "multilabel_margin": (lambda x: EF.multilabel_margin_loss(x, T_ML, reduction="none") ** 2,
+                          _f64((3, 4), seed=3)),
+    "bicubic": (lambda x: EF.interpolate(x, size=(5, 3), mode="bicubic") ** 2,
+                _f64((1, 1, 3, 4))),
+    "area": (lambda x: EF.interpolate(x, size=(2, 3), mode="area") ** 2, _f64((1, 1, 3, 4))),
+    "instance_norm": (lambda x, w: EF.instance_norm(x, ember.zeros(2, dtype=ember.float64),
+                                                    ember.ones(2, dtype=ember.float64),
+                                                    weight=w),
+                      _f64((2, 2, 3), (2,))),
+    "rms_norm": (lambda x, w: EF.rms_norm(x, (3,), w), _f64((2, 3), (3,))),
+    "local_response_norm": (lambda x: EF.local_response_norm(x, 3, alpha=0.5),
+                            _f64((1, 4, 3))),
+    "gaussian_nll": (lambda x, v: EF.gaussian_nll_loss(x, ember.zeros(2, 3, dtype=x.dtype), v),
+                     _f64((2, 3), (2, 3), low=0.2, high=1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_gradgradcheck_float64(name):
+    fn, inputs = SECOND_ORDER[name]
+    assert ember.autograd.gradcheck(fn, tuple(inputs))
+    assert ember.autograd.gradgradcheck(fn, tuple(inputs))
+
+
+# ----------------------------------------------------------------------------- modules
+REPRS = [
+    lambda nn: nn.Hardshrink(0.3), lambda nn: nn.Softshrink(), lambda nn: nn.Tanhshrink(),
+    lambda nn: nn.RReLU(), lambda nn: nn.RReLU(0.1, 0.2, True), lambda nn: nn.Softmax2d(),
+    lambda nn: nn.Threshold(0.1, 20), lambda nn: nn.LogSigmoid(), lambda nn: nn.GLU(0),
+    lambda nn: nn.AlphaDropout(0.2), lambda nn: nn.FeatureAlphaDropout(0.2, True),
+    lambda nn: nn.Dropout3d(), lambda nn: nn.LocalResponseNorm(3),
+    lambda nn: nn.LocalResponseNorm(2, alpha=0.1, beta=0.5, k=2.0),
+    lambda nn: nn.RMSNorm(6), lambda nn: nn.RMSNorm([4, 6], eps=1e-3, elementwise_affine=False),
+    lambda nn: nn.InstanceNorm1d(4), lambda nn: nn.InstanceNorm2d(4, affine=True),
+    lambda nn: nn.InstanceNorm3d(4, momentum=None, track_running_stats=True),
+    lambda nn: nn.PixelShuffle(2), lambda nn: nn.PixelUnshuffle(3), lambda nn: nn.ChannelShuffle(2),
+    lambda nn: nn.GaussianNLLLoss(), lambda nn: nn.PoissonNLLLoss(),
+    lambda nn: nn.MultiMarginLoss(),
+    lambda nn: nn.MultiLabelMarginLoss(), lambda nn: nn.MultiLabelSoftMarginLoss(),
+    lambda nn: nn.TripletMarginLoss(), lambda nn: nn.TripletMarginWithDistanceLoss(),
+    lambda nn: nn.TripletMarginWithDistanceLoss(distance_function=nn.PairwiseDistance(p=1.0)),
+    lambda nn: nn.PairwiseDistance(), lambda nn: nn.CosineSimilarity(),
+    lambda nn: nn.Upsample(scale_factor=2), lambda nn: nn.Upsample(scale_factor=(2, 3)),
+    lambda nn: nn.Upsample(size=(3, 4), mode="bicubic", align_corners=True),
+    lambda nn: nn.UpsamplingNearest2d(scale_factor=2), lambda nn: nn.UpsamplingBilinear2d(size=5),
+    lambda nn: nn.Sequential(nn.PixelShuffle(2), nn.InstanceNorm2d(3), nn.RReLU()),
+]
+
+
+@pytest.mark.parametrize("i", range(len(REPRS)))
+def test_module_repr(i):
+    assert repr(REPRS[i](ember.nn)) == torch_repr(REPRS[i](torch.nn))
+
+
+def test_module_attributes_and_state():
+    def scenario(T):
+        nn = T.nn
+        mods = [nn.MultiMarginLoss(p=2, margin=0.5, weight=T.ones(3)), nn.RMSNorm([2, 3]),
+                nn.InstanceNorm2d(3, affine=True, track_running_stats=True),
+                nn.Upsample(scale_factor=2, mode="bilinear"), nn.PoissonNLLLoss(full=True),
+                nn.TripletMarginWithDistanceLoss(swap=True)]
+        return ([sorted(m.state_dict().keys()) for m in mods],
+                [mods[0].p, mods[0].margin, mods[1].normalized_shape, mods[1].eps,
+                 mods[3].scale_factor, mods[3].align_corners, mods[4].eps, mods[5].swap])
+    same(scenario)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_rmsnorm_module_matches_torch(dtype):
+    rng = np.random.default_rng(0)
+    compare_module(ember.nn.RMSNorm([3, 4], eps=1e-3), torch.nn.RMSNorm([3, 4], eps=1e-3),
+                   [rng.uniform(-2, 2, (2, 3, 4))], dtype=dtype)
+
+
+@pytest.mark.parametrize("kind,shape", [(1, (3, 4, 5)), (2, (2, 4, 3, 3)), (3, (2, 4, 2, 3, 2)),
+                                        (2, (4, 3, 5))])
+def test_instance_norm_modules_train_then_eval(kind, shape):
+    """Running stats: each training step moves them toward the batch average of the
+    per-sample statistics (unbiased variance); eval mode normalizes with them."""
+    rng = np.random.default_rng(kind)
+    args = dict(affine=True, track_running_stats=True, momentum=0.2)
+    e_mod = getattr(ember.nn, f"InstanceNorm{kind}d")(4, **args)
+    t_mod = getattr(torch.nn, f"InstanceNorm{kind}d")(4, **args)
+    with torch.no_grad():
+        t_mod.weight.uniform_(0.5, 1.5)
+        t_mod.bias.uniform_(-1, 1)
+    for step in range(2):
+        compare_module(e_mod, t_mod, [rng.uniform(-2, 2, shape) + step], dtype=torch.float64)
+    assert int(e_mod.num_batches_tracked) == int(t_mod.num_batches_tracked) == 0
+    e_mod.eval()
+    t_mod.eval()
+    e_out, t_out = compare_module(e_mod, t_mod, [rng.uniform(-2, 2, shape)],
+                                  dtype=torch.float64)
+    assert e_out.grad_fn.name() == t_out.grad_fn.name()
+
+
+def test_instance_norm_without_running_stats_in_eval_uses_input_stats():
+    rng = np.random.default_rng(4)
+    e_mod, t_mod = ember.nn.InstanceNorm1d(3).eval(), torch.nn.InstanceNorm1d(3).eval()
+    compare_module(e_mod, t_mod, [rng.uniform(-2, 2, (2, 3, 5))])
+
+
+def test_instance_norm_momentum_none_keeps_running_stats():
+    def scenario(T):
+        m = T.nn.InstanceNorm2d(2, momentum=None, track_running_stats=True)
+        m(T.arange(16.0).reshape(2, 2, 2, 2))
+        return m.running_mean, m.running_var, m.num_batches_tracked
+    same(scenario)
+
+
+def test_instance_norm_checks_and_warnings():
+    def scenario(T):
+        nn = T.nn
+        x4 = T.ones(2, 4, 3, 3)
+        return [catch(nn.InstanceNorm1d(4), x4), catch(nn.InstanceNorm2d(4), T.ones(2, 4)),
+                catch(nn.InstanceNorm2d(3, affine=True), x4),
+                warnings_of(lambda: tuple(nn.InstanceNorm2d(3)(x4).shape)),
+                warnings_of(lambda: tuple(nn.InstanceNorm3d(3)(x4).shape)),
+                catch(nn.InstanceNorm1d(4), T.ones(2, 4, 1)),
+                catch(f(T).instance_norm, x4, T.zeros(3), T.ones(3)),
+                catch(f(T).instance_norm, x4, T.zeros(4), None),
+                catch(f(T).instance_norm, x4, None, None, use_input_stats=False),
+                catch(f(T).batch_norm, x4, T.zeros(3), T.ones(3)),
+                catch(f(T).batch_norm, x4, T.zeros(4), T.ones(5))]
+    same(scenario)
+
+
+def test_unbatched_instance_norm():
+    rng = np.random.default_rng(5)
+    e_out, t_out = compare_module(ember.nn.InstanceNorm2d(3, affine=True),
+                                  torch.nn.InstanceNorm2d(3, affine=True),
+                                  [rng.uniform(-2, 2, (3, 4, 2))])
+    assert graph_names(e_out.grad_fn) == graph_names(t_out.grad_fn)
+
+
+@pytest.mark.parametrize("make", [lambda nn: nn.LocalResponseNorm(3, k=2.0),
+                                  lambda nn: nn.PixelShuffle(2), lambda nn: nn.PixelUnshuffle(2),
+                                  lambda nn: nn.Hardshrink(), lambda nn: nn.Softshrink(0.2),
+                                  lambda nn: nn.Tanhshrink(), lambda nn: nn.Softmax2d()])
+def test_parameterless_modules_match_torch(make):
+    rng = np.random.default_rng(6)
+    compare_module(make(ember.nn), make(torch.nn), [rng.uniform(-2, 2, (2, 4, 4, 6))])
+
+
+def test_loss_modules_match_torch():
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(-1, 1, (4, 5)), rng.uniform(-1, 1, (4, 5))
+    var = rng.uniform(0.5, 2, (4, 5))
+    cases = [
+        (lambda nn, T: nn.GaussianNLLLoss(full=True, reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor(y), T.tensor(var))),
+        (lambda nn, T: nn.PoissonNLLLoss(log_input=False, eps=0.1),
+         lambda T: (T.tensor(np.abs(x), requires_grad=True), T.tensor(np.abs(y)))),
+        (lambda nn, T: nn.MultiMarginLoss(p=2, margin=0.3, weight=T.arange(1.0, 6.0,
+                                                                          dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor([4, 0, 2, 2]))),
+        (lambda nn, T: nn.MultiLabelMarginLoss(reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True),
+                    T.tensor([[1, 2, -1, 0, 0], [4, -1, 1, 1, 1], [0, 1, 2, 3, 4],
+                              [-1, 0, 0, 0, 0]]))),
+        (lambda nn, T: nn.MultiLabelSoftMarginLoss(weight=T.linspace(0.5, 1.5, 5,
+                                                                     dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor((y > 0).astype(np.float64)))),
+    ]
+    for make_loss, make_args in cases:
+        results = []
+        for T in (torch, ember):
+            args = make_args(T)
+            loss = make_loss(T.nn, T)(*args)
+            loss.backward()
+            results.append((_np(loss), _np(args[0].grad), loss.grad_fn.name()))
+        (tl, tg, tn), (el, eg, en) = results
+        assert en == tn
+        np.testing.assert_allclose(el, tl, rtol=1e-10)
+        np.testing.assert_allclose(eg, tg, rtol=1e-10, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- errors
+def test_activation_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(2, 3)
+        return [catch(F_.softshrink, x, -1.0), catch(F_.softshrink, x.double(), -0.5),
+                catch(F_.softshrink, T.tensor([1, 2]), 0.5),
+                catch(F_.hardshrink, T.tensor([1, 2]), 0.5),
+                catch(F_.rrelu, x, 0.5, 0.1), catch(T.nn.Softmax2d(), x),
+                catch(F_.rrelu, T.ones(2, requires_grad=True), training=True, inplace=True)]
+    same(scenario)
+
+
+def test_shuffle_errors_match_torch():
+    def scenario(T):
+        F_ = f(T)
+        return [catch(F_.pixel_shuffle, T.ones(2, 3, 4, 4), 2),
+                catch(F_.pixel_shuffle, T.ones(4, 4), 2),
+                catch(F_.pixel_shuffle, T.ones(4, 4, 4), 0),
+                catch(F_.pixel_unshuffle, T.ones(2, 3, 5, 4), 2),
+                catch(F_.pixel_unshuffle, T.ones(2, 3, 4, 5), 2),
+                catch(F_.pixel_unshuffle, T.ones(4, 4), 2),
+                catch(F_.pixel_unshuffle, T.ones(4, 4, 4), 0),
+                catch(F_.channel_shuffle, T.ones(2, 3, 4, 4), 2),
+                catch(F_.channel_shuffle, T.ones(2, 4, 4), 0),
+                catch(F_.channel_shuffle, T.ones(2, 4), 2),
+                catch(F_.channel_shuffle, T.ones(2, 3), -1)]
+    same(scenario)
+
+
+def test_normalization_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(2, 4, 6, 6)
+        return [catch(F_.rms_norm, x, (5,)), catch(F_.rms_norm, x, (4, 5)),
+                catch(F_.rms_norm, x, (6,), T.ones(5)),
+                catch(F_.local_response_norm, T.ones(2, 3), 3),
+                tuple(F_.local_response_norm(T.ones(0, 3, 4), 3).shape)]
+    same(scenario)
+
+
+def test_loss_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(3, 5)
+        t = T.tensor([0, 1, 2])
+        return [
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 4)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(1)),
+            catch(F_.gaussian_nll_loss, x, x, -T.ones(3, 5)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 5), reduction="foo"),
+            catch(F_.poisson_nll_loss, x, x, reduction="foo"),
+            catch(F_.multi_margin_loss, x, t, p=3),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1, 7])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, -1, 2])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1])),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(4)),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(5, 1)),
+            catch(F_.multi_margin_loss, T.ones(2, 3, 4), t),
+            catch(F_.multi_margin_loss, x, t.float()),
+            catch(F_.multi_margin_loss, x, t, reduction="foo"),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, 1]])),
+            catch(F_.multilabel_margin_loss, x, T.full((3, 5), 7)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, -1, 7, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[-2, -1, 0, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, T.ones(2, 3, 4), T.zeros(2, 3, 4, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, x, T.zeros(3, 5)),
+            catch(F_.multilabel_soft_margin_loss, x, T.ones(3, 4)),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, margin=0.0),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x[0]),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, reduction="foo"),
+            catch(T.nn.MultiMarginLoss, p=3),
+            catch(T.nn.MultiMarginLoss, weight=T.ones(2, 2)),
+            catch(T.nn.TripletMarginLoss, margin=0),
+            catch(T.nn.TripletMarginWithDistanceLoss, margin=-1),
+        ]
+    same(scenario)
+
+
+def test_interpolate_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(2, 4, 6, 6)
+        return [catch(F_.interpolate, x[0], size=4, mode="bicubic"),
+                catch(F_.interpolate, x[None], size=4, mode="bicubic"),
+                catch(F_.interpolate, x, size=4, mode="area", align_corners=True),
+                catch(F_.interpolate, x, size=4, mode="nearest", align_corners=False),
+                catch(F_.interpolate, x, size=4, mode="foo"),
+                catch(F_.interpolate, T.ones(2, 3), size=4, mode="area"),
+                catch(F_.interpolate, x, size=3, mode="nearest", antialias=True),
+                catch(F_.interpolate, x[0], size=3, mode="linear", antialias=True),
+                tuple(F_.interpolate(x, scale_factor=0.7, mode="area",
+                                     recompute_scale_factor=True).shape)]
+    same(scenario)
+
+
+def test_gaussian_nll_scalar_and_1d_shapes():
+    def scenario(T):
+        F_ = f(T)
+        x = T.linspace(-1, 1, 5, requires_grad=True)
+        return [F_.gaussian_nll_loss(x, T.zeros(5), T.full((1,), 0.5)),
+                F_.gaussian_nll_loss(x, T.zeros(5), 0.5, reduction="none")]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- random ops
+def test_rrelu_training_slopes_lie_between_the_bounds():
+    ember.manual_seed(0)
+    x = ember.tensor(np.linspace(-3, 3, 2001), requires_grad=True)
+    y = ember.nn.functional.rrelu(x, 0.1, 0.3, training=True)
+    assert y.grad_fn.name() == "RreluWithNoiseBackward0"
+    data, out = x.detach().numpy(), y.detach().numpy()
+    neg = data < 0
+    slopes = out[neg] / data[neg]
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
+    assert slopes.std() > 0.04            # drawn per element, not one slope for all
+    np.testing.assert_array_equal(out[~neg], data[~neg])
+    y.sum().backward()
+    # the gradient is each element's slope (1 where x > 0)
+    np.testing.assert_allclose(x.grad.numpy()[neg], slopes, rtol=1e-12)
+    np.testing.assert_array_equal(x.grad.numpy()[data > 0], 1.0)
+
+
+def test_rrelu_module_draws_only_in_training():
+    m = ember.nn.RReLU(0.2, 0.4)
+    x = ember.full((1000,), -1.0)
+    slopes = -m(x).numpy()
+    assert 0.2 <= slopes.min() and slopes.max() <= 0.4 and slopes.std() > 0.03
+    m.eval()
+    np.testing.assert_allclose(-m(x).numpy(), 0.3, rtol=1e-6)
+    t = torch.nn.RReLU(0.2, 0.4).eval()
+    np.testing.assert_allclose(m(x).numpy(), t(torch.full((1000,), -1.0)).numpy())
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5])
+def test_alpha_dropout_is_the_same_affine_map_as_torch(p):
+    """Dropped elements all take one value and kept ones are a x + b, with torch's a, b and
+    dropped value; over many draws mean 0 and variance 1 are kept for a standard input."""
+    rng = np.random.default_rng(8)
+    data = rng.standard_normal(200_000).astype(np.float32)
+    t_out = torch.nn.functional.alpha_dropout(torch.tensor(data, requires_grad=True), p,
+                                              training=True)
+    e_in = ember.tensor(data, requires_grad=True)
+    e_out = ember.nn.functional.alpha_dropout(e_in, p, training=True)
+    assert graph_names(e_out.grad_fn) == graph_names(t_out.grad_fn)
+    t_out = t_out.detach().numpy()
+    out = e_out.detach().numpy()
+    values, counts = np.unique(t_out, return_counts=True)
+    dropped_value = values[counts.argmax()]             # torch's value for a dropped element
+    dropped = out == dropped_value
+    assert abs(dropped.mean() - p) < 0.01
+    # kept elements: the same a x + b in both libraries (fitted from torch's kept elements)
+    t_kept = t_out != dropped_value
+    a, b = np.polyfit(data[t_kept], t_out[t_kept], 1)
+    np.testing.assert_allclose(out[~dropped], a * data[~dropped] + b, rtol=1e-4, atol=1e-5)
+    assert abs(out.mean()) < 0.02 and abs(out.var() - 1) < 0.02
+    e_out.sum().backward()
+    np.testing.assert_allclose(np.unique(e_in.grad.numpy()), sorted({0.0, a}), rtol=1e-5)
+
+
+def test_feature_alpha_dropout_drops_whole_channels():
+    ember.manual_seed(1)
+    x = ember.randn(50, 20, 3, 4)
+    y = ember.nn.functional.feature_alpha_dropout(x, 0.5, training=True).numpy()
+    # each (sample, channel) is one affine map of its input: dropped ones are constant
+    flat = y.reshape(1000, 12)
+    constant = np.ptp(flat, axis=1) == 0
+    assert 0.4 < constant.mean() < 0.6
+    assert len(np.unique(flat[constant])) == 1
+
+
+def test_alpha_dropouts_eval_edge_cases_and_modules():
+    def scenario(T):
+        F_ = f(T)
+        x = T.linspace(-1, 1, 6).reshape(2, 3).requires_grad_()
+        m = T.nn.AlphaDropout(0.5)
+        m.eval()
+        return [F_.alpha_dropout(x, 0.5) is x, F_.alpha_dropout(x, 0.0, True) is x,
+                F_.feature_alpha_dropout(x, 0.3, False) is x, m(x) is x,
+                F_.alpha_dropout(x, 1.0, True), F_.alpha_dropout(x, 1.0, True).grad_fn.name(),
+                catch(F_.alpha_dropout, x, 1.5, True), catch(F_.alpha_dropout, x, -0.1),
+                catch(F_.feature_alpha_dropout, T.ones(5), 0.5, True),
+                T.nn.FeatureAlphaDropout(0.5, inplace=True)(x) is x]
+    same(scenario)
+
+
+def test_dropout3d_zeroes_whole_channels():
+    ember.manual_seed(2)
+    y = ember.nn.Dropout3d(0.5)(ember.ones(20, 10, 2, 2, 2)).numpy().reshape(200, 8)
+    assert set(np.unique(y)) == {0.0, 2.0}
+    assert (np.ptp(y, axis=1) == 0).all()
+    y = ember.nn.functional.dropout3d(ember.ones(10, 2, 2, 2), 0.5).numpy().reshape(10, 8)
+    assert (np.ptp(y, axis=1) == 0).all()
+    same(lambda T: warnings_of(lambda: tuple(f(T).dropout3d(T.ones(2, 3), training=False).shape)))
+
+
+def test_edge_cases_match_torch():
+    def scenario(T):
+        F_ = f(T)
+        x0 = T.tensor(0.3, requires_grad=True)
+        ramp = T.arange(16.0).reshape(1, 1, 4, 4)
+        return [
+            catch(F_.multi_margin_loss, x0, T.tensor(0)),
+            catch(F_.multi_margin_loss, x0, T.tensor([0])),
+            catch(F_.multi_margin_loss, T.ones(0, 5), T.zeros(0, dtype=T.long), reduction="none"),
+            catch(F_.multi_margin_loss, T.ones(0), T.zeros(0, dtype=T.long)),
+            catch(F_.multi_margin_loss, T.ones(2, 5), T.zeros(2, dtype=T.int32)),
+            catch(F_.multi_margin_loss, T.ones(2, 5), T.zeros(2, 1, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, x0, T.tensor(0)),
+            catch(F_.multilabel_margin_loss, T.ones(5), T.zeros(1, 5, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, T.ones(1, 5), T.zeros(5, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, T.ones(2, 5), T.zeros(2, 5, dtype=T.uint8)),
+            catch(F_.gaussian_nll_loss, T.ones(2, 5), T.ones(2, 5), T.ones(2, 5, 1)),
+            catch(F_.pixel_shuffle, T.ones(1, 4, 0, 3), 2),
+            catch(F_.rms_norm, T.ones(3), 3),
+            catch(F_.rms_norm, T.ones(3, dtype=T.float64), [3]),
+            catch(F_.hardshrink, T.ones(3, dtype=T.float64) * 0.5),
+            catch(F_.softshrink, T.tensor([0.5, -0.5, 0.6, -0.7]), 0.5),
+            catch(F_.interpolate, T.ones(1, 1, 4, 4), size=(1, 1), mode="bicubic",
+                  align_corners=True),
+            catch(F_.interpolate, ramp, size=(1, 1), mode="bicubic"),
+            catch(F_.interpolate, ramp, size=(1, 1), mode="area"),
+            catch(F_.interpolate, ramp[:, :, :1], size=(3, 7), mode="bicubic"),
+            catch(F_.local_response_norm, T.arange(24.0).reshape(1, 4, 6), 1),
+            catch(F_.local_response_norm, T.arange(24.0).reshape(1, 4, 6), 7),
+            catch(F_.channel_shuffle, T.arange(6.0).reshape(1, 6, 1), 1),
+            catch(F_.channel_shuffle, T.arange(6.0).reshape(1, 6, 1), 6),
+            catch(F_.threshold, T.tensor([1, 2, 3]), 1, 5),
+        ]
+    same(scenario)
+
+
+@settings(max_examples=30, deadline=None)
+@given(mode=st.sampled_from(["bicubic", "area"]), align=st.booleans(),
+       n_in=st.tuples(st.integers(1, 7), st.integers(1, 7)),
+       n_out=st.tuples(st.integers(1, 9), st.integers(1, 9)),
+       scale=st.one_of(st.none(), st.floats(0.3, 3.0)))
+def test_interpolate_sizes_sweep_float64(mode, align, n_in, n_out, scale):
+    """Any input and output size (or scale factor) gives torch's values and gradients."""
+    rng = np.random.default_rng(sum(n_in) * 10 + sum(n_out))
+    data = rng.uniform(-1, 1, (1, 2) + n_in)
+    kwargs = dict(mode=mode, align_corners=align if mode == "bicubic" else None)
+    if scale is None:
+        kwargs["size"] = n_out
+    else:
+        kwargs["scale_factor"] = scale
+        out = [int(n * scale) for n in n_in]
+        if min(out) < 1:
+            return                  # an empty output: an error in both (tested elsewhere)
+        if mode == "bicubic" and tuple(out) == n_in:
+            # torch's bicubic backward copies the gradient when no size changes, although its
+            # forward applies the scale factor: a quirk ember does not reproduce
+            return
+    outs = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        y = f(T).interpolate(x, **kwargs)
+        (y * T.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))).sum().backward()
+        outs.append((_np(y), _np(x.grad)))
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rms_norm_of_half_inputs_computes_in_float32(dtype):
+    def scenario(T):
+        x = T.linspace(-1, 2, 8).reshape(2, 4).to(getattr(T, dtype)).requires_grad_()
+        w = T.linspace(0.5, 1.5, 4).to(getattr(T, dtype)).requires_grad_()
+        y = f(T).rms_norm(x, (4,), w)
+        y.sum().backward()
+        return y, graph_names(y.grad_fn), x.grad, w.grad
+    same(scenario, rtol=1e-2, atol=1e-2)
+
+
+def test_deprecated_upsample_functions_warn_and_interpolate():
+    def scenario(T):
+        F_, x = f(T), T.linspace(-1, 1, 6).reshape(1, 1, 2, 3)
+        return [warnings_of(lambda: F_.upsample(x, scale_factor=2)),
+                warnings_of(lambda: F_.upsample(x, size=4, mode="bicubic", align_corners=True)),
+                warnings_of(lambda: F_.upsample_nearest(x, size=(3, 5))),
+                warnings_of(lambda: F_.upsample_bilinear(x, scale_factor=2)),
+                warnings_of(lambda: T.nn.UpsamplingBilinear2d(scale_factor=2)(x))]
+    same(scenario)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 4), c=st.integers(1, 6), seed=st.integers(0, 1000),
+       reduction=st.sampled_from(["none", "mean", "sum"]), p=st.sampled_from([1, 2]))
+def test_margin_losses_sweep_float64(n, c, seed, reduction, p):
+    """Random targets (repeated classes, -1 anywhere in multilabel lists) give torch's
+    losses and gradients."""
+    rng = np.random.default_rng(seed)
+    data = rng.uniform(-1, 1, (n, c))
+    labels = rng.integers(-1, c, (n, c))
+    classes = rng.integers(0, c, n)
+    weight = rng.uniform(0.5, 2, c)
+    outs = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        losses = [f(T).multilabel_margin_loss(x, T.tensor(labels), reduction=reduction),
+                  f(T).multi_margin_loss(x, T.tensor(classes), p=p, margin=0.7,
+                                         weight=T.tensor(weight), reduction=reduction)]
+        grads = [_np(T.autograd.grad(loss.sum(), x)[0]) for loss in losses]
+        outs.append([_np(loss) for loss in losses] + grads)
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+ACTIVATIONS = ["elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "hardsigmoid",
+               "hardswish", "leaky_relu", "hardtanh", "relu6", "logsigmoid", "softsign",
+               "threshold", "relu", "tanhshrink", "hardshrink", "softshrink", "rrelu"]
+# their backward is a node of its own in torch (HardshrinkBackwardBackward0, ...)
+PIECEWISE_LINEAR = {"leaky_relu", "hardtanh", "relu6", "threshold", "relu", "hardshrink",
+                    "softshrink", "rrelu"}
+
+
+# torch has no second derivative for hardsigmoid (ember's is zeros)
+NO_SECOND_DERIVATIVE_IN_TORCH = {"hardsigmoid"}
+INPLACE_ACTIVATIONS = ["elu", "selu", "celu", "silu", "mish", "hardsigmoid", "hardswish",
+                       "leaky_relu", "hardtanh", "relu6", "threshold", "relu", "rrelu"]
+ACTIVATION_CASES = [(n, False) for n in ACTIVATIONS] + [(n, True) for n in INPLACE_ACTIVATIONS]
+
+
+def test_inplace_activation_list_is_torchs():
+    def has_inplace(name):
+        fn = getattr(torch.nn.functional, name)
+        return hasattr(fn, "__code__") and "inplace" in fn.__code__.co_varnames
+    assert INPLACE_ACTIVATIONS == [n for n in ACTIVATIONS if has_inplace(n)]
+
+
+def _names(node):
+    return [n.replace("torch::autograd::", "") if n else n for n in graph_names(node)]
+
+
+@pytest.mark.parametrize("name,inplace", ACTIVATION_CASES)
+def test_activation_first_and_second_derivatives(name, inplace):
+    """Values, gradients and gradients of gradients (zeros where the op is piecewise linear)
+    in float64, and the node names (ThresholdBackward1 ... for the in-place forms)."""
+    data = np.random.default_rng(0).uniform(-4, 4, 50)
+    args = (0.5, -1.0) if name == "threshold" else ()
+    results = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        y = getattr(f(T), name)(x * 1 if inplace else x, *args,
+                                **(dict(inplace=True) if inplace else {}))
+        g, = T.autograd.grad(y, x, T.ones_like(y, requires_grad=True), create_graph=True)
+        gg = None
+        if g.requires_grad and name not in NO_SECOND_DERIVATIVE_IN_TORCH:
+            gg = T.autograd.grad(g.sum(), x, allow_unused=True)[0]
+        second = _names(g.grad_fn) if name in PIECEWISE_LINEAR and not inplace else None
+        results.append((_np(y), _np(g), None if gg is None else _np(gg), _names(y.grad_fn),
+                        second))
+    (ty, tg, tgg, tn, t2), (ey, eg, egg, en, e2) = results
+    assert en == tn and e2 == t2
+    np.testing.assert_allclose(ey, ty, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(eg, tg, rtol=1e-12, atol=1e-14)
+    assert (egg is None) == (tgg is None)
+    if tgg is not None:
+        np.testing.assert_allclose(egg, tgg, rtol=1e-10, atol=1e-12)
