@@ -131,9 +131,6 @@ _mul_scalar = _elementwise("mul.Scalar", "MulBackward1", lambda xp, self, *, oth
                            lambda ctx, g: g * ctx.other, save=())
 _div_scalar = _elementwise("div.Scalar", "DivBackward1", lambda xp, self, *, other: self / other,
                            lambda ctx, g: g / ctx.other, save=())
-# clamp with a lower bound only (torch.clamp_min): clamp's forward and derivative, own node
-_clamp_min = _elementwise("clamp_min", "ClampMinBackward0", P._clamp.forward,
-                          P._clamp.derivative_fn)
 # torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
 _norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
     R._vector_norm.forward)
@@ -141,7 +138,7 @@ _norm.derivative(R._vector_norm.derivative_fn)
 
 
 def _clamp_min_scalar(input, min):
-    return _clamp_min(input, min=min, max=None)
+    return P._clamp_min(input, min=min, max=None)       # (ClampMinBackward0, as torch's)
 
 
 def _scalar_minus(value, tensor):
