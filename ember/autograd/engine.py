@@ -16,7 +16,10 @@ from . import anomaly_mode
 from .graph import AccumulateGrad
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
-_LEAF_FIRST = float("-inf")     # the heap key of an AccumulateGrad (smallest runs first)
+# heap keys, smallest first: a node's is -(its creation sequence); a leaf accumulator's is below
+# all of those, in the order the accumulators became ready (keys are unique: nodes are never
+# compared)
+_LEAF_FIRST = -(1 << 62)
 
 
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate=True):
@@ -43,8 +46,13 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         captured = [None] * len(inputs)
 
     buffers = {}            # node -> the gradients received so far for each of its outputs
-    heap = []               # (priority, arrival, node) of the ready nodes
-    arrival = itertools.count()
+    heap = []               # (key, node) of the ready nodes
+    arrival = itertools.count(_LEAF_FIRST)
+
+    def ready(node):
+        _heappush(heap, (next(arrival) if node.__class__ is AccumulateGrad else -node._seq,
+                         node))
+
     for (node, nr), g in zip(roots, grads):
         if node is None:
             continue
@@ -54,14 +62,14 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     for node in buffers:
         if dependencies[node] == 0:     # (a root may also be fed by another root)
-            _heappush(heap, (_priority(node), next(arrival), node))
+            ready(node)
 
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
-            node = _heappop(heap)[2]
+            node = _heappop(heap)[1]
             grads_in = buffers.pop(node)
             extras = node._extras
             if extras is not None and (extras.tensor_pre_hooks or extras.pre_hooks):
@@ -84,7 +92,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                         dependencies[child] -= 1
                         if dependencies[child] == 0:
                             buffers.setdefault(child, [None] * child._n_outputs)
-                            _heappush(heap, (_priority(child), next(arrival), child))
+                            ready(child)
                 continue
             elif not node.runs_without_grad and all(g is None for g in grads_in):
                 outputs = (None,) * len(children)   # nothing to differentiate
@@ -121,14 +129,10 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:
-                    _heappush(heap, (_priority(child), next(arrival), child))
+                    ready(child)
     finally:
         grad_mode.state.enabled = previous_mode
     return captured
-
-
-def _priority(node):
-    return _LEAF_FIRST if node.__class__ is AccumulateGrad else -node._seq
 
 
 def _count_dependencies(roots):
