@@ -94,7 +94,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                             buffers.setdefault(child, [None] * child._n_outputs)
                             ready(child)
                 continue
-            elif not node.runs_without_grad and all(g is None for g in grads_in):
+            elif grads_in[0] is None and not node.runs_without_grad and \
+                    all(g is None for g in grads_in):
                 outputs = (None,) * len(children)   # nothing to differentiate
             else:
                 if extras is not None and extras.retain_grad:
