@@ -127,10 +127,15 @@ from . import amp  # noqa: E402
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, set_autocast_dtype, is_autocast_available)
 from . import nn  # noqa: E402,F401
+from ._nn_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from .ops.linalg_extra import (inverse, det, logdet, slogdet, trace, diag,  # noqa: E402
                                 cholesky, cross)
+from .ops.linalg_decomp import (svd_old as svd, qr_old as qr, pinverse,  # noqa: E402
+                                 matrix_exp, cholesky_solve, cholesky_inverse,
+                                 triangular_solve, lu_old as lu, lu_unpack,
+                                 lu_solve_old as lu_solve, chain_matmul, geqrf, orgqr)
 
 
 _float32_matmul_precision = ["highest"]
@@ -148,3 +153,5 @@ def set_float32_matmul_precision(precision):
 from .ops.pointwise_extra import *  # noqa: E402,F401,F403  (logaddexp, hypot, xlogy, lgamma, ...)
 from .ops.reduction_extra import *  # noqa: E402,F401,F403  (median, quantile, unique, ...)
 from .ops.shape_extra import *  # noqa: E402,F401,F403  (meshgrid, repeat_interleave, kron, ...)
+from .ops.misc_extra import *  # noqa: E402,F401,F403  (gcd, histogram, scatter_reduce, windows, ...)
+from .ops.creation import fill_  # noqa: E402,F401

@@ -1895,3 +1895,14 @@ def upsample_nearest(input, size=None, scale_factor=None):
 def upsample_bilinear(input, size=None, scale_factor=None):
     _deprecated_upsample("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ============================================================================ more pooling, pdist, gumbel
+from ._pool_extra import (max_pool1d_with_indices, max_pool2d_with_indices,  # noqa: E402
+                          max_pool3d_with_indices, adaptive_max_pool1d_with_indices,
+                          adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
+                          adaptive_max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+                          lp_pool1d, lp_pool2d, lp_pool3d)
+from ._functional_extra import pdist, gumbel_softmax  # noqa: E402
+from ._sampling import grid_sample, affine_grid  # noqa: E402
+from ._embedding_bag import embedding_bag  # noqa: E402

@@ -70,4 +70,14 @@ class Buffer(Tensor):
 
 
 def is_lazy(param):
-    return False
+    from .modules.lazy import is_lazy as lazy       # the lazy placeholders live with LazyLinear...
+    return lazy(param)
+
+
+def __getattr__(name):
+    # UninitializedParameter/-Buffer, defined with the lazy modules (importing them here would
+    # be an import cycle)
+    if name in ("UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin"):
+        from .modules import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

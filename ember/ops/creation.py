@@ -959,6 +959,8 @@ def _to_copy(xp, self, *, dtype, device):
 @_to_copy.derivative
 def _(ctx, grad):
     meta_dtype = ctx.input_dtype()
+    if grad._dtype._category == 3 and meta_dtype._category < 3:
+        grad = grad.real        # a real input's gradient is the real part, without a warning
     return grad.to(ctx.input_device, meta_dtype)
 
 

@@ -5,6 +5,7 @@ from . import creation, indexing, linalg, pointwise as P, reduction as R, views 
 from . import complex_views as CV
 from . import (linalg_extra as LX, pointwise_extra as PX, reduction_extra as RX,
                shape_extra as SX)
+from . import linalg_decomp as LD
 
 # methods that are the op itself, called with the tensor first
 _SAME_NAME = {
@@ -45,12 +46,16 @@ _SAME_NAME = {
          "diag_embed", "diagflat", "dist", "hsplit", "vsplit", "dsplit", "matrix_power", "cov",
          "corrcoef", "index_fill_", "index_copy_", "fill_diagonal_"],
     LX: ["inverse", "det", "logdet", "slogdet", "trace", "diag", "cholesky", "cross"],
+    LD: ["pinverse", "matrix_exp", "cholesky_solve", "cholesky_inverse", "triangular_solve",
+         "geqrf", "orgqr"],
 }
 
 for _module, _names in _SAME_NAME.items():
     for _name in _names:
         setattr(Tensor, _name, getattr(_module, _name))
 
+Tensor.svd, Tensor.qr, Tensor.lu = LD.svd_old, LD.qr_old, LD.lu_old
+Tensor.lu_solve = LD.lu_solve_old
 Tensor.swapaxes = Tensor.swapdims = V.transpose
 Tensor.moveaxis = V.movedim
 Tensor.T = property(V.T)
@@ -417,3 +422,73 @@ for _fn in (PX.lgamma, PX.digamma, PX.deg2rad, PX.rad2deg, PX.sinc):
     setattr(Tensor, _fn.__name__ + "_", _fn.inplace)
 for _name in ("addmv", "addr", "baddbmm", "addbmm"):
     setattr(Tensor, _name + "_", SX._inplace_product(getattr(SX, _name)))
+
+
+# ----------------------------------------------------------------------------- more aliases
+Tensor.multiply, Tensor.subtract, Tensor.divide = P.mul, P.sub, P.div
+Tensor.multiply_, Tensor.subtract_ = Tensor.mul_, Tensor.sub_
+Tensor.greater_, Tensor.greater_equal_ = Tensor.gt_, Tensor.ge_
+Tensor.less_, Tensor.less_equal_, Tensor.not_equal_ = Tensor.lt_, Tensor.le_, Tensor.ne_
+for _name in ("bitwise_left_shift", "bitwise_right_shift", "sgn"):
+    setattr(Tensor, _name + "_", _inplace_via(getattr(P, _name)))
+Tensor.addmm_ = _inplace_via(linalg.addmm)
+Tensor.where = lambda self, condition, other: P.where(condition, self, other)
+Tensor.ravel = lambda self: self.contiguous().view(-1)      # torch: a view of the contiguous copy
+Tensor.is_same_size = lambda self, other: self.shape == other.shape
+Tensor.split_with_sizes = lambda self, split_sizes, dim=0: V.split(self, list(split_sizes), dim)
+
+
+def _positive(self):
+    if self._dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _adjoint(self):
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {self._data.ndim}-D tensor.")
+    return V.mT(self).conj()
+
+
+def _is_nonzero(self):
+    n = self._data.size
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with "
+                           f"{'no values' if n == 0 else 'more than one value'} is ambiguous")
+    return bool(self._data.reshape(()))
+
+
+def _functional(name):
+    """A method that is ember.nn.functional's op (imported on call: nn is built on this module)."""
+    def method(self, *args, **kwargs):
+        from ..nn import functional
+        return getattr(functional, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+Tensor.positive = _positive
+Tensor.adjoint = _adjoint
+Tensor.is_nonzero = _is_nonzero
+Tensor.hardshrink = _functional("hardshrink")
+Tensor.prelu = _functional("prelu")
+# devices and layouts ember has no tensors of
+for _name in ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "is_xla",
+              "is_mkldnn", "is_nested", "is_sparse_csr"):
+    setattr(Tensor, _name, property(lambda self: False))
+Tensor.is_distributed = lambda self: False
+
+
+# ----------------------------------------------------------------------------- misc_extra ops
+from . import misc_extra as MX  # noqa: E402
+
+for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_physical",
+              "conj_physical_", "isreal", "histogram", "renorm", "renorm_", "put", "put_",
+              "masked_scatter", "masked_scatter_", "scatter_reduce", "scatter_reduce_",
+              "select_scatter", "slice_scatter", "diagonal_scatter", "mvlgamma", "mvlgamma_",
+              "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "is_conj", "is_neg",
+              "resolve_conj", "resolve_neg", "is_inference", "apply_", "map_", "is_pinned",
+              "pin_memory", "is_shared", "share_memory_", "new_empty_strided", "set_",
+              "as_subclass"]:
+    setattr(Tensor, _name, getattr(MX, _name))

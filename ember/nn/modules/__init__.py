@@ -12,17 +12,28 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, Gr
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,
                       FeatureAlphaDropout)
 from .sparse import Embedding
+from .embedding_bag import EmbeddingBag
 from .distance import PairwiseDistance, CosineSimilarity
 from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss,
                    HingeEmbeddingLoss, SoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
                    MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                   TripletMarginLoss, TripletMarginWithDistanceLoss)
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
-                      AdaptiveMaxPool2d)
+                      AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+                      LPPool1d, LPPool2d, LPPool3d)
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d,
+                      ZeroPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
+                      CircularPad2d, CircularPad3d)
+from .fold import Fold, Unfold
 from .rnn import RNNBase, RNN, GRU, LSTM, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .activation_mha import MultiheadAttention
+from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
+                          TransformerDecoder, Transformer)
+from .lazy import (UninitializedParameter, UninitializedBuffer, LazyLinear, LazyConv1d,
+                   LazyConv2d, LazyConv3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d)

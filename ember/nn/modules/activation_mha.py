@@ -1,6 +1,8 @@
 """MultiheadAttention, with PyTorch's parameters (in_proj_weight, in_proj_bias, out_proj...)."""
 import math
+import warnings
 
+from ..._dtype import bool_
 from ...ops.creation import empty, zeros
 from ...ops.pointwise import where
 from ...ops.joining import cat
@@ -19,6 +21,19 @@ def _float_mask(mask, dtype):
     if mask is None or mask.dtype.is_floating_point:
         return mask
     return where(mask, float("-inf"), 0.0).to(dtype)
+
+
+def _canonical_mask(mask, mask_name, other, other_name, target_dtype):
+    """Check a bool or float mask (warning when its type differs from `other`, the mask it is
+    used with) and return it as an additive float mask (see _float_mask)."""
+    if mask is None:
+        return None
+    if not (mask.dtype.is_floating_point or mask.dtype is bool_):
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if other is not None and other.dtype != mask.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      f"same type for both instead.", stacklevel=3)
+    return _float_mask(mask, target_dtype)
 
 
 class MultiheadAttention(Module):
@@ -93,10 +108,18 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         from .. import functional as F
         from .._conv import scaled_dot_product_attention, pad
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
+                                           "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
         if is_causal and attn_mask is None:
             raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
                                "Transformer module method `generate_square_subsequent_mask` to "
                                "create this mask.")
+        # PyTorch trusts the hint (and drops the mask) only where it can use a causal kernel
+        if is_causal and key_padding_mask is None and not need_weights:
+            attn_mask = None
+        else:
+            is_causal = False
         if query.dim() not in (2, 3):
             raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but "
                                  f"received {query.dim()}-D query tensor")
@@ -119,8 +142,6 @@ class MultiheadAttention(Module):
         q = F.linear(query, wq, bq)
         k = F.linear(key, wk, bk)
         v = F.linear(value, wv, bv)
-        attn_mask = _float_mask(attn_mask, q.dtype)
-        key_padding_mask = _float_mask(key_padding_mask, q.dtype)
         if self.bias_k is not None:
             k = cat([k, self.bias_k.expand(1, bsz, embed_dim)])
             v = cat([v, self.bias_v.expand(1, bsz, embed_dim)])
@@ -171,7 +192,7 @@ class MultiheadAttention(Module):
         else:
             if attn_mask is not None and attn_mask.shape[0] == 1:
                 attn_mask = attn_mask.expand(bsz * heads, tgt_len, src_len)
-            out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
+            out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
             weights = None
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
