@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
+from differential import same
 from opinfo import OpInfo, Sample, make, table_tests
 from tensor_compare import check, fresh_process_output
 
@@ -400,3 +401,15 @@ def test_resize_is_a_differentiable_view_like_torch():
         (y * y).sum().backward()
         got.append((y.grad_fn.name(), y._base is x, y.stride(), x.grad.tolist()))
     assert got[1] == got[0]
+
+
+def test_untyped_storage_is_the_memory_views_share():
+    def scenario(T):
+        a = T.arange(6.).reshape(2, 3)
+        v = a[1]
+        s = v.untyped_storage()
+        return (s.nbytes(), len(s), s.size(), s.element_size(), str(s.device),
+                s.data_ptr() == a.data_ptr(), v.storage_offset(),
+                v.untyped_storage() == a.untyped_storage(),
+                T.ones(2).untyped_storage() == a.untyped_storage())
+    same(scenario)

@@ -287,6 +287,30 @@ class VersionCounter:
     def __hash__(self):
         return id(self)
 
+    # ... and computes as one (`t._version - before`)
+    def __add__(self, other):
+        return self.value + int(other)
+
+    def __sub__(self, other):
+        return self.value - int(other)
+
+    def __rsub__(self, other):
+        return int(other) - self.value
+
+    __radd__ = __add__
+
+    def __lt__(self, other):
+        return self.value < int(other)
+
+    def __le__(self, other):
+        return self.value <= int(other)
+
+    def __gt__(self, other):
+        return self.value > int(other)
+
+    def __ge__(self, other):
+        return self.value >= int(other)
+
     def __repr__(self):
         return repr(self.value)
 
