@@ -755,3 +755,17 @@ def test_grad_of_a_non_leaf_leaves_its_history_for_a_later_backward():
         (p ** 3).sum().backward()                     # ... and is still whole afterwards
         return g, w.grad, log
     same(scenario)
+
+
+def test_double_backward_graph_of_pow_by_a_number_is_torchs():
+    from opinfo import graph_names
+
+    def scenario(T):
+        x = T.tensor([0.5, 1.5], requires_grad=True)
+        out = []
+        for e in (2, 3.5, -1):
+            g, = T.autograd.grad((x ** e).sum(), x, create_graph=True)
+            gg, = T.autograd.grad(g.sum(), x)
+            out.append((graph_names(g.grad_fn), g, gg))
+        return out
+    same(scenario)

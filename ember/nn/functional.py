@@ -122,15 +122,9 @@ def _elementwise(name, node, forward, derivative, save=("self",)):
 # torch's C++ composites (losses, distances, attention) call some ops with a Python number
 # operand, and its graph shows those as nodes of their own with a single edge: `x + eps` there
 # is AddBackward1, where Python's `x + eps` (torch's and ember's) is AddBackward0 with a second,
-# empty edge. These are those ops, so that ember's composites show torch's graphs.
-_add_scalar = _elementwise("add.Scalar", "AddBackward1",
-                           lambda xp, self, *, other: self + other, lambda ctx, g: g, save=())
-_sub_scalar = _elementwise("sub.Scalar", "SubBackward1",
-                           lambda xp, self, *, other: self - other, lambda ctx, g: g, save=())
-_mul_scalar = _elementwise("mul.Scalar", "MulBackward1", lambda xp, self, *, other: self * other,
-                           lambda ctx, g: g * ctx.other, save=())
-_div_scalar = _elementwise("div.Scalar", "DivBackward1", lambda xp, self, *, other: self / other,
-                           lambda ctx, g: g / ctx.other, save=())
+# empty edge. Those ops (declared in ops/pointwise.py) make ember's composites show torch's graphs.
+_add_scalar, _sub_scalar = P._add_scalar, P._sub_scalar
+_mul_scalar, _div_scalar = P._mul_scalar, P._div_scalar
 # torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
 _norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
     R._vector_norm.forward)

@@ -19,6 +19,7 @@ from .._printing import scalar_type_name
 from ._utils import wrap_dim
 from .registry import primitive, COMMON, FLOAT
 from . import views as V
+from .pointwise import _mul_scalar, _div_scalar
 from . import indexing as I
 from . import pointwise as P
 from . import special as _sp
@@ -304,18 +305,6 @@ def unravel_index(indices, shape):
 # ----------------------------------------------------------------------------- integration
 # torch's integrators multiply and divide by a Python number through the Scalar overloads of
 # mul and div, whose nodes are MulBackward1 and DivBackward1
-@primitive("mul.Scalar", node="MulBackward1")
-def _mul_scalar(xp, self, *, other):
-    return self * self.dtype.type(other)
-
-
-@primitive("div.Scalar", node="DivBackward1")
-def _div_scalar(xp, self, *, other):
-    return self / self.dtype.type(other)
-
-
-_mul_scalar.derivative(lambda ctx, grad: _mul_scalar(grad, other=ctx.other))
-_div_scalar.derivative(lambda ctx, grad: _div_scalar(grad, other=ctx.other))
 
 
 def _pair_sum(y, dim):

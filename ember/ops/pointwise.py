@@ -196,6 +196,36 @@ def mul(input, other, *, out=None):
     return _out(_mul(input, other), out, "mul")
 
 
+# A Python number operand through torch's Scalar overloads: one edge, nodes of their own
+# (AddBackward1 ...). torch's C++ composites and derivatives (losses, pow's derivative, the
+# integrators) use these where Python's `x * 2` (MulBackward0, with an empty second edge) would
+# show another graph.
+@primitive("add.Scalar", node="AddBackward1")
+def _add_scalar(xp, self, *, other):
+    return xp.add(self, _cast_like(other, self))
+
+
+@primitive("sub.Scalar", node="SubBackward1")
+def _sub_scalar(xp, self, *, other):
+    return xp.subtract(self, _cast_like(other, self))
+
+
+@primitive("mul.Scalar", node="MulBackward1")
+def _mul_scalar(xp, self, *, other):
+    return xp.multiply(self, _cast_like(other, self))
+
+
+@primitive("div.Scalar", node="DivBackward1")
+def _div_scalar(xp, self, *, other):
+    return xp.true_divide(self, _cast_like(other, self))
+
+
+_add_scalar.derivative(lambda ctx, grad: grad)
+_sub_scalar.derivative(lambda ctx, grad: grad)
+_mul_scalar.derivative(lambda ctx, grad: _mul_scalar(grad, other=_c(ctx.other)))
+_div_scalar.derivative(lambda ctx, grad: _div_scalar(grad, other=_c(ctx.other)))
+
+
 @primitive("div", node="DivBackward0", save=("self", "other"), promote=FLOAT,
            save_for={"self": "other"})
 def _div(xp, self, other):
@@ -340,7 +370,7 @@ def _(ctx, grad):
     e = ctx.exponent
     if e == 0:
         return _zeros(grad)
-    return grad * _c(e * ctx.self.pow(e - 1))
+    return grad * _c(_mul_scalar(ctx.self.pow(e - 1), other=e))
 
 
 @primitive("pow.tensor", node="PowBackward1", save=("self", "exponent", "result"),
