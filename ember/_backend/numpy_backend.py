@@ -25,7 +25,8 @@ def windows(array, window_shape, axis):
 
 
 def as_strided(array, shape, strides_bytes):
-    if array.flags.c_contiguous and array.flags.writeable:
+    flags = array.flags
+    if flags.c_contiguous and flags.writeable:
         # an ndarray over the array's buffer: ~15x faster than NumPy's as_strided. It refuses
         # a geometry reaching past the array (a view's base storage may extend further).
         try:

@@ -88,9 +88,16 @@ def _sum_all(xp, self, *, dtype):
     return xp.asarray(xp.sum(self, dtype=_acc(dtype))).astype(dtype.np)
 
 
+def _spread(grad, shape):
+    """The zero-dim gradient of a full reduction seen at every element of `shape`: the
+    expand of torch's graph (ExpandBackward0), without the argument checks of `expand`."""
+    from .views import _expand
+    return _expand(grad, shape=shape, strides=(0,) * len(shape))
+
+
 @_sum_all.derivative
 def _(ctx, grad):
-    return grad.expand(ctx.input_shape())
+    return _spread(grad, ctx.input_shape())
 
 
 @primitive("sum.dim", node="SumBackward1")
@@ -141,7 +148,7 @@ def _(ctx, grad):
     n = math.prod(ctx.input_shape())
     # expand, then divide, as PyTorch: over an empty input the double backward is then
     # a sum of nothing (0), not 0 / 0
-    return grad.expand(ctx.input_shape()) / n
+    return _spread(grad, ctx.input_shape()) / n
 
 
 @primitive("mean.dim", node="MeanBackward1")

@@ -9,7 +9,7 @@ view of it was written in place) and the regeneration of a view's grad_fn from i
 """
 import numpy as np
 
-from .._backend import backend
+from .._backend import backend, numpy_backend as _numpy_backend
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
@@ -55,8 +55,10 @@ def contiguous_strides(shape):
 def restride(a, shape, strides):
     """The array `a`'s memory (from its first element) seen with another shape and strides."""
     item = a.itemsize
-    kind = "cpu" if isinstance(a, np.ndarray) else "cuda"
-    return backend(kind).as_strided(a, tuple(shape), tuple(s * item for s in strides))
+    strides_bytes = tuple([s * item for s in strides])
+    if a.__class__ is np.ndarray:
+        return _numpy_backend.as_strided(a, tuple(shape), strides_bytes)
+    return backend("cuda").as_strided(a, tuple(shape), strides_bytes)
 
 
 class _Window:
