@@ -608,6 +608,19 @@ _PAD_OPS = {(mode, d): _make_pad_op(mode, d) for mode in ("reflect", "replicate"
             for d in (1, 2, 3)}
 
 
+def _non_empty_batch_mode(input, d):
+    """Whether `input` is (d+1)-D, or (d+2)-D with a batch dim, and only that dim may be empty."""
+    return input.dim() in (d + 1, d + 2) and all(input.shape[input.dim() - d - 1:])
+
+
+def _check_batch_mode(input, d):
+    """PyTorch's input check (and words) for reflect/replicate padding and unfold."""
+    if not _non_empty_batch_mode(input, d):
+        raise RuntimeError(f"Expected {d + 1}D or {d + 2}D (batch mode) tensor with possibly 0 "
+                           f"batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+
+
 def pad(input, pad, mode="constant", value=None):
     pad = tuple(pad)
     if len(pad) % 2:
@@ -633,13 +646,19 @@ def pad(input, pad, mode="constant", value=None):
     pairs = _pad_pairs(pad)
     if mode == "circular":
         return _circular_pad(input, pairs)
+    _check_batch_mode(input, d)
     if mode == "reflect":
-        for i, ((lo, hi), n) in enumerate(zip(pairs, input.shape[-d:])):
+        # the last axis first, as torch checks; it names that axis's pair argument #4, the
+        # pair before it #6, then #8
+        for back, ((lo, hi), n) in enumerate(zip(pairs[::-1], input.shape[::-1])):
             if lo >= n or hi >= n:
-                axis = input.dim() - d + i
-                raise RuntimeError(f"Argument #4: Padding size should be less than the "
-                                   f"corresponding input dimension, but got: padding ({lo}, "
-                                   f"{hi}) at dimension {axis} of input {list(input.shape)}")
+                raise RuntimeError(f"Argument #{4 + 2 * back}: Padding size should be less than "
+                                   f"the corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {input.dim() - 1 - back} of input "
+                                   f"{list(input.shape)}")
+    if d == 1 and input.shape[-1] + sum(pairs[0]) < 1:
+        raise RuntimeError(f"input (W: {input.shape[-1]}) is too small. Calculated output W: "
+                           f"{input.shape[-1] + sum(pairs[0])}")
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
         # negative padding crops first (a slice), then the rest pads
         input = _constant_pad_nd(input, pad=tuple(min(p, 0) for p in pad), value=0)
@@ -1242,28 +1261,29 @@ def _(ctx, grad):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported "
-                           f"(got {input.dim()}D)")
+    if input.dim() < 3:
+        input.size(max(input.dim(), 1))     # torch reads a dim that is not there: its IndexError
+    _check_batch_mode(input, 2)
     return _im2col_op(input, kernel=_tuple(kernel_size, 2, "kernel_size"),
                       dilation=_tuple(dilation, 2, "dilation"),
                       padding=_tuple(padding, 2, "padding"), stride=_tuple(stride, 2, "stride"))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
-                           f"supported (got {input.dim()}D)")
+    if not _non_empty_batch_mode(input, 1):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     kernel = _tuple(kernel_size, 2, "kernel_size")
     args = dict(output_size=_tuple(output_size, 2, "output_size"), kernel=kernel,
                 dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
                 stride=_tuple(stride, 2, "stride"))
     channels = input.shape[-2]
+    # the messages name the dims of the batched input (1: channels, 2: blocks), also unbatched
     if channels % _prod(kernel):
-        raise RuntimeError(f"Expected size of input's dimension {input.dim() - 2} to be "
-                           f"divisible by the product of kernel_size, but got "
-                           f"input.size({input.dim() - 2})={channels} and "
-                           f"kernel_size={kernel}")
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the "
+                           f"product of kernel_size, but got input.size(1)={channels} and "
+                           f"kernel_size={kernel}.")
     blocks = _prod(_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
                    zip(args["output_size"], kernel, args["stride"], args["padding"],
                        args["dilation"]))
@@ -1271,12 +1291,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(
             f"Given output_size={args['output_size']}, kernel_size={kernel}, "
             f"dilation={args['dilation']}, padding={args['padding']}, stride={args['stride']}, "
-            f"expected size of input's dimension {input.dim() - 1} to match the calculated "
+            f"expected size of input's dimension 2 to match the calculated "
             f"number of sliding blocks "
             + " * ".join(str(_conv_out(s, k, st, p, dl)) for s, k, st, p, dl in
                          zip(args["output_size"], kernel, args["stride"], args["padding"],
                              args["dilation"]))
-            + f" = {blocks}, but got input.size({input.dim() - 1})={input.shape[-1]}.")
+            + f" = {blocks}, but got input.size(2)={input.shape[-1]}.")
     return _col2im_op(input, **args)
 
 

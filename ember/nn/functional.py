@@ -748,12 +748,27 @@ def _(ctx, g):
     return gx if needs[0] else None, gw, gb
 
 
+def _check_channel_dim(input):
+    if input.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got 1)")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
+    # nn.functional refuses a single value per channel in training; torch.batch_norm does not
+    if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    return native_batch_norm(input, running_mean, running_var, weight, bias, training,
+                             momentum, eps)
+
+
+def native_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     """Normalize over every dim but the channel dim 1; in training, update the running stats
-    in place with the batch mean and the unbiased batch variance."""
-    if input.dim() < 2:
-        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    in place with the batch mean and the unbiased batch variance (NaN from a single value per
+    channel; an empty batch leaves them as they are)."""
+    _check_channel_dim(input)
     if not training:
         if running_mean is None:
             raise RuntimeError("running_mean must be defined in evaluation mode")
@@ -767,18 +782,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     axes = tuple(i for i in range(data.ndim) if i != 1)
     use_batch_stats = training
     if use_batch_stats:
-        count = data.size // data.shape[1]
-        if training and count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {input.shape}")
-        mean = data.mean(axis=axes)
-        var = ((data - mean.reshape(_channel_shape(data.ndim))) ** 2).mean(axis=axes)
-        if training and running_mean is not None:
-            m = momentum
+        count = data.size // data.shape[1] if data.shape[1] else 0
+        if count == 0:      # nothing to normalize, no statistics to update
+            mean = var = np.zeros(data.shape[1], dtype=data.dtype)
+        else:
+            mean = data.mean(axis=axes)
+            var = ((data - mean.reshape(_channel_shape(data.ndim))) ** 2).mean(axis=axes)
+        m = momentum
+        if count and running_mean is not None:
             write_into(running_mean, running_mean._data * (1 - m) + mean * m)
-            if running_var is not None:
-                unbiased = var * (count / max(count - 1, 1))
-                write_into(running_var, running_var._data * (1 - m) + unbiased * m)
+        if count and running_var is not None:
+            unbiased = var * (count / (count - 1)) if count > 1 else np.full_like(var, np.nan)
+            write_into(running_var, running_var._data * (1 - m) + unbiased * m)
     else:
         mean, var = running_mean._data, running_var._data
     return _batch_norm(input, weight, bias, mean=mean.astype(data.dtype),

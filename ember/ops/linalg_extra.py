@@ -123,8 +123,8 @@ def _inv(xp, A, *, check=True):
 
 @_inv.derivative
 def _(ctx, grad):
-    inv_t = ctx.result.mT
-    return -(inv_t @ grad @ inv_t)
+    inv_h = ctx.result.mH        # the conjugate transpose: mT for real inputs
+    return -(inv_h @ grad @ inv_h)
 
 
 def inv(A):
@@ -144,8 +144,9 @@ def _det(xp, A):
 
 @_det.derivative
 def _(ctx, grad):
-    # d det / dA = det * A^{-T}; for a singular A this gives zeros, as PyTorch does
-    return (grad * ctx.result)[..., None, None] * _inv(ctx.A, check=False).mT
+    # d det / dA = det * A^{-T}, conjugated for complex inputs; for a singular A this gives
+    # zeros, as PyTorch does
+    return (grad * ctx.result.conj())[..., None, None] * _inv(ctx.A, check=False).mH
 
 
 def det(A):
@@ -175,7 +176,7 @@ def _(ctx, grad_sign, grad_logabsdet):
     # the sign of a real matrix is piecewise constant: only log|det| carries a gradient
     if grad_logabsdet is None:
         return None
-    return grad_logabsdet[..., None, None] * _inv(ctx.A, check=False).mT
+    return grad_logabsdet[..., None, None] * _inv(ctx.A, check=False).mH
 
 
 def linalg_slogdet(A):
@@ -349,21 +350,22 @@ def _cholesky_forward(xp, A, upper, fn):
         batch, k = where if where is not None else (0, A.shape[-1])
         prefix = f"{fn}: (Batch element {batch}): " if A.ndim > 2 else f"{fn}: "
         raise _LinAlgError(prefix + _NOT_POSITIVE_DEFINITE.format(k=k)) from None
-    return xp.swapaxes(L, -1, -2).copy() if upper else L
+    # U = L^H (the conjugate transpose: complex inputs are Hermitian)
+    return xp.conj(xp.swapaxes(L, -1, -2)) if upper else L
 
 
 def _cholesky_backward(ctx, grad):
-    """A = L L^T: grad_A = L^{-T} Phi(L^T grad_L) L^{-1}, symmetrised, where Phi keeps the
-    lower triangle and halves the diagonal."""
+    """A = L L^H: grad_A = L^{-H} Phi L^{-1} with P = tril(L^H grad_L) and
+    Phi = (P + tril(P, -1)^H) / 2: Hermitian off the diagonal, the diagonal halved but kept
+    complex, so a complex grad_A is not exactly Hermitian (as in PyTorch); for real inputs
+    this is the symmetrised gradient."""
     L, grad_L = ctx.result, grad
     if ctx.upper:
-        L, grad_L = L.mT, grad_L.mT
-    from .creation import eye
-    phi = (L.mT @ grad_L).tril()
-    phi = phi - 0.5 * phi * eye(L.shape[-1], dtype=L.dtype, device=L.device)
+        L, grad_L = L.mH, grad_L.mH
+    P = (L.mH @ grad_L).tril()
+    phi = 0.5 * (P + P.tril(-1).mH)
     L_inv = _inv(L)
-    grad_A = L_inv.mT @ phi @ L_inv
-    return 0.5 * (grad_A + grad_A.mT)
+    return L_inv.mH @ phi @ L_inv
 
 
 @primitive("linalg_cholesky", node="LinalgCholeskyExBackward0", save=("result",))

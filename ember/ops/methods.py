@@ -53,6 +53,11 @@ _SAME_NAME = {
 for _module, _names in _SAME_NAME.items():
     for _name in _names:
         setattr(Tensor, _name, getattr(_module, _name))
+# one-input pointwise ops (x.tanh()) take their op's fast path first (registry.Op.unary_method)
+for _name in _SAME_NAME[P]:
+    _op = getattr(getattr(P, _name), "op", None)
+    if _op is not None and _op.differentiable:
+        setattr(Tensor, _name, _op.unary_method(getattr(P, _name)))
 
 Tensor.svd, Tensor.qr, Tensor.lu = LD.svd_old, LD.qr_old, LD.lu_old
 Tensor.lu_solve = LD.lu_solve_old

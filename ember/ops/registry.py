@@ -290,6 +290,26 @@ class Op:
             return result
         return method
 
+    def unary_method(self, fallback):
+        """The Tensor method of a one-input op (`x.tanh()`): a floating-point CPU tensor goes
+        straight to the forward (no autocast); anything else to `fallback`, the public
+        function."""
+        forward, record = self.forward, self._record
+
+        def method(a, *args, **kwargs):
+            if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
+                    _amp_regions[0]:
+                return fallback(a, *args, **kwargs)
+            out = forward(np, a._data)
+            if out.__class__ is not _ndarray:
+                out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
+            result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
+            if a._requires_grad and _state.enabled:
+                record((a,), result, {})
+            return result
+        method.__name__ = self.name
+        return method
+
     def _fast_operands(self, inputs):
         """The operands' arrays when no promotion or device move is needed, else None."""
         first = inputs[0]
