@@ -146,23 +146,18 @@ def feature_alpha_dropout_(input, p, train):
 
 
 # ---------------------------------------------------------------------------- normalization
-def _check_channel_dim(input):
-    if input.dim() < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got 1)")
-
-
+# the native ops: nn.functional's checks for a single value per channel / spatial element
+# are not theirs (torch returns a result there)
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
-    _check_channel_dim(input)
-    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return F._native_batch_norm(input, running_mean, running_var, weight, bias, training,
+                                momentum, eps)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
-    _check_channel_dim(input)
-    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
-                           momentum, eps)
+    return F._native_instance_norm(input, running_mean, running_var, weight, bias,
+                                   use_input_stats, momentum, eps)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):

@@ -117,6 +117,11 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if _is_placeholder(obj):
+                # a lazy module's placeholder has no data: torch writes its class, called with
+                # requires_grad (its dtype and device are not kept)
+                return (_Global("torch.nn.parameter", type(obj).__name__),
+                        (obj._requires_grad,))
             if type(obj).__name__ == "Parameter":
                 return (_REBUILD_PARAMETER, (_PlainTensor(obj), obj._requires_grad,
                                              collections.OrderedDict()))
@@ -165,6 +170,11 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, D.dtype):         # a dtype is written as the bare name torch.<dtype>
             obj = _DTYPE_GLOBALS[obj]
         super().save(obj, save_persistent_id)
+
+
+def _is_placeholder(t):
+    from .nn.modules.lazy import UninitializedTensorMixin     # (nn imports ember)
+    return isinstance(t, UninitializedTensorMixin)
 
 
 def _fits(t, root):
@@ -365,6 +375,8 @@ _ALLOWED = {
     ("builtins", "slice"): slice, ("__builtin__", "slice"): slice,
     ("builtins", "bytearray"): bytearray, ("__builtin__", "bytearray"): bytearray,
 }
+# lazy modules' placeholders: not allowed in a weights-only load (as in torch)
+_PLACEHOLDERS = ("UninitializedParameter", "UninitializedBuffer")
 _ALLOWED.update({("torch", name): _StorageType(dt) for name, dt in _STORAGE_DTYPE.items()})
 _ALLOWED.update({("torch", name): dt for name, dt in D.ALIASES.items()})
 
@@ -384,6 +396,9 @@ class _Unpickler(pickle.Unpickler):
         if found is not None:
             return found
         if not self._weights_only:
+            if module == "torch.nn.parameter" and name in _PLACEHOLDERS:
+                from .nn import parameter
+                return getattr(parameter, name)
             return super().find_class(module, name)
         raise pickle.UnpicklingError(
             f"Weights only load failed: the checkpoint refers to {module}.{name}, which is not "

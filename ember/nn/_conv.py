@@ -851,34 +851,58 @@ def _gather_planes(gg, index, d):
     return gg.reshape(lead, plane).gather(1, flat).reshape(index.shape)
 
 
-def _make_max_pool_ops(node):
-    """(max-pool primitive, its backward primitive) with PyTorch's node names."""
-    @primitive(node, node=node, n_outputs=2, differentiable_outputs=1, save=("result1",))
-    def forward(xp, self, *, kernel, stride, padding, dilation, out):
-        return _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+def _make_pick_backward(name, node, check_grad=None):
+    """The backward primitive of a max pooling: scatter-add grad at the picked indices.
 
-    @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"),
-               save=())
-    def backward(xp, grad, *, index, input_shape, d, disjoint=False):
-        return _unpool_raw(xp, grad, index, input_shape, d, disjoint)
-
-    @forward.derivative
-    def _(ctx, grad, _unused=None):
-        shape = tuple(ctx.input_shape())
-        return backward(grad, index=ctx.result1, input_shape=shape, d=len(ctx.kernel),
-                        disjoint=_disjoint_windows(shape, ctx.kernel, ctx.stride, ctx.dilation,
-                                                   ctx.padding, ctx.out))
+    Like torch's node it also takes the pooled input `self`, for its shape only: in double
+    backward that edge carries zeros."""
+    @primitive(name, node=node)
+    def backward(xp, grad, self, *, index, d, disjoint=False):
+        if check_grad is not None:
+            check_grad(grad)
+        return _unpool_raw(xp, grad, index, self.shape, d, disjoint)
 
     @backward.derivative
     def _(ctx, gg):
         # the adjoint of a scatter-add is the gather at the same indices
-        return _gather_planes(gg, ctx.index, ctx.d)
+        zeros = gg.new_zeros(ctx.input_shape(1)) if ctx.needs_input_grad[1] else None
+        return _gather_planes(gg, ctx.index, ctx.d), zeros
+
+    return backward
+
+
+def _make_max_pool_ops(node):
+    """The max-pool primitive (with its backward) with PyTorch's node names."""
+    backward = _make_pick_backward(node + "_backward",
+                                   node.replace("Backward0", "BackwardBackward0"))
+
+    @primitive(node, node=node, n_outputs=2, differentiable_outputs=1, save=("self", "result1"))
+    def forward(xp, self, *, kernel, stride, padding, dilation, out):
+        return _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+
+    @forward.derivative
+    def _(ctx, grad, _unused=None):
+        shape = tuple(ctx.input_shape())
+        return backward(grad, ctx.self, index=ctx.result1, d=len(ctx.kernel),
+                        disjoint=_disjoint_windows(shape, ctx.kernel, ctx.stride, ctx.dilation,
+                                                   ctx.padding, ctx.out))
 
     return forward
 
 
 _max_pool2d = _make_max_pool_ops("MaxPool2DWithIndicesBackward0")
 _max_pool3d = _make_max_pool_ops("MaxPool3DWithIndicesBackward0")
+
+
+def _check_1d_rank(input, name):
+    # torch's 1-d poolings (max with indices, average, adaptive) check the rank in these words
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+
+
+def _refuse_dtype(kernel_name, dtype):
+    raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_type_name(dtype)}'")
 
 
 def _check_pool_input(input, d, message):
@@ -894,6 +918,8 @@ def _max_pool_nd(d, op, input, kernel_size, stride, padding, dilation, ceil_mode
                       f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, d)
     out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool=True)
+    if input.dtype is D.bool_ or input.dtype.is_complex:
+        _refuse_dtype(f"max_pool{d}d", input.dtype)
     values, indices = op(input, kernel=kernel, stride=stride, padding=padding,
                          dilation=dilation, out=out)
     return (values, indices) if return_indices else values
@@ -907,7 +933,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    if input.dim() not in (2, 3):
+    if return_indices:
+        _check_1d_rank(input, "max_pool1d")
+    elif input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 1)
@@ -926,6 +954,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         size = _pool_out(input.shape[-1], k, s, p, dl, ceil_mode)
         if size < 1:
             raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
+        if input.dtype is D.bool_ or input.dtype.is_complex:
+            _refuse_dtype("max_pool1d_impl", input.dtype)
     out = max_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
                      (1,) + dilation, ceil_mode, return_indices)
     if return_indices:
@@ -1031,10 +1061,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"avg_pool1d)")
+    _check_1d_rank(input, "avg_pool1d")
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 1)
     return avg_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
                       ceil_mode, count_include_pad).squeeze(-2)
@@ -1121,10 +1148,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"adaptive_avg_pool1d)")
+    _check_1d_rank(input, "adaptive_avg_pool1d")
     size = _tuple(output_size, 1, "output_size")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
 
@@ -1175,43 +1199,83 @@ def _adaptive_max_raw(xp, x, out):
     return values, flat_index.astype(xp.int64)
 
 
-@primitive("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", n_outputs=2,
-           differentiable_outputs=1, save=("result1",))
-def _adaptive_max_pool2d(xp, self, *, out):
-    return _adaptive_max_raw(xp, self, out)
+def _make_adaptive_max_op(d):
+    """The d-dimensional adaptive max-pool primitive (with its backward), torch's node names."""
+    name, node = f"adaptive_max_pool{d}d", f"AdaptiveMaxPool{d}DBackward0"
+
+    def check_grad(grad):
+        for axis in range(1, grad.ndim):
+            if grad.shape[axis] == 0:
+                raise RuntimeError(f"{name}_backward(): Expected grad_output to have non-zero "
+                                   f"size for non-batch dimensions, but grad_output has sizes "
+                                   f"{list(grad.shape)} with dimension {axis} being empty")
+
+    backward = _make_pick_backward(name + "_backward",
+                                   node.replace("Backward0", "BackwardBackward0"), check_grad)
+
+    @primitive(name, node=node, n_outputs=2, differentiable_outputs=1, save=("self", "result1"))
+    def forward(xp, self, *, out):
+        if self.size == 0 or 0 in out:             # nothing to pick from: empty results
+            shape = self.shape[:-d] + tuple(out)
+            return xp.zeros(shape, dtype=self.dtype), xp.zeros(shape, dtype=xp.int64)
+        return _adaptive_max_raw(xp, self, out)
+
+    @forward.derivative
+    def _(ctx, grad, _unused=None):
+        return backward(grad, ctx.self, index=ctx.result1, d=d)
+
+    return forward
 
 
-@primitive("adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0")
-def _adaptive_max_pool2d_backward(xp, grad, *, index, input_shape, d):
-    return _unpool_raw(xp, grad, index, input_shape, d)
+_adaptive_max_pool2d = _make_adaptive_max_op(2)
+_adaptive_max_pool3d = _make_adaptive_max_op(3)
+# the name torch's dtype check gives each kernel
+_ADAPTIVE_MAX_KERNEL = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
 
 
-@_adaptive_max_pool2d.derivative
-def _(ctx, grad, _unused=None):
-    return _adaptive_max_pool2d_backward(grad, index=ctx.result1,
-                                         input_shape=tuple(ctx.input_shape()), d=2)
+def _check_non_empty_spatial(input, d, name):
+    for axis in range(input.dim() - d, input.dim()):
+        if input.shape[axis] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {axis} being empty")
 
 
-@_adaptive_max_pool2d_backward.derivative
-def _(ctx, gg):
-    return _gather_planes(gg, ctx.index, 2)
+def _adaptive_max_size(input, output_size, d):
+    """PyTorch's checks of a d-dimensional adaptive max pooling, in its order and words;
+    returns the output size."""
+    from ..ops.creation import _check_sizes
+    name = f"adaptive_max_pool{d}d"
+    sized = not isinstance(output_size, int)
+    if sized and len(output_size) >= input.dim():       # torch's Python wrapper checks first
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    if sized and len(output_size) != d:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {d}")
+    _check_non_empty_spatial(input, d, name)
+    out = _output_size(output_size, input, d)
+    _check_sizes(tuple(input.shape[:-d]) + out)
+    if not input.dtype.is_floating_point:
+        _refuse_dtype(_ADAPTIVE_MAX_KERNEL[d], input.dtype)
+    return out
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(input.shape)}")
-    out = _output_size(output_size, input, 2)
-    values, indices = _adaptive_max_pool2d(input, out=out)
+    values, indices = _adaptive_max_pool2d(input, out=_adaptive_max_size(input, output_size, 2))
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
-                           f"{list(input.shape)}")
-    size = _tuple(output_size, 1, "output_size")
-    values, indices = _adaptive_max_pool2d(input.unsqueeze(-2), out=(1,) + size)
+    _check_1d_rank(input, "adaptive_max_pool1d")
+    if not isinstance(output_size, int):
+        if len(output_size) != 1:
+            raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain "
+                               f"one int (got {len(output_size)})")
+        output_size, = output_size
+    _check_non_empty_spatial(input, 1, "adaptive_max_pool1d")
+    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), True)
     values, indices = values.squeeze(-2), indices.squeeze(-2)
     return (values, indices) if return_indices else values
 

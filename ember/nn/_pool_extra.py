@@ -2,7 +2,8 @@
 max unpooling and power-average (LP) pooling.
 
 The max-pooling machinery (windows, argmax, indices into each input plane, the scatter-add
-adjoint) lives in `_conv.py`; this file reuses it.
+adjoint, the adaptive max-pool primitives and their checks) lives in `_conv.py`; this file
+reuses it.
 """
 from .. import _dtype as D
 from ..ops.registry import primitive
@@ -11,16 +12,8 @@ from ._conv import _prod, _tuple
 
 
 # ============================================================================ *_with_indices
-def _check_dims_1d(input, name):
-    # torch's 1-d pooling with indices checks the rank in its own words
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for {name})")
-
-
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
-    _check_dims_1d(input, "max_pool1d")
     return C.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
                         return_indices=True)
 
@@ -38,7 +31,6 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
-    _check_dims_1d(input, "adaptive_max_pool1d")
     return C.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
@@ -47,54 +39,8 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 
 # ============================================================================ adaptive max 3-d
-@primitive("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackward0", n_outputs=2,
-           differentiable_outputs=1, save=("self", "result1"))
-def _adaptive_max_pool3d(xp, self, *, out):
-    if self.size == 0 or 0 in out:                # nothing to pick from: empty results
-        shape = self.shape[:-3] + tuple(out)
-        return xp.zeros(shape, dtype=self.dtype), xp.zeros(shape, dtype=xp.int64)
-    return C._adaptive_max_raw(xp, self, out)
-
-
-@primitive("adaptive_max_pool3d_backward", node="AdaptiveMaxPool3DBackwardBackward0")
-def _adaptive_max_pool3d_backward(xp, grad, self, *, index):
-    # `self` only for its shape, as in torch's graph (whose edge to it carries zeros)
-    for axis in range(1, grad.ndim):
-        if grad.shape[axis] == 0:
-            raise RuntimeError(f"adaptive_max_pool3d_backward(): Expected grad_output to have "
-                               f"non-zero size for non-batch dimensions, but grad_output has "
-                               f"sizes {list(grad.shape)} with dimension {axis} being empty")
-    if grad.size == 0:                            # an empty batch
-        return xp.zeros(self.shape, dtype=grad.dtype)
-    return C._unpool_raw(xp, grad, index, self.shape, 3)
-
-
-@_adaptive_max_pool3d.derivative
-def _(ctx, grad, _unused=None):
-    return _adaptive_max_pool3d_backward(grad, ctx.self, index=ctx.result1)
-
-
-@_adaptive_max_pool3d_backward.derivative
-def _(ctx, gg):
-    zeros = gg.new_zeros(ctx.input_shape(1)) if ctx.needs_input_grad[1] else None
-    return C._gather_planes(gg, ctx.index, 3), zeros
-
-
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
-                           f"{list(input.shape)}")
-    if not isinstance(output_size, int) and len(output_size) != 3:
-        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
-    for axis in range(input.dim() - 3, input.dim()):
-        if input.shape[axis] == 0:
-            raise RuntimeError(f"adaptive_max_pool3d(): Expected input to have non-zero size for "
-                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
-                               f"with dimension {axis} being empty")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"adaptive_max_pool3d_cpu\" not implemented for "
-                                  f"'{C._type_name(input.dtype)}'")
-    return _adaptive_max_pool3d(input, out=C._output_size(output_size, input, 3))
+    return C._adaptive_max_pool3d(input, out=C._adaptive_max_size(input, output_size, 3))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):

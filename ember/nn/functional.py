@@ -760,11 +760,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {input.shape}")
-    return native_batch_norm(input, running_mean, running_var, weight, bias, training,
-                             momentum, eps)
+    return _native_batch_norm(input, running_mean, running_var, weight, bias, training,
+                              momentum, eps)
 
 
-def native_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+def _native_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     """Normalize over every dim but the channel dim 1; in training, update the running stats
     in place with the batch mean and the unbiased batch variance (NaN from a single value per
     channel; an empty batch leaves them as they are)."""
@@ -873,6 +873,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
+    # nn.functional refuses a single spatial element; torch.instance_norm does not
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    return _native_instance_norm(input, running_mean, running_var, weight, bias,
+                                 use_input_stats, momentum, eps)
+
+
+def _native_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                          momentum, eps):
     """Normalize each (sample, channel) over its spatial dims: batch norm of the input seen as
     one sample of N*C channels, as torch computes it. Running stats (one per channel) are
     updated with the batch average of the per-sample statistics."""
@@ -882,16 +892,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if not use_input_stats and running_mean is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
+    _check_channel_dim(input)
     n, c = input.shape[:2]
-    if use_input_stats and input.numel() // (n * c) <= 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                         f"{input.shape}")
     flat = input.reshape(1, n * c, *input.shape[2:])
     weight = weight.repeat(n) if weight is not None else None
     bias = bias.repeat(n) if bias is not None else None
     mean = running_mean.repeat(n) if running_mean is not None else None
     var = running_var.repeat(n) if running_var is not None else None
-    out = batch_norm(flat, mean, var, weight, bias, use_input_stats, momentum, eps)
+    out = _native_batch_norm(flat, mean, var, weight, bias, use_input_stats, momentum, eps)
     if mean is not None and use_input_stats:
         write_into(running_mean, mean._data.reshape(n, c).mean(0))
         write_into(running_var, var._data.reshape(n, c).mean(0))

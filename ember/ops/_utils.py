@@ -48,3 +48,13 @@ def as_shape(args):
                                 f"'{type(a).__name__}'")
         out.append(a)
     return tuple(out)
+
+
+def return_type(name, fields):
+    """A named tuple that prints as torch.return_types.<name> does (ember.return_types...)."""
+    from collections import namedtuple
+    cls = namedtuple(name, fields)
+    cls.__module__ = "ember.return_types"
+    cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
+        f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
+    return cls

@@ -11,7 +11,6 @@ eigen vectors raises, as in PyTorch). Decompositions whose factors are unique on
 (svd, eigh, eig, qr) give LAPACK's choice.
 """
 import functools
-from collections import namedtuple
 
 import numpy as np
 
@@ -22,15 +21,7 @@ from .registry import primitive, COMMON
 from .linalg_extra import (_check_square, _tname, _solve, _inv, _linalg_cholesky, _LinAlgError,
                            _failed_minor, _check_batches_broadcast)
 from . import linalg_extra as _LX
-
-
-def _return_type(name, fields):
-    """A named tuple printed as torch.return_types.<name> prints."""
-    cls = namedtuple(name, fields)
-    cls.__module__ = "ember.return_types"
-    cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
-        f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
-    return cls
+from ._utils import return_type as _return_type
 
 
 _LinalgSvd = _return_type("linalg_svd", ["U", "S", "Vh"])

@@ -6,13 +6,13 @@ they are those of real matrices (complex inputs compute, but their gradients are
 Singular matrices raise `LinAlgError` (PyTorch's `torch._C._LinAlgError`, a RuntimeError) with
 PyTorch's message, which names the first zero pivot of the LU factorisation.
 """
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
 from .._device import CPU
+from ._utils import return_type
 from .registry import primitive
 
 
@@ -155,14 +155,8 @@ def det(A):
 
 
 # ---------------------------------------------------------------------------- slogdet / logdet
-_LinalgSlogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-_LinalgSlogdet.__module__ = "ember.return_types"
-_LinalgSlogdet.__repr__ = lambda self: (f"ember.return_types.linalg_slogdet(\n"
-                                        f"sign={self.sign!r},\nlogabsdet={self.logabsdet!r})")
-_Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
-_Slogdet.__module__ = "ember.return_types"
-_Slogdet.__repr__ = lambda self: (f"ember.return_types.slogdet(\nsign={self.sign!r},"
-                                        f"\nlogabsdet={self.logabsdet!r})")
+_LinalgSlogdet = return_type("linalg_slogdet", ["sign", "logabsdet"])
+_Slogdet = return_type("slogdet", ["sign", "logabsdet"])
 
 
 @primitive("linalg_slogdet", node="LinalgSlogdetBackward0", save=("A",), n_outputs=2)

@@ -8,7 +8,6 @@ a derivative in ember ops; the rest are composites whose graphs show their parts
 """
 import math
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
@@ -16,22 +15,13 @@ from .. import _backend
 from .. import _dtype as D
 from .._tensor import Tensor
 from .._printing import scalar_type_name
-from ._utils import wrap_dim
+from ._utils import return_type as _return_type, wrap_dim
 from .registry import primitive, COMMON, FLOAT
 from . import views as V
 from .pointwise import _mul_scalar, _div_scalar
 from . import indexing as I
 from . import pointwise as P
 from . import special as _sp
-
-
-def _return_type(name, fields):
-    """A torch.return_types-style named tuple, printed as PyTorch prints it."""
-    cls = namedtuple(name, fields)
-    cls.__module__ = "ember.return_types"
-    cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
-        f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
-    return cls
 
 
 def _long(a):

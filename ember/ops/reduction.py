@@ -1,13 +1,12 @@
 """Reductions over dims (int, tuple, negative; keepdim), scans, and softmax."""
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import wrap_dim, wrap_dims
+from ._utils import return_type, wrap_dim, wrap_dims
 from .pointwise import _out, unsupported
 from .registry import primitive
 
@@ -16,11 +15,7 @@ values_indices = {}
 
 def _named(name):
     if name not in values_indices:
-        cls = namedtuple(name, ["values", "indices"])
-        cls.__module__ = "ember.return_types"
-        cls.__repr__ = lambda self, n=name: (f"ember.return_types.{n}(\nvalues={self.values!r},"
-                                             f"\nindices={self.indices!r})")
-        values_indices[name] = cls
+        values_indices[name] = return_type(name, ["values", "indices"])
     return values_indices[name]
 
 

@@ -1,12 +1,11 @@
 """More reductions, scans, counting and searching: median, mode, quantile, nan-reductions,
 aminmax, cummax/cummin, logcumsumexp, diff, unique, bincount, histc, searchsorted, isin."""
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import wrap_dim
+from ._utils import return_type, wrap_dim
 from .reduction import _named, _reduce_dims, _restore_dims, _sum_dtype, _tname
 from .pointwise import _out
 from .registry import primitive
@@ -246,10 +245,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ----------------------------------------------------------------------------- aminmax
-_aminmax_tuple = namedtuple("aminmax", ["min", "max"])
-_aminmax_tuple.__module__ = "ember.return_types"
-_aminmax_tuple.__repr__ = lambda self: (f"ember.return_types.aminmax(\nmin={self.min!r},"
-                                        f"\nmax={self.max!r})")
+_aminmax_tuple = return_type("aminmax", ["min", "max"])
 
 
 @primitive("aminmax", node="AminmaxBackward0", n_outputs=2, save=("self", "result0", "result1"))
