@@ -1,6 +1,8 @@
 """ember.autograd: backward, grad, grad modes, custom Functions, and checking tools."""
 import warnings
 
+from .._backend import backend
+
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
@@ -8,23 +10,20 @@ from . import engine, graph
 from .function import Function, once_differentiable, FunctionCtx
 
 
+# ember.Tensor, set by ember/_tensor.py once it is defined (it imports this package first)
+Tensor = None
+
+
 def _as_tuple(x):
     if x is None:
         return None
-    from .._tensor import Tensor
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
 
 
-def _xp(t):
-    from ..ops.registry import xp_of
-    return xp_of(t._device)
-
-
 def _make_grads(outputs, grads, is_grads_batched=False):
     """Fill in implicit gradients (ones for scalars) and check given ones, as PyTorch does."""
-    from .._tensor import Tensor
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -36,7 +35,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                                        f"outputs, but got {out._dtype}".replace("ember.",
                                                                                  "torch."))
                 data = out._data
-                g = Tensor._make(_xp(out).ones(data.shape, data.dtype), out._dtype, out._device)
+                g = Tensor._make(backend(out._device.type).xp.ones(data.shape, data.dtype),
+                                 out._dtype, out._device)
         elif isinstance(g, Tensor):
             if g.shape != out.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -65,7 +65,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         else:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
                                "passed to backward(). Please only use 'grad_tensors'.")
-    from .._tensor import Tensor
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
@@ -111,7 +110,6 @@ def _warn_create_graph_cycle():
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    from .._tensor import Tensor
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
                          "True, but got False.")

@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from ._utils import return_type, wrap_dim, wrap_dims
 from .pointwise import _out, unsupported
 from .registry import primitive
+from . import views as _views
 
 values_indices = {}
 
@@ -86,8 +87,7 @@ def _sum_all(xp, self, *, dtype):
 def _spread(grad, shape):
     """The zero-dim gradient of a full reduction seen at every element of `shape`: the
     expand of torch's graph (ExpandBackward0), without the argument checks of `expand`."""
-    from .views import _expand
-    return _expand(grad, shape=shape, strides=(0,) * len(shape))
+    return _views._expand(grad, shape=shape, strides=(0,) * len(shape))
 
 
 @_sum_all.derivative
