@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..ops.creation import _check_sizes
 from ..ops.linalg import _product
 from ..ops.registry import primitive, xp_of
 
@@ -656,9 +657,11 @@ def pad(input, pad, mode="constant", value=None):
                                    f"the corresponding input dimension, but got: padding ({lo}, "
                                    f"{hi}) at dimension {input.dim() - 1 - back} of input "
                                    f"{list(input.shape)}")
-    if d == 1 and input.shape[-1] + sum(pairs[0]) < 1:
+    out = tuple(n + lo + hi for n, (lo, hi) in zip(input.shape[-d:], pairs))
+    if d == 1 and out[0] < 1:
         raise RuntimeError(f"input (W: {input.shape[-1]}) is too small. Calculated output W: "
-                           f"{input.shape[-1] + sum(pairs[0])}")
+                           f"{out[0]}")
+    _check_sizes(tuple(input.shape[:-d]) + out)
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
         # negative padding crops first (a slice), then the rest pads
         input = _constant_pad_nd(input, pad=tuple(min(p, 0) for p in pad), value=0)
@@ -713,6 +716,12 @@ def _pool_padding(sizes, kernel, stride, padding, dilation, out):
 
 def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool=False):
     """PyTorch's pooling argument checks, in its order and words; returns the output size."""
+    _check_pool_args(kernel, stride, padding, dilation, d, max_pool)
+    return _pool_output(input, kernel, stride, padding, dilation, ceil_mode, d)
+
+
+def _check_pool_args(kernel, stride, padding, dilation, d, max_pool=False):
+    """PyTorch's checks of the pooling geometry (stride, padding, dilation), in its order."""
     if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
     for k, p, dl in zip(kernel, padding, dilation):
@@ -729,6 +738,10 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool
     if d == 2 and any(dl <= 0 for dl in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
                            f"{dilation[0]} dilationW: {dilation[1]}")
+
+
+def _pool_output(input, kernel, stride, padding, dilation, ceil_mode, d):
+    """The pooled size, refused (in torch's words) where it is empty."""
     out = tuple(_pool_out(n, k, s, p, dl, ceil_mode) for n, k, s, p, dl in
                 zip(input.shape[-d:], kernel, stride, padding, dilation))
     if any(o < 1 for o in out):
@@ -785,7 +798,7 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     win = _windows(xp, xpad, kernel, stride, dilation, out)         # (*lead, *out, *kernel)
     # the one copy: kernel offsets first, so that each offset's taps are contiguous
     taps = xp.ascontiguousarray(xp.moveaxis(win, tuple(range(-d, 0)), tuple(range(d))))
-    values, arg = _taps_argmax(xp, taps.reshape((-1,) + win.shape[:-d]))
+    values, arg = _taps_argmax(xp, taps.reshape((_prod(kernel),) + win.shape[:-d]))
     if not any(lo or hi for lo, hi in pads):
         # every window inside the input: index = its first tap's + the chosen offset's
         first = 0
@@ -823,6 +836,8 @@ def _unpool_raw(xp, grad, index, input_shape, d, disjoint=False):
     one past the whole input takes nothing."""
     plane = _prod(input_shape[-d:])
     lead = _prod(input_shape[:-d])
+    if grad.size == 0:                                  # an empty batch
+        return xp.zeros(input_shape, dtype=grad.dtype)
     flat = (index.reshape(lead, -1) + (xp.arange(lead) * plane)[:, None]).ravel()
     if disjoint:
         result = xp.zeros(lead * plane, dtype=grad.dtype)
@@ -905,17 +920,25 @@ def _refuse_dtype(kernel_name, dtype):
     raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_type_name(dtype)}'")
 
 
-def _check_pool_input(input, d, message):
-    if input.dim() not in (d + 1, d + 2) or any(s == 0 for s in input.shape[-d:]) or \
-            (input.dim() == d + 2 and input.shape[1] == 0):
-        raise RuntimeError(message)
+def _pool_empty_message(input, d, name3d):
+    """torch's words for a pooling input with an empty non-batch dim."""
+    if d == 2:
+        return (f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                f"but got:{list(input.shape)}")
+    # torch names non-batch dimension 0 whichever one is empty
+    return (f"{name3d}(): Expected input's non-batch dimensions to have positive length, but "
+            f"input has a shape of {list(input.shape)} and non-batch dimension 0 has length "
+            f"zero!")
 
 
 def _max_pool_nd(d, op, input, kernel_size, stride, padding, dilation, ceil_mode,
                  return_indices):
     """max_pool2d/3d: PyTorch's argument checks, then the d-dimensional pooling primitive."""
-    _check_pool_input(input, d,
-                      f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input")
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input")
+    if not _non_empty_batch_mode(input, d):
+        raise RuntimeError(_pool_empty_message(input, d,
+                                               "max_pool3d_with_indices_out_cpu_template"))
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, d)
     out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, d, max_pool=True)
     if input.dtype is D.bool_ or input.dtype.is_complex:
@@ -935,7 +958,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     if return_indices:
         _check_1d_rank(input, "max_pool1d")
-    elif input.dim() not in (2, 3):
+    elif not _non_empty_batch_mode(input, 1):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, 1)
@@ -954,7 +977,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         size = _pool_out(input.shape[-1], k, s, p, dl, ceil_mode)
         if size < 1:
             raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
-        if input.dtype is D.bool_ or input.dtype.is_complex:
+        if not input.dtype.is_floating_point:
             _refuse_dtype("max_pool1d_impl", input.dtype)
     out = max_pool2d(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
                      (1,) + dilation, ceil_mode, return_indices)
@@ -990,13 +1013,15 @@ def _avg_pool_raw(xp, x, kernel, stride, padding, out, count_include_pad, diviso
     d = len(kernel)
     pads = _pool_padding(x.shape[-d:], kernel, stride, padding, (1,) * d, out)
     xpad = _pad_last(xp, x, pads)
-    floating = x.dtype.kind in "fc"
-    acc = xp.zeros(x.shape[:-d] + tuple(out), dtype=x.dtype if floating else xp.int64)
+    floating = x.dtype.kind not in "iub"                # bfloat16's NumPy kind is "V"
+    # integers sum exactly in int64; half and bfloat16 in float32, as torch accumulates them
+    acc_dtype = (xp.float32 if x.dtype.itemsize == 2 else x.dtype) if floating else xp.int64
+    acc = xp.zeros(x.shape[:-d] + tuple(out), dtype=acc_dtype)
     for k in itertools.product(*[range(n) for n in kernel]):
         acc += xpad[(Ellipsis,) + tuple(slice(ki, ki + (o - 1) * s + 1, s)
                                         for ki, o, s in zip(k, out, stride))]
     div = _avg_divisor(xp, x.shape[-d:], kernel, stride, padding, out, count_include_pad,
-                       divisor_override, x.dtype if floating else xp.float64)
+                       divisor_override, acc_dtype if floating else xp.float64)
     if not floating:
         return xp.trunc(acc / div).astype(x.dtype)    # integer division rounds toward zero
     return (acc / div).astype(x.dtype, copy=False)
@@ -1047,14 +1072,23 @@ _avg_pool2d = _make_avg_pool_ops("AvgPool2DBackward0")
 _avg_pool3d = _make_avg_pool_ops("AvgPool3DBackward0")
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 2)
+def _check_divisor(divisor_override):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    out = _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode, 2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 2)
+    _check_divisor(divisor_override)
+    if input.dim() < 3:
+        input.size(-3)                  # torch reads a dim that is not there: its IndexError
+    _check_pool_args(kernel, stride, padding, (1, 1), 2)
+    if not _non_empty_batch_mode(input, 2):
+        raise RuntimeError(_pool_empty_message(input, 2, None))
+    out = _pool_output(input, kernel, stride, padding, (1, 1), ceil_mode, 2)
+    if not (input.dtype.is_floating_point or input.dtype is D.int64):
+        _refuse_dtype("avg_pool2d", input.dtype)
     return _avg_pool2d(input, kernel=kernel, stride=stride, padding=padding, out=out,
                        count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -1072,7 +1106,17 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if input.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1, 3)
-    out = _check_pool(input, kernel, stride, padding, (1, 1, 1), ceil_mode, 3)
+    _check_divisor(divisor_override)
+    _check_pool_args(kernel, stride, padding, (1, 1, 1), 3)
+    if not _non_empty_batch_mode(input, 3):
+        raise RuntimeError(_pool_empty_message(input, 3, "avg_pool3d"))
+    sizes = input.shape[-3:]
+    if any(k > n for k, n in zip(kernel, sizes)):
+        raise RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller "
+                           f"than kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    out = _pool_output(input, kernel, stride, padding, (1, 1, 1), ceil_mode, 3)
+    if input.dtype not in (D.float32, D.float64, D.int64):
+        _refuse_dtype("avg_pool3d_out_frame", input.dtype)
     return _avg_pool3d(input, kernel=kernel, stride=stride, padding=padding, out=out,
                        count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -1244,7 +1288,6 @@ def _check_non_empty_spatial(input, d, name):
 def _adaptive_max_size(input, output_size, d):
     """PyTorch's checks of a d-dimensional adaptive max pooling, in its order and words;
     returns the output size."""
-    from ..ops.creation import _check_sizes
     name = f"adaptive_max_pool{d}d"
     sized = not isinstance(output_size, int)
     if sized and len(output_size) >= input.dim():       # torch's Python wrapper checks first
@@ -1252,9 +1295,9 @@ def _adaptive_max_size(input, output_size, d):
     if input.dim() not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
                            f"{list(input.shape)}")
+    _check_non_empty_spatial(input, d, name)
     if sized and len(output_size) != d:
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be {d}")
-    _check_non_empty_spatial(input, d, name)
     out = _output_size(output_size, input, d)
     _check_sizes(tuple(input.shape[:-d]) + out)
     if not input.dtype.is_floating_point:

@@ -159,7 +159,8 @@ _LinalgSlogdet = return_type("linalg_slogdet", ["sign", "logabsdet"])
 _Slogdet = return_type("slogdet", ["sign", "logabsdet"])
 
 
-@primitive("linalg_slogdet", node="LinalgSlogdetBackward0", save=("A",), n_outputs=2)
+@primitive("linalg_slogdet", node="LinalgSlogdetBackward0", save=("A", "result"),
+           n_outputs=2)
 def _slogdet(xp, A):
     sign, logabsdet = xp.linalg.slogdet(A)
     return xp.asarray(sign), xp.asarray(logabsdet)
@@ -167,10 +168,15 @@ def _slogdet(xp, A):
 
 @_slogdet.derivative
 def _(ctx, grad_sign, grad_logabsdet):
-    # the sign of a real matrix is piecewise constant: only log|det| carries a gradient
-    if grad_logabsdet is None:
+    # d log det = tr(A^{-1} dA): its real part moves log|det|, its imaginary part the phase
+    # of a complex sign (ctx.result[0]); the sign of a real matrix is piecewise constant
+    grad = grad_logabsdet
+    if grad_sign is not None and ctx.A.is_complex():
+        phase = 1j * (grad_sign * ctx.result[0].conj()).imag
+        grad = phase if grad is None else grad + phase
+    if grad is None:
         return None
-    return grad_logabsdet[..., None, None] * _inv(ctx.A, check=False).mH
+    return grad[..., None, None] * _inv(ctx.A, check=False).mH
 
 
 def linalg_slogdet(A):
@@ -187,6 +193,8 @@ def logdet(input):
     _check_square("logdet", input)
     from .pointwise import where
     sign, logabsdet = _slogdet(input)
+    if input.is_complex():              # log det = log|det| + i arg(det)
+        return logabsdet + sign.log()
     return where(sign < 0, float("nan"), logabsdet)   # log of a negative determinant
 
 
@@ -208,11 +216,12 @@ def _solve(xp, A, B, *, vector=False):
 @_solve.derivative
 def _(ctx, grad):
     needs, vector = ctx.needs_input_grad, ctx.vector
-    grad_B = _solve(ctx.A.mT, grad, vector=vector)      # A^{-T} grad
+    grad_B = _solve(ctx.A.mH, grad, vector=vector)      # A^{-H} grad (A^{-T} when real)
     grad_A = None
     if needs[0]:
         X = ctx.result
-        grad_A = -(grad_B[..., :, None] * X[..., None, :] if vector else grad_B @ X.mT)
+        grad_A = -(grad_B[..., :, None] * X[..., None, :].conj() if vector
+                   else grad_B @ X.mH)
     return grad_A, grad_B if needs[1] else None
 
 
@@ -420,9 +429,9 @@ def _cross(xp, input, other, *, dim):
 
 @_cross.derivative
 def _(ctx, grad):
-    needs, dim = ctx.needs_input_grad, ctx.dim
-    return (_cross(ctx.other, grad, dim=dim) if needs[0] else None,
-            _cross(grad, ctx.input, dim=dim) if needs[1] else None)
+    needs, dim = ctx.needs_input_grad, ctx.dim       # (conj: no-op for real inputs)
+    return (_cross(ctx.other.conj(), grad, dim=dim) if needs[0] else None,
+            _cross(grad, ctx.input.conj(), dim=dim) if needs[1] else None)
 
 
 def linalg_cross(input, other, *, dim=-1):

@@ -323,12 +323,17 @@ def _squeeze_dims(xp, self, *, dims):
     return _squeezed(self, {d for d in dims if self.shape[d] == 1})
 
 
-def _squeeze_derivative(ctx, grad):
-    return grad.reshape(ctx.input_shape())
+def _unsqueeze_back(ctx, grad, dims):
+    # as torch: unsqueeze each squeezed-away dim, lowest first (its graph shows UnsqueezeBackward0s)
+    shape = ctx.input_shape()
+    for d in sorted({d for d in dims if shape[d] == 1}):
+        grad = grad.unsqueeze(d)
+    return grad
 
 
-for _op in (_squeeze_all, _squeeze_dim, _squeeze_dims):
-    _op.derivative(_squeeze_derivative)
+_squeeze_all.derivative(lambda ctx, grad: _unsqueeze_back(ctx, grad, range(len(ctx.input_shape()))))
+_squeeze_dim.derivative(lambda ctx, grad: _unsqueeze_back(ctx, grad, (ctx.dim,)))
+_squeeze_dims.derivative(lambda ctx, grad: _unsqueeze_back(ctx, grad, ctx.dims))
 
 
 def squeeze(self, dim=None):
