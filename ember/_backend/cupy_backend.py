@@ -19,6 +19,23 @@ def scatter_add(target, index, values):
     cupyx.scatter_add(target, index, values)
 
 
+def scatter_multiply(target, index, values):
+    """target[index] *= values, every repeated index multiplying in. CuPy's ufunc.at covers
+    only some ufuncs: where multiply's is missing, the product is made on the host."""
+    try:
+        cp.multiply.at(target, index, values)
+    except (AttributeError, NotImplementedError, TypeError):
+        import numpy as np
+        host = cp.asnumpy(target)
+        index = tuple(map(_host, index)) if isinstance(index, tuple) else _host(index)
+        np.multiply.at(host, index, _host(values))
+        target[...] = cp.asarray(host)
+
+
+def _host(x):
+    return cp.asnumpy(x) if isinstance(x, cp.ndarray) else x
+
+
 def windows(array, window_shape, axis):
     from cupy.lib.stride_tricks import sliding_window_view
     return sliding_window_view(array, window_shape, axis=axis)

@@ -19,6 +19,11 @@ def scatter_add(target, index, values):
     np.add.at(target, index, values)
 
 
+def scatter_multiply(target, index, values):
+    """target[index] *= values, every repeated index multiplying in."""
+    np.multiply.at(target, index, values)
+
+
 def windows(array, window_shape, axis):
     """Read-only strided sliding windows (no copy)."""
     return sliding_window_view(array, window_shape, axis=axis)

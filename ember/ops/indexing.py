@@ -44,8 +44,7 @@ def _embed(xp, grad, *, shape, kind, args):
 def _positions(xp, shape, kind, args):
     ids = xp.arange(int(np.prod(shape)), dtype=xp.int64).reshape(shape)
     if kind == "unfold":
-        windows = np.lib.stride_tricks.sliding_window_view(ids, args["size"],
-                                                           axis=args["dimension"])
+        windows = _backend.of(xp).windows(ids, args["size"], args["dimension"])
         return windows[(slice(None),) * args["dimension"] +
                        (slice(None, None, args["step"]),)]
 
@@ -484,7 +483,7 @@ def _scatter(xp, self, src, *, dim, index, reduce=None):
     elif reduce == "add":
         _backend.of(xp).scatter_add(out, where, values)
     elif reduce == "multiply":
-        np.multiply.at(out, where, values)
+        _backend.of(xp).scatter_multiply(out, where, values)
     return out
 
 
