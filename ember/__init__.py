@@ -56,6 +56,7 @@ from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
                                     set_anomaly_enabled)
 from . import autograd, cuda, linalg, backends
+from . import special
 from . import optim
 from ._printing import set_printoptions, get_printoptions
 from .ops.creation import make_legacy_types as _make_legacy_types
@@ -130,6 +131,8 @@ from . import nn  # noqa: E402,F401
 from ._nn_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
+from . import distributions  # noqa: E402,F401  (torch.distributions' core)
+from . import fft  # noqa: E402,F401  (ember.fft: discrete Fourier transforms)
 from .ops.linalg_extra import (inverse, det, logdet, slogdet, trace, diag,  # noqa: E402
                                 cholesky, cross)
 from .ops.linalg_decomp import (svd_old as svd, qr_old as qr, pinverse,  # noqa: E402

@@ -1,0 +1,378 @@
+"""Univariate continuous distributions: Normal, Uniform, Exponential, Laplace, Gamma, Beta."""
+import math
+import numbers
+
+import numpy as np
+
+import ember
+from ..ops.creation import _rng
+from ..ops.special_extra import _igamma64
+from ..special import gammainc
+from . import constraints
+from .distribution import Distribution, broadcast_all, check_parameter
+
+
+def _batch_of(param, scalar):
+    return ember.Size() if scalar else param.size()
+
+
+def _all_numbers(*values):
+    return all(isinstance(v, numbers.Number) for v in values)
+
+
+class _StandardGamma(ember.autograd.Function):
+    """Gamma(alpha, 1) draws from ember's random stream (NumPy's sampler, vectorised over the
+    alphas), with the implicit reparameterisation gradient dx/dalpha = -dP(alpha, x)/dalpha /
+    pdf(x), P being the regularized lower incomplete gamma function (the Gamma CDF)."""
+
+    @staticmethod
+    def forward(ctx, alpha):
+        draws = _rng(None).standard_gamma(alpha.detach().numpy().astype(np.float64))
+        sample = ember.tensor(draws, dtype=alpha.dtype, device=alpha.device)
+        sample = sample.clamp(min=ember.finfo(alpha.dtype).tiny)   # as PyTorch: never 0
+        ctx.save_for_backward(alpha, sample)
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, sample = (t.double() for t in ctx.saved_tensors)
+        a, x = alpha.numpy(), sample.numpy()
+        h = 1e-4 * np.maximum(a, 1e-3)             # central difference of P in alpha
+        with np.errstate(all="ignore"):
+            dp_da = (_igamma64(np, a + h, x, False) - _igamma64(np, a - h, x, False)) / (2 * h)
+        log_pdf = (alpha - 1) * sample.log() - sample - alpha.lgamma()
+        dx_da = -ember.tensor(dp_da, dtype=ember.float64) / log_pdf.exp()
+        return grad * dx_da.to(grad.dtype)
+
+
+def _clamp_tiny_in_place(value):
+    # keep a sample off 0 without recording the clamp (its gradient stays the sample's)
+    value.detach().clamp_(min=ember.finfo(value.dtype).tiny)
+    return value
+
+
+class Normal(Distribution):
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    _expand_dims = {"loc": 0, "scale": 0}
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(_batch_of(self.loc, _all_numbers(loc, scale)),
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def sample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        with ember.no_grad():
+            return ember.normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = ember.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return (-((value - self.loc) ** 2) / (2 * self.variance) - self.scale.log()
+                - math.log(math.sqrt(2 * math.pi)))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ember.erf((value - self.loc) * self.scale.reciprocal()
+                                    / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * ember.erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)
+
+
+class Uniform(Distribution):
+    has_rsample = True
+    _expand_dims = {"low": 0, "high": 0}
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        super().__init__(_batch_of(self.low, _all_numbers(low, high)),
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return float("nan") * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        rand = ember.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        return self.low + rand * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        inside = self.low.le(value).type_as(self.low) * self.high.gt(value).type_as(self.low)
+        return ember.log(inside) - ember.log(self.high - self.low)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
+    def entropy(self):
+        return ember.log(self.high - self.low)
+
+
+class Exponential(Distribution):
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _expand_dims = {"rate": 0}
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(_batch_of(self.rate, _all_numbers(rate)), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return ember.zeros_like(self.rate)
+
+    @property
+    def stddev(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        draws = ember.empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_()
+        return draws / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - ember.exp(-self.rate * value)
+
+    def icdf(self, value):
+        return -ember.log1p(-value) / self.rate
+
+    def entropy(self):
+        return 1.0 - ember.log(self.rate)
+
+
+class Laplace(Distribution):
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    _expand_dims = {"loc": 0, "scale": 0}
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(_batch_of(self.loc, _all_numbers(loc, scale)),
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return 2 ** 0.5 * self.scale
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = ember.finfo(self.loc.dtype).eps      # keeps log1p(-|u|) finite
+        u = ember.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * ember.log1p(-u.abs())
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -ember.log(2 * self.scale) - ember.abs(value - self.loc) / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 - 0.5 * (value - self.loc).sign() * ember.expm1(
+            -(value - self.loc).abs() / self.scale)
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * ember.log1p(-2 * term.abs())
+
+    def entropy(self):
+        return 1 + ember.log(2 * self.scale)
+
+
+class Gamma(Distribution):
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _expand_dims = {"concentration": 0, "rate": 0}
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        super().__init__(_batch_of(self.concentration, _all_numbers(concentration, rate)),
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        draws = _StandardGamma.apply(self.concentration.expand(shape))
+        return _clamp_tiny_in_place(draws / self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = ember.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+        return (ember.xlogy(self.concentration, self.rate)
+                + ember.xlogy(self.concentration - 1, value)
+                - self.rate * value - ember.lgamma(self.concentration))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
+
+    def entropy(self):
+        c = self.concentration
+        return c - ember.log(self.rate) + ember.lgamma(c) + (1.0 - c) * ember.digamma(c)
+
+
+class Beta(Distribution):
+    """Beta(concentration1, concentration0); sampled as X / (X + Y) of two Gamma draws.
+    Not reparameterised here (PyTorch's is): no rsample. Its parameters are kept out of the repr, as in
+    PyTorch (which prints `Beta()`)."""
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    _expand_dims = {"_concentration1": 0, "_concentration0": 0}
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self._concentration1, self._concentration0 = broadcast_all(concentration1,
+                                                                   concentration0)
+        if validate_args if validate_args is not None else Distribution._validate_args:
+            # PyTorch checks a Beta as the Dirichlet over (x, 1 - x), and says so
+            both = ember.stack([self._concentration1, self._concentration0], -1)
+            check_parameter(f"Dirichlet(concentration: {both.size()})", "concentration", both,
+                            constraints.independent(constraints.positive, 1))
+        super().__init__(_batch_of(self._concentration1,
+                                   _all_numbers(concentration1, concentration0)),
+                         validate_args=validate_args)
+
+    @property
+    def concentration1(self):
+        return self._concentration1
+
+    @property
+    def concentration0(self):
+        return self._concentration0
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        a, b = self.concentration1, self.concentration0
+        a1, b1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
+        # both below 1: the density peaks at the end of the larger concentration
+        return ember.where((a < 1) & (b < 1), (a >= b).to(a), a1 / (a1 + b1))
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def sample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        with ember.no_grad():
+            x = _StandardGamma.apply(self.concentration1.expand(shape))
+            y = _StandardGamma.apply(self.concentration0.expand(shape))
+            finfo = ember.finfo(x.dtype)
+            return (x / (x + y)).clamp(min=finfo.tiny, max=1 - finfo.eps)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        a, b = self.concentration1, self.concentration0
+        return (ember.xlogy(a - 1, value) + ember.xlogy(b - 1, 1 - value)
+                + ember.lgamma(a + b) - ember.lgamma(a) - ember.lgamma(b))
+
+    def entropy(self):
+        a, b = self.concentration1, self.concentration0
+        total = a + b
+        return (ember.lgamma(a) + ember.lgamma(b) - ember.lgamma(total)
+                - (2 - total) * ember.digamma(total)
+                - (a - 1) * ember.digamma(a) - (b - 1) * ember.digamma(b))

@@ -1,0 +1,529 @@
+"""The torch.special functions that have no torch.* counterpart: entr, erfcx, ndtri, log_ndtr,
+i0e, i1e, xlog1py, zeta, spherical_bessel_j0, bessel_j0, bessel_j1, gammainc,
+gammaincc.
+
+Each is a primitive with PyTorch's node name (SpecialEntrBackward0, ...) and a derivative in ember
+ops. The kernels work in float64 (`_sp._float_function` rounds the result to the input's dtype)
+and are built from the accurate erf/erfc/lgamma kernels of `special.py`; NumPy only.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import special as _sp
+from . import misc_extra as _misc
+from .pointwise import (_out, _wrapped, _zeros, _promote_to, _add_scalar, _mul_scalar,
+                        unsupported, where)
+from .pointwise_extra import _require_tensors
+from .registry import primitive, COMMON, FLOAT
+
+_SQRT_HALF = 0.70710678118654752440          # 1 / sqrt(2)
+_SQRT_TWO_OVER_PI = 0.79788456080286535588   # sqrt(2 / pi)
+_INV_SQRT_2PI = 0.39894228040143267794       # 1 / sqrt(2 pi)
+_SQRT_2PI = 2.5066282746310005024            # sqrt(2 pi)
+
+
+def _unary(name, node, kernel, derivative, save=("self",)):
+    """A one-input primitive (integers compute in the default float dtype; complex raises
+    PyTorch's error) and its public form."""
+    kernel_name = name.replace("special_", "") + "_cpu"
+
+    def forward(xp, self):
+        unsupported(kernel_name, self, "c")
+        return kernel(xp, self)
+    op = primitive(name, node=node, save=save, promote=FLOAT,
+                   differentiable=derivative is not None)(forward)
+    if derivative is not None:
+        op.derivative(derivative)
+
+    def public(input, *, out=None):
+        return _out(op(input), out, name)
+    public.__name__ = name.replace("special_", "")
+    public.op = op
+    return public
+
+
+# ----------------------------------------------------------------------------- entr
+def _entr_kernel(xp, x):
+    with _sp._quiet(xp):
+        y = -x * xp.log(x)
+    # 0 at x == 0 (0 * log 0), -inf for x < 0; nan stays nan
+    y = xp.where(x == 0, xp.zeros_like(y), y)
+    return xp.where(x < 0, xp.full_like(y, -np.inf), y)
+
+
+entr = _unary("special_entr", "SpecialEntrBackward0", _entr_kernel,
+              lambda ctx, grad: grad * -(1 + ctx.self.log()))
+
+
+# ----------------------------------------------------------------------------- erfcx
+def _erfcx_positive(xp, a):
+    """exp(a^2) erfc(a) for a >= 1/2 (smaller a are treated as 1/2): the trapezoid sum and the
+    asymptotic series of `special.py` without their factor e^(-a^2), which would underflow."""
+    a = xp.clip(a, 0.5, np.inf)
+
+    def trapezoid(v):
+        # erfc = e^(-v^2) * S(v) - pole(v), so erfcx = S(v) - e^(v^2) * pole(v)
+        pole = 2.0 * xp.exp(v * v - 2.0 * _sp._PI * v / _sp._TRAP_H) / \
+            -xp.expm1(-2.0 * _sp._PI * v / _sp._TRAP_H)
+        s = xp.zeros_like(v)
+        for weight, t2 in reversed(_sp._TRAP_TERMS):
+            s = s + weight / (t2 + v * v)
+        s = s + 0.5 / (v * v)
+        return (2.0 * _sp._TRAP_H / _sp._PI) * v * s - pole
+
+    def asymptotic(v):
+        return _sp._horner(xp, 1.0 / (v * v), _sp._ERFC_ASYMPTOTIC) * (_sp._INV_SQRT_PI / v)
+    return _sp._branches(xp, a < 10.0, trapezoid, asymptotic, a)
+
+
+def _erfcx64(xp, x):
+    """erfcx in float64 (x float64)."""
+    a = xp.abs(x)
+    small = a < 0.5
+    # |x| < 1/2: e^(x^2) erfc(x) directly; x <= -1/2: 2 e^(x^2) - erfcx(|x|) (inf below -26.6)
+    direct = xp.exp(x * x) * _sp.erfc(xp, xp.where(small, x, 0.0))
+    tail = _erfcx_positive(xp, a)
+    reflected = 2.0 / _sp._exp_neg_square(xp, xp.minimum(a, 40.0)) - tail
+    return xp.where(small, direct, xp.where(x > 0, tail, reflected))
+
+
+@_sp._float_function
+def _erfcx_kernel(xp, x, wide):
+    return _erfcx64(xp, x)
+
+
+def _erfcx_derivative(ctx, grad):
+    # d/dx e^(x^2) erfc(x) = 2 x erfcx(x) - 2 / sqrt(pi)
+    return grad * (2 * ctx.self * ctx.result - _sp._TWO_OVER_SQRT_PI)
+
+
+erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", lambda xp, x: _erfcx_kernel(xp, x),
+               _erfcx_derivative, save=("self", "result"))
+
+
+# ----------------------------------------------------------------------------- ndtr family
+def ndtr(input, *, out=None):
+    # PyTorch composes it (its graph shows MulBackward1 <- AddBackward1 <- ErfBackward0 <- ...)
+    from .pointwise import erf
+    scaled = _mul_scalar(_promote_to(input, _SQRT_HALF), other=_SQRT_HALF)
+    return _out(_mul_scalar(_add_scalar(erf(scaled), other=1), other=0.5), out, "special_ndtr")
+
+
+@_sp._float_function
+def _log_ndtr_kernel(xp, x, wide):
+    # left tail: ndtr(x) = erfcx(t) e^(-t^2) / 2 with t = -x / sqrt(2), so no underflow
+    left = x < -1.0
+    t = xp.where(left, -x * _SQRT_HALF, 0.0)
+    tail = xp.log(_erfcx64(xp, t) / 2.0) - x * x * 0.5
+    body = xp.log1p(-_sp.erfc(xp, xp.where(left, 0.0, x) * _SQRT_HALF) / 2.0)
+    return xp.where(left, tail, body)
+
+
+def _log_ndtr_derivative(ctx, grad):
+    # d/dx log(ndtr(x)) = phi(x) / ndtr(x) = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi)
+    x = ctx.self
+    return grad * ((-(x * x) * 0.5 - ctx.result).exp() * _INV_SQRT_2PI)
+
+
+log_ndtr = _unary("special_log_ndtr", "SpecialLogNdtrBackward0",
+                  lambda xp, x: _log_ndtr_kernel(xp, x), _log_ndtr_derivative,
+                  save=("self", "result"))
+
+
+@_sp._float_function
+def _ndtri_kernel(xp, p, wide):
+    # Solve ndtr(x) = u for x <= 0 with u = min(p, 1 - p) (1 - p is exact for p >= 1/2), then
+    # flip the sign for p > 1/2. Start from erfinv's 0.2% guess (given u directly, so it works
+    # down to the smallest u), then Newton on log(ndtr(x)) - log(u), whose slope
+    # phi(x) / ndtr(x) = sqrt(2/pi) / erfcx(-x / sqrt 2) never underflows: 2e-3 -> 1e-11 -> 1e-22.
+    inside = (p > 0) & (p < 1)
+    u = xp.where(inside, xp.minimum(p, 1.0 - p), 0.25)
+    x = -np.sqrt(2.0) * _sp._erfinv_guess(xp, 1.0 - 2.0 * u, 2.0 * u)
+    for _ in range(4):
+        ex = _erfcx64(xp, -x * _SQRT_HALF)
+        f = (xp.log(ex / 2.0) - x * x * 0.5) - xp.log(u)
+        x = x - f * ex / _SQRT_TWO_OVER_PI
+    x = xp.where(p > 0.5, -x, x)
+    # the middle, where log(ndtr(x)) - log(u) cancels: sqrt(2) erfinv(2p - 1), 2p - 1 exact
+    middle = (p >= 0.25) & (p <= 0.75)
+    x = xp.where(middle, np.sqrt(2.0) * _sp.erfinv(xp, xp.where(middle, 2.0 * p - 1.0, 0.0)), x)
+    edge = xp.where(p == 0, -np.inf, xp.where(p == 1, np.inf, np.nan))
+    return xp.where(inside, x, edge)
+
+
+def _ndtri_derivative(ctx, grad):
+    # 1 / phi(ndtri(p)) = sqrt(2 pi) exp(ndtri(p)^2 / 2)
+    return grad * ((ctx.result * ctx.result * 0.5).exp() * _SQRT_2PI)
+
+
+ndtri = _unary("special_ndtri", "SpecialNdtriBackward0", lambda xp, x: _ndtri_kernel(xp, x),
+               _ndtri_derivative, save=("result",))
+
+
+# ----------------------------------------------------------------------------- i0e, i1e
+_BIG_BESSEL = 700.0      # below, e^-|x| I(x) is computed directly (I(700) ~ 1e302 is finite)
+
+
+def _hankel_coefficients(n, terms=30):
+    """a_k(n) = (4n^2 - 1^2)(4n^2 - 3^2)...(4n^2 - (2k-1)^2) / (k! 8^k), k = 0 .. terms - 1."""
+    out, a = [], 1.0
+    for k in range(terms):
+        out.append(a)
+        a *= (4.0 * n * n - (2 * k + 1) ** 2) / ((k + 1) * 8.0)
+    return out
+
+
+def _bessel_scaled_asymptotic(xp, a, nu):
+    """e^-a I_nu(a) for large a: (2 pi a)^(-1/2) sum_k (-1)^k a_k(nu) / a^k, used from a = 700
+    up, where ten terms are far beyond double precision."""
+    coeffs = [(-1) ** k * c for k, c in enumerate(_hankel_coefficients(nu, 10))]
+    return _sp._horner(xp, 1.0 / a, coeffs) / xp.sqrt(2 * math.pi * a)
+
+
+def _scaled_bessel(unscaled, nu):
+    def kernel(xp, x, wide):
+        a = xp.abs(x)
+        near = a <= _BIG_BESSEL
+        direct = xp.exp(-a) * unscaled(xp, xp.where(near, x, 0.0))
+        far = xp.sign(x) ** nu * _bessel_scaled_asymptotic(xp, xp.maximum(a, _BIG_BESSEL), nu)
+        return xp.where(near, direct, xp.where(xp.isinf(x), 0.0 * far, far))
+    return _sp._float_function(kernel)
+
+
+_i0e_kernel = _scaled_bessel(lambda xp, x: xp.i0(x), 0)
+_i1e_kernel = _scaled_bessel(_misc._bessel_i1, 1)
+
+
+def _i0e_derivative(ctx, grad):
+    # d/dx e^-|x| I0(x) = I1e(x) - sgn(x) I0e(x)
+    x = ctx.self
+    return grad * (i1e.op(x) - x.sign() * ctx.result)
+
+
+def _i1e_derivative(ctx, grad):
+    # d/dx e^-|x| I1(x) = I0e(x) - I1e(x) (sgn(x) + 1/x), which is 1/2 at x = 0
+    x = ctx.self
+    zero = x == 0
+    ratio = ctx.result / where(zero, 1.0, x)
+    d = i0e.op(x) - ctx.result * x.sign() - ratio
+    return grad * where(zero, 0.5, d)
+
+
+i0e = _unary("special_i0e", "SpecialI0EBackward0", lambda xp, x: _i0e_kernel(xp, x),
+             _i0e_derivative, save=("self", "result"))
+i1e = _unary("special_i1e", "SpecialI1EBackward0", lambda xp, x: _i1e_kernel(xp, x),
+             _i1e_derivative, save=("self", "result"))
+
+
+def i1(input, *, out=None):
+    unsupported("i1_cpu", input._data, "c")
+    return _out(_misc._i1(input), out, "special_i1")
+
+
+# ----------------------------------------------------------------------------- spherical_bessel_j0
+@_sp._float_function
+def _spherical_j0_kernel(xp, x, wide):
+    # sin(x) / x, 1 at 0 and 0 at +-inf (where sin is nan)
+    y = xp.sin(x) / xp.where(x == 0, 1.0, x)
+    return xp.where(x == 0, 1.0, xp.where(xp.isinf(x), 0.0, y))
+
+
+spherical_bessel_j0 = _unary("special_spherical_bessel_j0", None,
+                             lambda xp, x: _spherical_j0_kernel(xp, x), None, save=())
+
+
+# ----------------------------------------------------------------------------- bessel_j0, bessel_j1
+# |x| < 25: J0(x) = 1/(2 pi) integral_0^2pi cos(x sin t) dt and J1(x) = 1/(2 pi) integral_0^2pi
+# sin(t) sin(x sin t) dt (parts of cos(n t - x sin t)), by the trapezoidal rule on
+# _BESSEL_POINTS points, exact for these periodic integrands up to J_(points - n)(x) < 1e-25.
+# |x| >= 25: Hankel's expansion J_n(x) = sqrt(2 / (pi x)) (P cos(x - phase) - Q sin(x - phase))
+# with phase (2n + 1) pi / 4 (subtracted in float64, as PyTorch's kernel does), whose terms
+# a_k(n) / x^k are below 1e-20 by k = 30. Accurate to about 1e-16 in absolute terms (PyTorch
+# 2.13's own kernel is off by up to 4e-7 for 5 < |x| < 25).
+_BESSEL_SWITCH = 25.0
+_BESSEL_POINTS = 80
+_BESSEL_ANGLES = [2.0 * math.pi * (k + 0.5) / _BESSEL_POINTS for k in range(_BESSEL_POINTS)]
+
+
+def _bessel_j_kernel(n):
+    hankel = _hankel_coefficients(n)
+    p_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[0::2])]     # in 1/x^2
+    q_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[1::2])]     # times 1/x, in 1/x^2
+
+    def kernel(xp, x, wide):
+        a = xp.abs(x)
+        near = a < _BESSEL_SWITCH
+        v = xp.where(near, a, 0.0)
+        total = xp.zeros_like(v)
+        for t in _BESSEL_ANGLES:        # (the integrand's odd part, which sums to 0, left out)
+            total = total + (xp.cos(v * math.sin(t)) if n == 0 else
+                             math.sin(t) * xp.sin(v * math.sin(t)))
+        inner = total / _BESSEL_POINTS
+        w = xp.maximum(a, _BESSEL_SWITCH)
+        inv2 = 1.0 / (w * w)
+        phase = w - (2 * n + 1) * math.pi / 4
+        p_sum = _sp._horner(xp, inv2, p_coeffs)
+        q_sum = _sp._horner(xp, inv2, q_coeffs) / w
+        outer = xp.sqrt(2.0 / (math.pi * w)) * (p_sum * xp.cos(phase) - q_sum * xp.sin(phase))
+        y = xp.where(near, inner, outer)
+        return y if n % 2 == 0 else xp.where(xp.signbit(x), -y, y)     # J1 is odd (J1(-0) = -0)
+    return _sp._float_function(kernel)
+
+
+_bessel_j0_kernel = _bessel_j_kernel(0)
+_bessel_j1_kernel = _bessel_j_kernel(1)
+bessel_j0 = _unary("special_bessel_j0", None, lambda xp, x: _bessel_j0_kernel(xp, x), None,
+                   save=())
+bessel_j1 = _unary("special_bessel_j1", None, lambda xp, x: _bessel_j1_kernel(xp, x), None,
+                   save=())
+
+
+# ----------------------------------------------------------------------------- binary ops
+def _binary(name, nodes, forward, derivative):
+    """A two-operand primitive in PyTorch's three forms (tensor-tensor, number-tensor and
+    tensor-number, nodes ...Backward0/1/2) and its public form."""
+    ops = [primitive(f"{name}{suffix}", node=node, save=("self", "other"), promote=FLOAT)(forward)
+           for suffix, node in zip(("", ".self_scalar", ".other_scalar"), nodes)]
+    for op in ops:
+        op.derivative(derivative)
+
+    def public(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            if not isinstance(other, Tensor):
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got "
+                    f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                    " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                    " * (Number self, Tensor other, *, Tensor out = None)\n"
+                    " * (Tensor input, Number other, *, Tensor out = None)\n")
+            op, input = ops[1], _wrapped(input, other)
+        else:
+            op = ops[0] if isinstance(other, Tensor) else ops[2]
+        return _out(op(input, other), out, name)
+    public.__name__ = name.replace("special_", "")
+    return public
+
+
+def _as_float64(xp, v):
+    return xp.asarray(v, dtype=np.float64)
+
+
+def _xlog1py_forward(xp, self, other):
+    unsupported("xlog1py_cpu", self, "c")
+    unsupported("xlog1py_cpu", other, "c")
+    if not hasattr(other, "dtype"):
+        other = self.dtype.type(other)      # a Python number: log1p in the tensor's dtype
+    with _sp._quiet(xp):
+        y = self * xp.log1p(other)
+    # 0 where x == 0 (even for y <= -1), but a nan y stays nan
+    return xp.where((self == 0) & ~xp.isnan(other), xp.zeros_like(y), y)
+
+
+def _xlog1py_derivative(ctx, grad):
+    x, y = ctx.self, ctx.other
+    gx = gy = None
+    if ctx.needs_input_grad[0]:
+        if isinstance(y, Tensor):
+            # taken as 0 where x == 0 and y <= -1 (there the forward is the constant 0)
+            masked = (x == 0) & (y <= -1)
+            log1p_y = where(masked, 0.0, y).log1p()
+            gx = grad * where(masked, _zeros(log1p_y), log1p_y)
+        else:
+            gx = grad * (math.log1p(y) if y > -1 else (-math.inf if y == -1 else math.nan))
+            if y <= -1:
+                gx = where(x == 0, _zeros(gx), gx)
+    if ctx.needs_input_grad[1]:
+        gy = grad * x / (1 + y)
+    return gx, gy
+
+
+xlog1py = _binary("special_xlog1py", ("SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1",
+                                      "SpecialXlog1PyBackward2"),
+                  _xlog1py_forward, _xlog1py_derivative)
+
+
+# Hurwitz zeta by Euler-Maclaurin: sum_{k<N} (q+k)^-s + (q+N)^(1-s)/(s-1) + (q+N)^-s / 2
+# + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) (q+N)^(-s-2j+1), with N = 12 and the nine Bernoulli
+# numbers of special.py: the first term left out is below 1e-17 of the sum for s >= 1, q >= 0.
+_ZETA_N = 12
+_ZETA_MAX_SHIFTS = 10000
+
+
+def _zeta64(xp, s, q):
+    q0 = q
+    s, q = xp.broadcast_arrays(s, q)
+    total = xp.zeros(s.shape)
+    # a negative q is first shifted up to q >= 0 by zeta(s, q) = q^-s + zeta(s, q + 1), one
+    # whole-array step per unit (at most _ZETA_MAX_SHIFTS; q below that is reported as nan)
+    lowest = float(xp.min(xp.where(xp.isfinite(q), q, 0.0))) if q.size else 0.0
+    for _ in range(min(max(0, math.ceil(-lowest)), _ZETA_MAX_SHIFTS)):
+        low = q < 0
+        total = total + xp.where(low, q ** -s, 0.0)
+        q = xp.where(low, q + 1.0, q)
+    for k in range(_ZETA_N):
+        total = total + (q + k) ** -s
+    w = q + _ZETA_N
+    total = total + w ** (1.0 - s) / (s - 1.0) + 0.5 * w ** -s
+    rising = s.copy()                      # s (s+1) ... (s+2j-2)
+    power = w ** (-s - 1.0)
+    for j, b in enumerate(_sp._BERNOULLI, start=1):
+        total = total + float(b) / math.factorial(2 * j) * rising * power
+        rising = rising * (s + 2 * j - 1) * (s + 2 * j)
+        power = power / (w * w)
+    # the edges, as PyTorch's kernel has them: s == 1 is the pole, s < 1 is outside its domain,
+    # q a non-positive integer is a pole, and a negative non-integer q needs an integer s
+    out = xp.where((s < 1.0) | (q < 0), np.nan, total)      # (q < 0: shifted too little)
+    q = q0
+    pole_q = (q <= 0) & (q == xp.floor(q))
+    out = xp.where((q < 0) & ~pole_q & (s != xp.floor(s)), np.nan, out)
+    # zeta(inf, q) = q^-inf: 1 at q == 1, inf below; PyTorch's kernel gives nan above
+    out = xp.where(xp.isposinf(s), xp.where(q == 1, 1.0, xp.where(q < 1, np.inf, np.nan)), out)
+    out = xp.where(xp.isposinf(q), np.nan, out)
+    return xp.where((s == 1.0) | pole_q, np.inf, out)
+
+
+def _zeta_forward(xp, self, other):
+    unsupported("zeta_cpu", self, "c")
+    dtype = self.dtype
+    with _sp._quiet(xp):
+        return _zeta64(xp, _as_float64(xp, self), _as_float64(xp, other)).astype(dtype)
+
+
+def _zeta_derivative(ctx, grad):
+    if ctx.needs_input_grad[0]:
+        raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+    # d/dq zeta(s, q) = -s zeta(s + 1, q)
+    s = ctx.self
+    return None, grad * -s * zeta(s + 1, ctx.other)
+
+
+zeta = _binary("special_zeta", ("SpecialZetaBackward0", "SpecialZetaBackward1",
+                                "SpecialZetaBackward2"), _zeta_forward, _zeta_derivative)
+
+
+# ----------------------------------------------------------------------------- gammainc
+# The regularized incomplete gamma functions P(a, x) (gammainc) and Q(a, x) = 1 - P (gammaincc),
+# each computed directly where it is the small one, so neither loses relative accuracy to 1 - ...:
+#   x > 1.1 and x >= a: Q by its continued fraction;
+#   x <= 1.1 and a small (below -0.4 / log x for x <= 1/2, below 1.1 x above): Q by its series;
+#   elsewhere: P by its series.
+# The prefactor x^a e^-x / Gamma(a) is exp(a log x - x - lgamma(a)), whose rounding grows with
+# the size of those terms: about 1e-15 relative for a ~ 10, 1e-12 for a ~ 1e4.
+_IGAMMA_EPS = 1e-17
+_IGAMMA_MAX_STEPS = 5000
+
+
+def _log_prefactor(xp, a, x):
+    return a * xp.log(x) - x - _sp.lgamma(xp, a)
+
+
+def _igamma_p_series(xp, a, x):
+    """P = x^a e^-x / Gamma(a) * sum_n x^n / (a (a+1) ... (a+n)), for x below about a."""
+    term = 1.0 / a
+    total = term.copy()
+    for n in range(1, _IGAMMA_MAX_STEPS):
+        term = term * x / (a + n)
+        total = total + term
+        if n % 8 == 0 and not xp.any(term > total * _IGAMMA_EPS):
+            break
+    return xp.exp(_log_prefactor(xp, a, x)) * total
+
+
+def _igamma_q_series(xp, a, x):
+    """Q for x <= 1.1: 1 - x^a / Gamma(a+1) + x^a / Gamma(a) * sum_{n>=1} -(-x)^n / (n! (a+n)),
+    with 1 - x^a / Gamma(a+1) as -expm1(...) (thirty terms: 1.1^30 / 30! is below 1e-30)."""
+    fac = xp.ones_like(x)
+    total = xp.zeros_like(x)
+    for n in range(1, 30):
+        fac = fac * -x / n
+        total = total + fac / (a + n)
+    log_x_a = a * xp.log(x)
+    return (-xp.expm1(log_x_a - _sp.lgamma(xp, a + 1.0))
+            - xp.exp(log_x_a - _sp.lgamma(xp, a)) * total)
+
+
+def _igamma_q_fraction(xp, a, x):
+    """Q = x^a e^-x / Gamma(a) / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / ...)), for
+    x > 1.1 and x >= a, evaluated forwards by Lentz's method."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = xp.full_like(x, 1.0 / tiny)
+    d = 1.0 / b
+    h = d.copy()
+    for i in range(1, _IGAMMA_MAX_STEPS):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = 1.0 / xp.where(xp.abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = xp.where(xp.abs(c) < tiny, tiny, c)
+        delta = d * c
+        h = h * delta
+        if not xp.any(xp.abs(delta - 1.0) > _IGAMMA_EPS * 4):
+            break
+    return xp.exp(_log_prefactor(xp, a, x)) * h
+
+
+def _igamma64(xp, a, x, upper):
+    """P(a, x) (upper=False) or Q(a, x) (upper=True) in float64."""
+    a, x = xp.broadcast_arrays(a, x)
+    inner = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
+    a_in, x_in = a[inner], x[inner]
+    q_fraction = (x_in > 1.1) & (x_in >= a_in)
+    with _sp._quiet(xp):
+        small_a = xp.where(x_in <= 0.5, a_in < -0.4 / xp.log(x_in), a_in < 1.1 * x_in)
+    q_series = (x_in <= 1.1) & small_a
+    p_series = ~(q_fraction | q_series)
+    value = xp.empty_like(a_in)            # P or Q, whichever each method gives
+    value[q_fraction] = _igamma_q_fraction(xp, a_in[q_fraction], x_in[q_fraction])
+    value[q_series] = _igamma_q_series(xp, a_in[q_series], x_in[q_series])
+    value[p_series] = _igamma_p_series(xp, a_in[p_series], x_in[p_series])
+    gives_q = ~p_series
+    value = xp.where(gives_q == upper, value, 1.0 - value)
+    # the edges, as PyTorch's kernel has them: P is 0 at x = 0 or a = inf and 1 at a = 0 or
+    # x = inf (nan where both hold or either is negative or nan)
+    zero_p = ((x == 0) & (a > 0)) | (xp.isposinf(a) & xp.isfinite(x) & (x >= 0))
+    one_p = ((a == 0) & (x > 0)) | (xp.isposinf(x) & xp.isfinite(a) & (a >= 0))
+    out = xp.full(a.shape, np.nan)
+    out[inner] = value
+    out = xp.where(zero_p, 1.0 if upper else 0.0, out)
+    return xp.where(one_p, 0.0 if upper else 1.0, out)
+
+
+def _igamma_forward(name, upper):
+    def forward(xp, self, other):
+        unsupported(f"{name}_cpu", self, "biuc")
+        with _sp._quiet(xp):
+            y = _igamma64(xp, self.astype(np.float64), other.astype(np.float64), upper)
+        return y.astype(self.dtype)
+    return forward
+
+
+def _igamma_derivative(name, sign):
+    def derivative(ctx, grad):
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); Q's is its negative
+        a, x = ctx.self, ctx.other
+        return None, grad * (sign * ((a - 1) * x.log() - x - a.lgamma()).exp())
+    return derivative
+
+
+_igamma = primitive("igamma", node="IgammaBackward0", save=("self", "other"), promote=COMMON)(
+    _igamma_forward("igamma", False))
+_igamma.derivative(_igamma_derivative("igamma", 1))
+_igammac = primitive("igammac", node="IgammacBackward0", save=("self", "other"),
+                     promote=COMMON)(_igamma_forward("igammac", True))
+_igammac.derivative(_igamma_derivative("igammac", -1))
+
+
+def gammainc(input, other, *, out=None):
+    _require_tensors("special_gammainc", input, other)
+    return _out(_igamma(input, other), out, "special_gammainc")
+
+
+def gammaincc(input, other, *, out=None):
+    _require_tensors("special_gammaincc", input, other)
+    return _out(_igammac(input, other), out, "special_gammaincc")

@@ -1,0 +1,37 @@
+"""ember.special: the torch.special namespace.
+
+Most entries are ember's existing ops under their SciPy-style names (expit is sigmoid, gammaln is
+lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/special_extra.py.
+"""
+from .ops.pointwise import (erf, erfc, erfinv, exp2, expm1, log1p, logit, sigmoid as expit,
+                            round as _round, _out)
+from .ops.pointwise_extra import xlogy, lgamma as gammaln, digamma, digamma as psi, polygamma, sinc
+from .ops.misc_extra import i0, mvlgamma as _mvlgamma
+from .ops.reduction import logsumexp
+from .ops import reduction as _reduction
+from .ops.special_extra import (entr, erfcx, ndtr, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, zeta,
+                                spherical_bessel_j0, bessel_j0, bessel_j1, gammainc, gammaincc)
+
+
+def multigammaln(input, p, *, out=None):
+    return _out(_mvlgamma(input, p), out, "special_multigammaln")
+
+
+def round(input, *, decimals=0, out=None):
+    # always the decimals overload (RoundBackward1), as torch.special.round
+    return _round(input, decimals=decimals, out=out)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _reduction.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _reduction.log_softmax(input, dim, dtype)
+
+
+__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+           "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
+           "xlogy", "zeta"]
