@@ -347,3 +347,16 @@ def test_linspace_matches_torch(start, end, steps, dtype):
 ])
 def test_requires_grad_at_creation(expr):
     check(expr)
+
+
+def test_multinomial_rows_draw_their_own_frequencies_and_never_an_empty_class():
+    ember.manual_seed(0)
+    p = np.array([[0.0, 0.1, 0.0, 0.6, 0.3, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+                  [0.5, 0.5, 0.0, 0.0, 0.0, 0.0]])
+    n = 40000
+    draws = ember.multinomial(ember.tensor(p * 7.0), n, replacement=True)   # unnormalised
+    assert draws.dtype is ember.int64 and tuple(draws.shape) == (3, n)
+    for row, probs in zip(draws.numpy(), p):
+        freq = np.bincount(row, minlength=6) / n
+        assert np.all(freq[probs == 0] == 0)
+        assert np.allclose(freq, probs, atol=4 * np.sqrt(0.25 / n))     # ~4 standard errors

@@ -893,16 +893,24 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
     rng = _rng(generator)
-    out = np.empty((rows.shape[0], num_samples), np.int64)
-    for i, row in enumerate(rows):          # one draw per distribution row, vectorised inside
-        p = row / row.sum()
-        if replacement:
-            out[i] = rng.choice(len(p), size=num_samples, replace=True, p=p)
-        else:
-            # Gumbel-top-k: sampling without replacement proportional to p
-            keys = np.log(np.where(p > 0, p, 1e-300)) - np.log(-np.log(rng.random(len(p))))
-            keys[p == 0] = -np.inf
-            out[i] = np.argsort(-keys, kind="stable")[:num_samples]
+    p = rows / rows.sum(-1, keepdims=True)
+    n_rows, k = p.shape
+    if replacement:
+        # inverse CDF, all rows at once: row r's CDF is shifted up by r, so one sorted array
+        # holds them all and one searchsorted finds every draw
+        cdf = np.cumsum(p, axis=-1)
+        cdf[:, -1] = 1.0                    # (no draw may fall past the last class)
+        cdf += np.arange(n_rows)[:, None]
+        u = rng.random((n_rows, num_samples)) + np.arange(n_rows)[:, None]
+        out = np.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(n_rows, -1)
+        # (side="right": a class of probability zero, an empty bin, is never drawn)
+        out = np.minimum(out - np.arange(n_rows)[:, None] * k, k - 1)
+    else:
+        # Gumbel-top-k: sampling without replacement proportional to p
+        keys = np.log(np.where(p > 0, p, 1e-300)) - np.log(-np.log(rng.random((n_rows, k))))
+        keys[p == 0] = -np.inf
+        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64, copy=False)
     if probs.ndim == 1:
         out = out[0]
     return Tensor._make(out, D.int64, input._device)
