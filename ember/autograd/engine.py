@@ -130,7 +130,10 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:
-                    ready(child)
+                    if child.__class__ is AccumulateGrad:
+                        ready(child)
+                    else:
+                        _heappush(heap, (-child._seq, child))     # (ready(), inlined: hot)
     finally:
         grad_mode.state.enabled = previous_mode
     return captured
