@@ -86,33 +86,29 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                     node.apply(grads_in, ())
                 outputs = ()
             elif needed is not None and node not in needed:
-                # leads to no input of autograd.grad: neither run, nor its hooks, nor freed
-                for child in children:
-                    if child is not None:
-                        dependencies[child] -= 1
-                        if dependencies[child] == 0:
-                            buffers.setdefault(child, [None] * child._n_outputs)
-                            ready(child)
-                continue
-            elif grads_in[0] is None and not node.runs_without_grad and \
-                    all(g is None for g in grads_in):
-                outputs = (None,) * len(children)   # nothing to differentiate
+                # leads to no input of autograd.grad: not run, its hooks not called, not freed
+                outputs = (None,) * len(children)
+                extras = None
             else:
-                if extras is not None and extras.retain_grad:
-                    _retain_grads(extras.retain_grad, grads_in)
-                # which inputs want a gradient: None means all that have a node
-                needs = None if needed is None else [
-                    child is not None and child in wanted for child in children]
-                try:
-                    outputs = node.apply(grads_in, needs)
-                except Exception:
-                    if node._trace is not None:
-                        anomaly_mode.report_trace(node)
-                    raise
-                if check_nan:
-                    anomaly_mode.check_nan(node, outputs)
-            if not keep_graph:
-                node.release()
+                if grads_in[0] is None and not node.runs_without_grad and \
+                        all(g is None for g in grads_in):
+                    outputs = (None,) * len(children)   # nothing to differentiate
+                else:
+                    if extras is not None and extras.retain_grad:
+                        _retain_grads(extras.retain_grad, grads_in)
+                    # which inputs want a gradient: None means all that have a node
+                    needs = None if needed is None else [
+                        child is not None and child in wanted for child in children]
+                    try:
+                        outputs = node.apply(grads_in, needs)
+                    except Exception:
+                        if node._trace is not None:
+                            anomaly_mode.report_trace(node)
+                        raise
+                    if check_nan:
+                        anomaly_mode.check_nan(node, outputs)
+                if not keep_graph:
+                    node.release()
             if extras is not None and extras.post_hooks:
                 for hook in list(extras.post_hooks.values()):
                     replaced = hook(outputs, grads_in)
