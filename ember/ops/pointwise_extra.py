@@ -85,15 +85,22 @@ def hypot(input, other, *, out=None):
 
 
 # ----------------------------------------------------------------------------- xlogy
-def _xlogy_forward(xp, self, other):
-    unsupported("xlogy_cpu", self, "c")
-    unsupported("xlogy_cpu", other, "c")
-    if not hasattr(other, "dtype"):
-        other = self.dtype.type(other)      # a Python number: log in the tensor's dtype
-    with _sp._quiet(xp):
-        y = self * xp.log(other)
-    # 0 where x == 0 (even for y == 0 or y < 0), but a nan y stays nan
-    return xp.where((self == 0) & ~xp.isnan(other), xp.zeros_like(y), y)
+def x_times_log(kernel, log):
+    """The forward of x * log(y) (xlogy) or x * log1p(y) (xlog1py, `log` names the array
+    function): 0 where x == 0, whatever y (even where the log is -inf or nan), but a nan y
+    stays nan."""
+    def forward(xp, self, other):
+        unsupported(kernel, self, "c")
+        unsupported(kernel, other, "c")
+        if not hasattr(other, "dtype"):
+            other = self.dtype.type(other)      # a Python number: in the tensor's dtype
+        with _sp._quiet(xp):
+            y = self * getattr(xp, log)(other)
+        return xp.where((self == 0) & ~xp.isnan(other), xp.zeros_like(y), y)
+    return forward
+
+
+_xlogy_forward = x_times_log("xlogy_cpu", "log")
 
 
 _xlogy = primitive("xlogy", node="XlogyBackward0", save=("self", "other"),

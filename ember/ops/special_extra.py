@@ -15,7 +15,7 @@ from . import special as _sp
 from . import misc_extra as _misc
 from .pointwise import (_out, _wrapped, _zeros, _promote_to, _add_scalar, _mul_scalar,
                         unsupported, where)
-from .pointwise_extra import _require_tensors
+from .pointwise_extra import _require_tensors, x_times_log
 from .registry import primitive, COMMON, FLOAT
 
 _SQRT_HALF = 0.70710678118654752440          # 1 / sqrt(2)
@@ -310,15 +310,7 @@ def _as_float64(xp, v):
     return xp.asarray(v, dtype=np.float64)
 
 
-def _xlog1py_forward(xp, self, other):
-    unsupported("xlog1py_cpu", self, "c")
-    unsupported("xlog1py_cpu", other, "c")
-    if not hasattr(other, "dtype"):
-        other = self.dtype.type(other)      # a Python number: log1p in the tensor's dtype
-    with _sp._quiet(xp):
-        y = self * xp.log1p(other)
-    # 0 where x == 0 (even for y <= -1), but a nan y stays nan
-    return xp.where((self == 0) & ~xp.isnan(other), xp.zeros_like(y), y)
+_xlog1py_forward = x_times_log("xlog1py_cpu", "log1p")
 
 
 def _xlog1py_derivative(ctx, grad):
