@@ -51,7 +51,9 @@ def _clamp_tiny_in_place(value):
     return value
 
 
-class Normal(Distribution):
+class _LocationScale(Distribution):
+    """What Normal and Laplace share: a real location (the mean and the mode) and a positive
+    scale, broadcast together."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -70,6 +72,8 @@ class Normal(Distribution):
     def mode(self):
         return self.loc
 
+
+class Normal(_LocationScale):
     @property
     def stddev(self):
         return self.scale
@@ -212,25 +216,7 @@ class Exponential(Distribution):
         return 1.0 - ember.log(self.rate)
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-    _expand_dims = {"loc": 0, "scale": 0}
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_of(self.loc, _all_numbers(loc, scale)),
-                         validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
+class Laplace(_LocationScale):
     @property
     def variance(self):
         return 2 * self.scale.pow(2)
