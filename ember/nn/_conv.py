@@ -1408,8 +1408,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ============================================================================ interpolate
-def _nearest_matrix(n, out, scale, shortcuts):
-    """One-hot rows: output i reads input floor(i * ratio), computed in float32 as torch does.
+def _nearest_matrix(n, out, scale, shortcuts, exact=False):
+    """One-hot rows: output i reads input floor(i * ratio) (or floor((i + 0.5) * ratio) for
+    'nearest-exact', which samples at pixel centres), computed in float32 as torch does.
 
     torch's 2-d kernel copies an axis of unchanged size and halves indices for an exact
     doubling, whatever the scale factor; its 1-d and 3-d kernels do not."""
@@ -1420,7 +1421,8 @@ def _nearest_matrix(n, out, scale, shortcuts):
     elif shortcuts and out == 2 * n:
         src = dst >> 1
     else:
-        src = np.minimum(np.floor(dst.astype(np.float32) * ratio).astype(np.int64), n - 1)
+        pos = dst.astype(np.float32) + np.float32(0.5 if exact else 0)
+        src = np.minimum(np.floor(pos * ratio).astype(np.int64), n - 1)
     m = np.zeros((out, n))
     m[np.arange(out), src] = 1
     return m
@@ -1479,6 +1481,9 @@ def _cubic_matrix(n, out, scale, align_corners, opmath):
 _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
                  ("nearest", 2): "UpsampleNearest2DBackward0",
                  ("nearest", 3): "UpsampleNearest3DBackward0",
+                 ("nearest-exact", 1): "UpsampleNearestExact1DBackward0",
+                 ("nearest-exact", 2): "UpsampleNearestExact2DBackward0",
+                 ("nearest-exact", 3): "UpsampleNearestExact3DBackward0",
                  ("linear", 1): "UpsampleLinear1DBackward0",
                  ("bilinear", 2): "UpsampleBilinear2DBackward0",
                  ("trilinear", 3): "UpsampleTrilinear3DBackward0",
@@ -1534,8 +1539,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[d - 1](input, out)
     opmath = np.float64 if input._dtype is D.float64 else np.float32
-    if mode == "nearest":
-        mats = [_nearest_matrix(n, o, s, d == 2) for n, o, s in zip(sizes, out, scales)]
+    if mode in ("nearest", "nearest-exact"):
+        mats = [_nearest_matrix(n, o, s, d == 2, mode == "nearest-exact")
+                for n, o, s in zip(sizes, out, scales)]
     elif mode == "bicubic":
         mats = [_cubic_matrix(n, o, s, bool(align_corners), opmath)
                 for n, o, s in zip(sizes, out, scales)]

@@ -606,6 +606,8 @@ def _feature_dropout(input, p, training, inplace, batched):
     _check_p(p)
     if not training or p == 0:
         return input
+    if batched and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = input.shape[:2] + (1,) * (input.dim() - 2) if batched else \
         input.shape[:1] + (1,) * (input.dim() - 1)
     mask = _keep_mask(input, p, shape)
@@ -868,6 +870,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    channels = input.shape[1]
+    # torch's bias message quotes the weight's shape ([0] without a weight), not the bias's
+    weight_shape = list(weight.shape) if weight is not None else [0]
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {weight_shape} and "
+                               f"input of shape {list(input.shape)}")
     return _group_norm(input, weight, bias, groups=num_groups, eps=eps)
 
 
@@ -1191,6 +1201,8 @@ def _reduce(loss, reduction):
 
 def _reduce_array(xp, loss, reduction):
     if reduction == "mean":
+        if loss.size == 0:      # torch's mean of nothing is nan, without NumPy's warning
+            return xp.asarray(xp.nan, dtype=loss.dtype)
         return loss.mean(dtype=loss.dtype)
     if reduction == "sum":
         return loss.sum(dtype=loss.dtype)
@@ -1337,8 +1349,11 @@ def _const_or_none(array, like):
 
 @primitive("binary_cross_entropy", node="BinaryCrossEntropyBackward0", save=("self", "target"))
 def _bce(xp, self, target, *, weight, reduction):
-    if xp.any((self < 0) | (self > 1)):
+    # written so that nan is out of range too
+    if not xp.all((self >= 0) & (self <= 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if not xp.all((target >= 0) & (target <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     # PyTorch clamps each log at -100 so that a saturated prediction costs 100, not inf
     log_p = xp.maximum(xp.log(self), -100)
     log_q = xp.maximum(xp.log1p(-self), -100)
@@ -1370,7 +1385,22 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"input size ({input.shape}) is deprecated. Please ensure they have "
                          f"the same size.")
     if weight is not None and weight.shape != input.shape:
+        # torch expands the weight to the target's size (naming the first bad dim from the
+        # right), then writes the loss into a tensor of the input's shape
+        for i in range(1, min(weight.dim(), target.dim()) + 1):
+            if weight.shape[-i] not in (1, target.shape[-i]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length "
+                                   f"{weight.shape[-i]} at -{i}! Mismatching argument at index "
+                                   f"1 had {weight.shape}; but expected shape should be "
+                                   f"broadcastable to {list(target.shape)}")
+        shape = _broadcast(weight, target)[0].shape
+        if shape != input.shape:
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
         weight = weight.expand(input.shape)
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {_dtype_word(target.dtype)} but expected "
+                           f"{_dtype_word(input.dtype)}")
     return _bce(input, target, weight=_no_grad_argument(weight, "weight", "binary_cross_entropy"),
                 reduction=reduction)
 
@@ -1384,7 +1414,8 @@ def _bce_logits(xp, self, target, *, weight, pos_weight, reduction):
     loss = (1 - target) * self + scale * softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce_array(xp, loss.astype(self.dtype), reduction)
+    # torch builds the loss on the target, so it has the target's dtype
+    return _reduce_array(xp, loss.astype(target.dtype), reduction)
 
 
 @_bce_logits.derivative
@@ -1413,6 +1444,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    # the shape errors torch's broadcasting products give (pos_weight * target, loss * weight)
+    if pos_weight is not None:
+        _broadcast(pos_weight, target)
+    if weight is not None:
+        _broadcast(input, weight)
     name = "binary_cross_entropy_with_logits"
     return _bce_logits(input, target, weight=_no_grad_argument(weight, "weight", name),
                        pos_weight=_no_grad_argument(pos_weight, "pos_weight", name),
@@ -1542,13 +1578,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     reduction = _reduction(reduction, size_average, reduce)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
+    if not label_smoothing > 0.0:       # torch smooths nothing for a negative (or nan) amount
+        label_smoothing = 0.0
     cdim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, cdim)
     n_classes = input.shape[cdim]
     if target.shape == input.shape and target.is_floating_point():
+        if ignore_index != -100:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
     loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
@@ -1656,6 +1696,12 @@ def _(ctx, g):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        # torch writes the loss into a tensor of the input's shape
+        shape = _broadcast(input, target)[0].shape
+        if shape != input.shape:
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     target = _no_grad_argument(target, "target", "soft_margin_loss")
     return _soft_margin_loss(input, target=target.astype(input._dtype.np, copy=False),
                              reduction=reduction)

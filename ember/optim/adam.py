@@ -1,4 +1,5 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
+from .._tensor import Tensor
 from ..ops.pointwise import maximum
 from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_flags,
                         count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
@@ -22,6 +23,9 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
         check_adam_args(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,

@@ -445,6 +445,7 @@ class Module:
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
                                                         persistent_buffers.items())
                        if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -457,6 +458,9 @@ class Module:
                                   f'ember.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                 continue
+            # old checkpoints saved some 0-dim state as 1-element vectors
+            if param.dim() == 0 and value.dim() == 1:
+                value = value[0]
             if value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
@@ -464,7 +468,17 @@ class Module:
                 continue
             try:
                 with grad_mode.no_grad():
-                    param.copy_(value)
+                    if assign:
+                        # assign=True keeps the checkpoint's tensor (and its dtype) as the
+                        # state; a parameter stays a Parameter with the model's requires_grad
+                        if isinstance(param, Parameter):
+                            if isinstance(value, Parameter):
+                                value.requires_grad_(param.requires_grad)
+                            else:
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                        setattr(self, name, value)
+                    else:
+                        param.copy_(value)
             except Exception as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
                                   f'in the model are {param.size()} and whose dimensions in the '
@@ -495,6 +509,8 @@ class Module:
 
         def load(module, prefix):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata = {**local_metadata, "assign_to_params_buffers": True}
             module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing,
                                          unexpected, errors)
             for name, child in module._modules.items():

@@ -405,6 +405,11 @@ class RNNCellBase(Module):
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
                              f"{input.dim()}D instead")
+        for i, s in enumerate(states):
+            if s is not None and s.dim() not in (1, 2):
+                what = f"hx[{i}]" if len(states) == 2 else "hidden"     # LSTMCell: (h, c)
+                raise ValueError(f"{type(self).__name__}: Expected {what} to be 1D or 2D, got "
+                                 f"{s.dim()}D instead")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
                                f"expected {self.input_size}")
@@ -420,6 +425,9 @@ class RNNCellBase(Module):
             if s.shape[0] != x.shape[0]:
                 raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{i} "
                                    f"batch size {s.shape[0]}")
+            if s.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got "
+                                   f"{s.shape[1]}, expected {self.hidden_size}")
             out.append(s)
         x_proj = x.matmul(self.weight_ih.t())
         if self.bias_ih is not None:
