@@ -37,7 +37,10 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self):
-        return {float64: complex128}.get(self, complex64) if self._category >= 2 else self
+        if self._category < 2:
+            from ._printing import scalar_type_name
+            raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(self)}")
+        return {float64: complex128, complex128: complex128}.get(self, complex64)
 
     @property
     def is_integer(self):

@@ -4,6 +4,7 @@ Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods
 as methods and operators. This file holds the data model: storage and views, the autograd
 fields, conversions, and the few methods that are about the tensor itself.
 """
+import numbers
 import weakref
 
 import numpy as np
@@ -117,6 +118,9 @@ class Tensor:
         t._base = self._base if self._base is not None else self
         t._version = self._version
         t._fn_version = self._version.value
+        if self._requires_grad and not autograd.grad_mode.state.enabled:
+            # PyTorch: a view taken in no_grad mode still requires grad (as a leaf)
+            t._requires_grad = True
         return t
 
     # ------------------------------------------------------------------ basic properties
@@ -202,6 +206,11 @@ class Tensor:
         return UntypedStorage._of(self)
 
     def is_contiguous(self, memory_format=None):
+        if memory_format == "torch.channels_last":
+            # NHWC order: C innermost, then W, H, N (dims of size one may have any stride)
+            return self._data.ndim == 4 and _is_contiguous(
+                [self._data.shape[d] for d in (0, 2, 3, 1)],
+                [self.stride()[d] for d in (0, 2, 3, 1)])
         if not self._data.size:
             return True                     # PyTorch counts every empty tensor as contiguous
         return _is_contiguous(self._data.shape, self.stride())
@@ -472,11 +481,21 @@ class Tensor:
 
     def __float__(self):
         self._scalar_check("float")
-        return float(self.item())
+        return float(self._real_item("double"))
 
     def __int__(self):
         self._scalar_check("int")
-        return int(self.item())
+        return int(self._real_item("int64_t"))
+
+    def _real_item(self, c_type):
+        """The value for float()/int(): of a complex tensor only without an imaginary part."""
+        value = self.item()
+        if isinstance(value, complex):
+            if value.imag:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without "
+                                   f"overflow")
+            value = value.real
+        return value
 
     def __complex__(self):
         self._scalar_check("complex")
@@ -503,6 +522,15 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __reversed__(self):
+        return self if self._data.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((element == self).any())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
     def __format__(self, spec):
         # as torch: a zero-dim plain Tensor formats as its number (f"{loss}" prints 0.25)
         if self._data.ndim == 0 and type(self) is Tensor:
@@ -525,7 +553,7 @@ class Tensor:
         if id(self) in memo:
             return memo[id(self)]
         new = type(self).__new__(type(self)) if type(self) is not Tensor else None
-        t = Tensor._make(self._data.copy(), self._dtype, self._device, self._requires_grad)
+        t = self._deepcopy_data(memo)
         if new is not None:
             new = _copy_into_subclass(new, t)
             t = new
@@ -537,9 +565,40 @@ class Tensor:
         memo[id(self)] = t
         return t
 
+    def _deepcopy_data(self, memo):
+        """A copy with the same strides and storage offset, whose memory the copies of other
+        tensors on the same storage (in this deepcopy) share, as in PyTorch."""
+        root = self._base if self._base is not None else self
+        if not (root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0):
+            return Tensor._make(self._data.copy(), self._dtype, self._device,
+                                self._requires_grad)
+        key = ("ember storage", id(root))
+        new_root = memo.get(key)
+        if new_root is None:
+            new_root = memo[key] = Tensor._make(root._data.copy(), root._dtype, root._device)
+            memo.setdefault(id(memo), []).append(root)     # (keeps id(root) unique)
+        if self is root:
+            t = new_root
+        else:
+            from .autograd.grad_mode import no_grad
+            with no_grad():
+                t = new_root.as_strided(tuple(self._data.shape), self.stride(),
+                                        self.storage_offset())
+        t._requires_grad = self._requires_grad
+        return t
+
     def __reduce_ex__(self, protocol):
-        return (_rebuild_tensor, (self._host().copy(), self._dtype.name, str(self._device),
-                                  self._requires_grad))
+        # as in PyTorch, a tensor travels with its whole storage and its place in it (a view
+        # keeps its strides and offset) unless that memory is not laid out plainly
+        root = self._base if self._base is not None else self
+        geometry = None
+        if root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0:
+            data = root._host().reshape(-1).copy()
+            geometry = (tuple(self._data.shape), self.stride(), self.storage_offset())
+        else:
+            data = self._host().copy()
+        return (_rebuild_tensor, (data, self._dtype.name, str(self._device),
+                                  self._requires_grad, geometry))
 
     def __setstate__(self, state):
         pass
@@ -574,8 +633,15 @@ def _copy_into_subclass(new, t):
     return new
 
 
-def _rebuild_tensor(array, dtype_name, device, requires_grad):
+def _rebuild_tensor(array, dtype_name, device, requires_grad, geometry=None):
     t = Tensor._make(array, D.ALIASES[dtype_name])
+    if geometry is not None:
+        shape, strides, offset = geometry
+        if offset == 0 and array.size == int(np.prod(shape)) and \
+                _is_contiguous(shape, strides) and strides == _contiguous_strides(shape):
+            t = Tensor._make(array.reshape(shape), t._dtype)
+        else:
+            t = t.as_strided(shape, strides, offset)
     if device != "cpu":
         t = t.to(device)
     t._requires_grad = requires_grad

@@ -168,8 +168,8 @@ def _to_array(data, dtype):
         low = -info.max - 1 if dtype is D.uint8 else info.min     # uint8 wraps negatives
         if natural.min() < low or natural.max() > info.max:
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-        if dtype is D.uint8 and kind in "iu":
-            natural = natural % 256
+        if dtype is D.uint8 and kind == "i":   # (widened: 256 may not fit the natural type)
+            natural = natural.astype(np.int64) % 256
     return natural.astype(dtype.np)
 
 
@@ -327,13 +327,21 @@ def _check_sizes(shape):
                                f"[{', '.join(map(str, shape))}]")
 
 
+def arg_kind(a):
+    """An argument's type as PyTorch's "invalid types" hints mark it, e.g. !list of [float]!."""
+    if isinstance(a, list):
+        return f"!list of [{', '.join(type(x).__name__ for x in a)}]!"
+    if isinstance(a, tuple):
+        return f"!tuple of {tuple(_Named(type(x).__name__) for x in a)!r}!"
+    return f"!{type(a).__name__}!"
+
+
+class _Named(str):
+    __repr__ = str.__str__       # (a name in a tuple's repr, without quotes)
+
+
 def _legacy_error(args, kwargs=None):
-    def kind(a):
-        if isinstance(a, (list, tuple)):
-            word = type(a).__name__
-            return f"!{word} of [{', '.join(type(x).__name__ for x in a)}]!" if word == "list" \
-                else f"!tuple of ({', '.join(type(x).__name__ for x in a)})!"
-        return f"!{type(a).__name__}!"
+    kind = arg_kind
     got = ", ".join([type(a).__name__ for a in args] +
                     [f"{k}={_kw_type(v)}" for k, v in (kwargs or {}).items()])
     if kwargs:
@@ -393,30 +401,77 @@ def _legacy_new(cls, *args, device=None, **kwargs):
 
 
 # ----------------------------------------------------------------------------- filled
-def _sizes(fname, size):
-    """A factory's size argument (ints, or one sequence), with PyTorch's TypeErrors."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    elif len(size) > 1 and any(isinstance(s, (tuple, list)) for s in size):
-        raise TypeError(f"{fname}() takes 1 positional argument but {len(size)} were given")
+def _sizes(fname, size, arg="size"):
+    """A factory's size argument (ints, or one sequence), with PyTorch's TypeErrors: they name
+    the whole argument when its first element is wrong (a bool is no size there), and the
+    1-based position of any later wrong element."""
+    first = size[0] if size else None
+    if len(size) == 1 and isinstance(first, (tuple, list)):
+        size = tuple(first)
+        if size and not _is_size(size[0], first=True):
+            raise TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, "
+                            f"but found element of type {_type_name(size[0])} at pos 0")
+    elif size and not _is_size(first, first=True):
+        if len(size) > 1 and fname in ("rand", "randn"):     # (two overloads: another error)
+            raise _random_factory_error(fname, ", ".join(type(a).__name__ for a in size))
+        if len(size) > 1:
+            raise TypeError(f"{fname}() takes 1 positional argument but {len(size)} were given")
+        raise TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, not "
+                        f"{_type_name(first)}")
     for pos, s in enumerate(size):
-        if not hasattr(s, "__index__") or isinstance(s, bool):
-            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+        if not _is_size(s):
+            raise TypeError(f"{fname}(): argument '{arg}' failed to unpack the object at pos "
                             f"{pos + 1} with error \"type must be tuple of ints,but got "
                             f"{type(s).__name__}\"")
     return tuple(s.__index__() for s in size)
 
 
+def _random_factory_error(fname, got):
+    sig = ("tuple of ints size, *, {}Tensor out = None, torch.dtype dtype = None, torch.layout "
+           "layout = None, torch.device device = None, bool pin_memory = False, bool "
+           "requires_grad = False")
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n * ({sig.format('torch.Generator generator, ')})"
+                     f"\n * ({sig.format('')})\n")
+
+
+def _is_size(x, first=False):
+    if first and isinstance(x, (bool, np.bool_)):
+        return False
+    try:
+        x.__index__()
+    except (AttributeError, TypeError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+def _type_name(x):
+    """A Python type's name as PyTorch's argument errors print it (NumPy's with its module)."""
+    cls = type(x)
+    return "Tensor" if isinstance(x, Tensor) else \
+        f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
 def _factory(fname, fill):
-    def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-             pin_memory=False, memory_format=None):
+    def make(*args, size=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False, memory_format=None):
+        if size is not None:
+            if args:
+                raise TypeError(f"{fname}() got multiple values for argument 'size'")
+            args = (size,)
+        size = args
+        if memory_format is not None and fname != "empty":
+            raise TypeError(f"{fname}() got an unexpected keyword argument 'memory_format'")
         shape = _sizes(fname, size)
         if fname == "zeros" and any(s < 0 for s in shape):
             raise RuntimeError("zeros: Dimension size must be non-negative.")
         _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
         device = as_device(device)
-        return _finish(fill(xp_of(device), shape, dtype.np), dtype, device, requires_grad)
+        data = fill(xp_of(device), shape, dtype.np)
+        if memory_format not in (None, "torch.contiguous_format", "torch.preserve_format"):
+            data = preserving_copy(xp_of(device), data, dtype.np, memory_format)
+        return _finish(data, dtype, device, requires_grad)
     make.__name__ = fname
     return make
 
@@ -436,10 +491,16 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
+        if isinstance(fill_value, (np.bool_, np.complexfloating)) and \
+                not isinstance(fill_value, complex):
+            # NumPy's bool and complex64 scalars are no Python bool or complex: PyTorch takes
+            # them for real numbers (NumPy warns that the imaginary part is dropped)
+            fill_value = float(fill_value)
         dtype = D.scalar_dtype(fill_value)
-    elif isinstance(fill_value, (int, float, complex)):
-        from .indexing import _check_fits
+    elif isinstance(fill_value, (numbers.Number, np.bool_)):
+        from .indexing import _check_fits, checked_number
         _check_fits(fill_value, dtype)
+        fill_value = checked_number(fill_value, dtype)
     device = as_device(device)
     return _finish(xp_of(device).full(shape, fill_value, dtype.np), dtype, device, requires_grad)
 
@@ -449,17 +510,77 @@ def _like(fn):
              memory_format=None, pin_memory=False):
         return _laid_out_like(input, fn(input.shape, dtype=dtype or input._dtype,
                                         device=device or input._device,
-                                        requires_grad=requires_grad))
+                                        requires_grad=requires_grad), memory_format)
     return make
 
 
-def _laid_out_like(input, out):
-    """*_like results keep the input's memory order (PyTorch's preserve_format)."""
-    if layout_order(input._data) == "K" and out._data.shape == input._data.shape:
-        data = xp_of(out._device).empty_like(input._data, dtype=out._dtype.np)  # same order
+def _laid_out_like(input, out, memory_format=None):
+    """*_like results are laid out in memory as `memory_format` says (by default PyTorch's
+    preserve_format: in the input's memory order)."""
+    strides = copy_strides(input._data, memory_format)
+    if strides is not None:
+        data = strided_empty(xp_of(out._device), input._data.shape, strides, out._dtype.np)
         data[...] = out._data
         out._data = data
     return out
+
+
+def copy_strides(a, memory_format=None):
+    """The element strides PyTorch gives a new tensor laid out like array `a` in
+    `memory_format`, or None for plain C-contiguous ones. preserve_format (the default) keeps
+    the strides of a dense, non-overlapping `a`; for any other `a` it orders dense strides as
+    `a`'s dims are ordered in memory."""
+    from .views import element_strides, contiguous_strides
+    if memory_format == "torch.channels_last":
+        if a.ndim != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return _dense_in_order(a.shape, (1, 3, 2, 0))
+    if memory_format == "torch.contiguous_format" or a.flags.c_contiguous and a.size and \
+            element_strides(a) == contiguous_strides(a.shape):
+        return None
+    strides = element_strides(a)
+    if _non_overlapping_and_dense(a.shape, strides):
+        return strides
+    # dims innermost first, by stride (an insertion sort, so ties keep their order, except
+    # that of two equal strides the larger dim goes outside); broadcast dims (stride 0) are
+    # not compared, so they stay where a contiguous layout has them
+    order = list(range(a.ndim))[::-1]
+    for i in range(1, a.ndim):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            s0, s1 = strides[order[j]], strides[order[moving]]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                break
+            if s0 > s1 or a.shape[order[j]] > a.shape[order[moving]]:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+    return _dense_in_order(a.shape, order)
+
+
+def _dense_in_order(shape, order):
+    """Dense strides with the dims laid out innermost-first in `order`."""
+    strides, step = [0] * len(shape), 1
+    for d in order:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _non_overlapping_and_dense(shape, strides):
+    expected = 1
+    for stride, size in sorted((s, n) for s, n in zip(strides, shape) if n > 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def strided_empty(xp, shape, strides, np_dtype):
+    """A new (zero-filled) array with the given shape and element strides."""
+    from .views import _extent, restride
+    return restride(xp.zeros(max(_extent(shape, strides, 0), 1), np_dtype), shape, strides)
 
 
 zeros_like = _like(zeros)
@@ -472,7 +593,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _laid_out_like(input, full(tuple(input.shape), fill_value,
                                       dtype=dtype or input._dtype,
                                       device=device or input._device,
-                                      requires_grad=requires_grad))
+                                      requires_grad=requires_grad), memory_format)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -480,6 +601,10 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
     size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    _check_sizes(size)
     from .views import _extent, strided_view
     buf = xp_of(device).zeros(max(_extent(size, stride, 0), 1), dtype.np)
     arr = buf.reshape(size) if _dense(size, stride) else strided_view(buf, size, stride, 0)
@@ -495,7 +620,24 @@ def _dense(size, stride):
     return True
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+_EYE_SIGNATURE = ("{}*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                  "torch.device device = None, bool pin_memory = False, bool requires_grad = "
+                  "False")
+
+
+def eye(n, *args, m=None, dtype=None, device=None, requires_grad=False, out=None):
+    # (m is taken apart from the other positionals only to name it as PyTorch's errors do)
+    given_m = args[0] if args else m
+    if len(args) > 1 or (args or m is not None) and not _is_size(given_m, first=True) or \
+            (args or m is not None) and not _is_size(n, first=True):
+        got = ", ".join([type(n).__name__] + [type(a).__name__ for a in args] +
+                        ([f"m={type(m).__name__}"] if m is not None else []))
+        raise TypeError(f"eye() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (int n, {_EYE_SIGNATURE.format('')})\n * "
+                        f"(int n, int m, {_EYE_SIGNATURE.format('')})\n")
+    if not _is_size(n, first=True):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_type_name(n)}")
+    n, m = n.__index__(), None if given_m is None else given_m.__index__()
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -615,14 +757,49 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,
+_MISSING = object()
+
+
+def linspace(start, end, steps=_MISSING, *, out=None, dtype=None, device=None, requires_grad=False,
              layout=None):
-    dtype = dtype or D.get_default_dtype()
+    start, end, dtype = _range_dtype("linspace", start, end, steps, dtype)
     device = as_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    data = _linspace_values(start, end, steps, dtype)
+    if dtype.is_complex:      # the real and imaginary parts run on their own
+        real = dtype.to_real()
+        data = _linspace_values(start.real, end.real, steps, real) + \
+            1j * _linspace_values(start.imag, end.imag, steps, real)
+    else:
+        data = _linspace_values(start, end, steps, dtype)
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
+
+
+def _range_dtype(fname, start, end, steps, dtype):
+    """linspace/logspace's bounds as numbers, and the dtype: complex bounds make a complex
+    range (only into a complex dtype). Also PyTorch's check of the argument types."""
+    if not (_is_size(steps, first=True) and all(
+            isinstance(v, (Tensor, numbers.Number, np.bool_)) for v in (start, end))):
+        base = "float base = 10.0, " if fname == "logspace" else ""
+        got = ", ".join(type(v).__name__ for v in (start, end, steps) if v is not _MISSING)
+        sig = "".join(f" * ({a} start, {b} end, int steps, {base}*, Tensor out = None, "
+                      f"torch.dtype dtype = None, torch.layout layout = None, torch.device "
+                      f"device = None, bool pin_memory = False, bool requires_grad = False)\n"
+                      for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"),
+                                   ("Tensor", "Number"), ("Number", "Number")))
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n{sig}")
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    if isinstance(start, (complex, np.complexfloating)) or \
+            isinstance(end, (complex, np.complexfloating)):
+        inferred = D.default_complex_dtype()
+        if dtype is not None and not dtype.is_complex:
+            from .._printing import scalar_type_name
+            part = {"complex64": "float", "complex128": "double"}[inferred.name]
+            raise RuntimeError(f"torch.{fname}(): inferred dtype c10::complex<{part}> can't be "
+                               f"safely cast to passed dtype {scalar_type_name(dtype)}")
+        return complex(start), complex(end), dtype or inferred
+    return start, end, dtype or D.get_default_dtype()
 
 
 def _linspace_values(start, end, steps, dtype):
@@ -668,13 +845,14 @@ def _linspace_values(start, end, steps, dtype):
     return np.trunc(values) if dtype._category == 1 else values
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
+def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, device=None,
              requires_grad=False, layout=None):
-    dtype = dtype or D.get_default_dtype()
+    start, end, dtype = _range_dtype("logspace", start, end, steps, dtype)
     device = as_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    data = np.power(base, np.linspace(start, end, steps, dtype=np.float64))
+    data = np.power(base, np.linspace(start, end, steps,
+                                      dtype=np.complex128 if dtype.is_complex else np.float64))
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
 
 
@@ -746,9 +924,15 @@ def _not_implemented(kernel, dtype):
 
 def _random_factory(fname, kernel, sample):
     """rand/randn: floating or complex dtypes only (a complex sample draws both parts)."""
-    def make(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+    def make(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
-        shape = _sizes(fname, size)
+        if size is not None:
+            if args:
+                got = ", ".join([type(a).__name__ for a in args] +
+                                [f"size={type(size).__name__}"])
+                raise _random_factory_error(fname, got)
+            args = (size,)
+        shape = _sizes(fname, args)
         _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
         if dtype._category < 2:
@@ -796,28 +980,90 @@ _RANDINT_SIGNATURES = (
     "requires_grad = False)\n")
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad=False, out=None, layout=None, pin_memory=False):
-    if size is None:       # randint(high, size)
-        args = (low, high)
-        low, high, size = 0, low, high
-    else:
-        args = (low, high, size)
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"randint() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)}), but expected one "
-                        f"of:\n{_RANDINT_SIGNATURES}")
-    shape = _sizes("randint", (size,))
+    # randint([low,] high, size): the arguments by position or by name, as PyTorch binds them
+    names = ("high", "size") if len(args) + (low is not None) + (high is not None) + \
+        (size is not None) == 2 and low is None else ("low", "high", "size")
+    given = {"low": low, "high": high, "size": size}
+    named = {k: v for k, v in given.items() if v is not None}
+    bound = dict(zip(names, args))
+    if len(args) > len(names) or set(bound) & set(named) or \
+            set(bound) | set(named) != set(names):
+        raise _randint_error(args, named)
+    bound.update(named)
+    if len(names) == 2:
+        # one plausible signature: PyTorch names the argument at fault
+        if not _is_size(bound["high"], first=True):
+            raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
+                            f"{_type_name(bound['high'])}")
+        where = "" if size is not None else " (position 2)"
+        if not isinstance(bound["size"], (tuple, list)):
+            raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, not "
+                            f"{_type_name(bound['size'])}")
+        if bound["size"] and not _is_size(bound["size"][0], first=True):
+            raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, but "
+                            f"found element of type {_type_name(bound['size'][0])} at pos 0")
+    elif not (_is_size(bound["low"], first=True) and _is_size(bound["high"], first=True) and
+              isinstance(bound["size"], (tuple, list))):
+        raise _randint_error(args, named)
+    low, high = bound.get("low", 0).__index__(), bound["high"].__index__()
+    shape = _sizes("randint", (bound["size"],))
     _check_sizes(shape)
+    if not (-2 ** 63 <= low < 2 ** 63 and -2 ** 63 <= high < 2 ** 63):
+        raise ValueError("Overflow when unpacking long long")
     dtype = dtype or D.int64
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
-    if dtype is D.bool_ and (high > 2 or low < 0):
-        raise RuntimeError("to - 1 is out of bounds for bool")
+    _check_random_bounds(low, high, dtype)
     device = as_device(device)
     data = _rng(generator).integers(low, high, size=shape).astype(dtype.np)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
+
+
+def _randint_error(args, named):
+    got = ", ".join([type(a).__name__ for a in args] +
+                    [f"{k}={type(v).__name__}" for k, v in named.items()])
+    return TypeError(f"randint() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n{_RANDINT_SIGNATURES}")
+
+
+# the C++ type names PyTorch's bounds checks print
+_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+                 "int16": "short int", "int32": "int", "int64": "long int",
+                 "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                 "float64": "double"}
+_warned_bounds = set()
+
+
+def _check_random_bounds(low, high, dtype):
+    """random_(from, to)'s checks that the dtype can hold every value drawn: an error for an
+    integer dtype; for a floating one a warning (once per process, as PyTorch warns) past the
+    range where it holds every integer."""
+    if dtype.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    name = _C_TYPE_NAMES[dtype.name]
+    if dtype._category < 2:
+        lo, hi = (0, 1) if dtype is D.bool_ else (int(np.iinfo(dtype.np).min),
+                                                  int(np.iinfo(dtype.np).max))
+        if low < lo:
+            raise RuntimeError(f"from is out of bounds for {name}")
+        if high - 1 > hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
+        return
+    import warnings
+    digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
+    for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
+        if abs(value) > 2 ** digits and (which, dtype) not in _warned_bounds:
+            _warned_bounds.add((which, dtype))
+            warnings.warn(f"{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                          f"precision limitations {name} can support discrete uniform "
+                          f"distribution only within this range. This warning will become an "
+                          f"error in version 1.7 release, please fix the code in advance "
+                          f"(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                          f"DistributionTemplates.h:{line}.)", UserWarning, stacklevel=3)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None):
@@ -827,10 +1073,28 @@ def randint_like(input, low, high=None, *, dtype=None, device=None):
                    device=device or input._device)
 
 
+# the most elements randperm can number exactly in a floating dtype
+_RANDPERM_FLOAT_LIMITS = {"float16": (2049, "2049", "Half"),
+                          "float32": (2 ** 24 + 1, "2^24+1", "Float")}
+
+
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
              layout=None, pin_memory=False):
+    if not _is_size(n, first=True):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{_type_name(n)}")
+    n = n.__index__()
     _check_sizes((n,))
     dtype = dtype or D.int64
+    if dtype is D.bool_ or dtype.is_complex:
+        raise _not_implemented("randperm", dtype)
+    if dtype._category == 1 and n - 1 > np.iinfo(dtype.np).max:
+        c_name = "int" if dtype is D.int32 else f"{dtype.name}_t"
+        raise RuntimeError(f"value cannot be converted to type {c_name} without overflow")
+    if dtype.name in _RANDPERM_FLOAT_LIMITS:
+        limit, text, name = _RANDPERM_FLOAT_LIMITS[dtype.name]
+        if n > limit:
+            raise RuntimeError(f"n cannot be greater than {text} for {name} type.")
     device = as_device(device)
     return _finish(_on_device(_rng(generator).permutation(n).astype(dtype.np), device), dtype,
                    device, requires_grad)
@@ -922,23 +1186,20 @@ def poisson(input, generator=None):
 
 
 # ----------------------------------------------------------------------------- copies
-def layout_order(a):
-    """PyTorch's preserve_format as a NumPy order: a copy of a dense, non-overlapping array keeps
-    its dims' memory order ('K'); any other array is copied C-contiguous."""
-    if a.flags.c_contiguous:
-        return "C"
-    from .views import element_strides
-    expected = 1
-    for stride, size in sorted((s, n) for s, n in zip(element_strides(a), a.shape) if n != 1):
-        if stride != expected:
-            return "C"
-        expected *= size
-    return "K"
+def preserving_copy(xp, a, np_dtype, memory_format=None):
+    """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
+    `memory_format` (see copy_strides)."""
+    strides = copy_strides(a, memory_format)
+    if strides is None:
+        return xp.array(a, dtype=np_dtype, order="C", copy=True)
+    out = strided_empty(xp, a.shape, strides, np_dtype)
+    out[...] = a
+    return out
 
 
 @primitive("clone", node="CloneBackward0")
-def _clone(xp, self, *, contiguous=False):
-    return xp.array(self, order="C" if contiguous else layout_order(self), copy=True)
+def _clone(xp, self, *, memory_format=None):
+    return preserving_copy(xp, self, self.dtype, memory_format)
 
 
 @_clone.derivative
@@ -947,16 +1208,20 @@ def _(ctx, grad):
 
 
 def clone(input, *, memory_format=None):
-    return _clone(input, contiguous=memory_format == "torch.contiguous_format")
+    return _clone(input, memory_format=memory_format)
 
 
 def contiguous(self, memory_format=None):
-    return self if self.is_contiguous() else _clone(self, contiguous=True)
+    if memory_format == "torch.preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    memory_format = memory_format or "torch.contiguous_format"
+    return self if self.is_contiguous(memory_format) else _clone(self,
+                                                                  memory_format=memory_format)
 
 
 @primitive("_to_copy", node="ToCopyBackward0")
-def _to_copy(xp, self, *, dtype, device):
-    arr = self.astype(dtype.np, order=layout_order(self), copy=True)
+def _to_copy(xp, self, *, dtype, device, memory_format=None):
+    arr = preserving_copy(xp, self, dtype.np, memory_format)
     if device.type != "cpu" or not isinstance(arr, np.ndarray):
         from .._backend import backend
         arr = backend(device.type).from_host(backend("cpu" if isinstance(arr, np.ndarray)
@@ -978,7 +1243,7 @@ def to(self, *args, **kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         got = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
         raise TypeError(
@@ -1002,9 +1267,12 @@ def to(self, *args, **kwargs):
         copy = flags[1]
     device = as_device(device) if device is not None else self._device
     dtype = dtype or self._dtype
-    if dtype is self._dtype and device == self._device and not copy:
+    if memory_format == "torch.preserve_format":
+        memory_format = None
+    if dtype is self._dtype and device == self._device and not copy and (
+            memory_format is None or memory_format == _suggested_format(self)):
         return self
-    out = _to_copy(self, dtype=dtype, device=device)
+    out = _to_copy(self, dtype=dtype, device=device, memory_format=memory_format)
     if out._grad_fn is not None:
         out._grad_fn._params["input_device"] = self._device
     return out
@@ -1039,6 +1307,13 @@ def copy_(self, src, non_blocking=False):
     return _copy.inplace(self, src)
 
 
+def _suggested_format(t):
+    """The memory format a tensor is taken to be in: channels_last only for a 4-dim tensor laid
+    out so and not also contiguous (as sizes of one can make it both)."""
+    return "torch.channels_last" if t.is_contiguous("torch.channels_last") and \
+        not t.is_contiguous() else "torch.contiguous_format"
+
+
 @primitive("fill_", node="FillBackward0")
 def _fill(xp, self, *, value):
     return xp.full_like(self, value)
@@ -1055,6 +1330,10 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
         value = value.item()
+    elif isinstance(value, (numbers.Number, np.bool_)):
+        from .indexing import _check_fits, checked_number
+        _check_fits(value, self._dtype)
+        value = checked_number(value, self._dtype)
     return _fill.inplace(self, value=value)
 
 

@@ -3,6 +3,8 @@
 Also the derivatives of the view ops: each places a gradient into zeros of the input's shape
 through the same view (`_embed`), which is itself differentiable (its derivative is the view).
 """
+import numbers
+
 import numpy as np
 
 from .. import _backend
@@ -347,9 +349,7 @@ def setitem(self, index, value):
     if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad:
         # the common `x[i] = number` outside autograd: write straight into the target
         _check_fits(value, self._dtype)
-        if self._dtype is D.uint8 and value < 0:
-            value = int(value) % 256
-        write_into(target, value)
+        write_into(target, checked_number(value, self._dtype))
         return
     value = _value_tensor(self, value)
     if advanced:
@@ -387,37 +387,54 @@ def _value_tensor(self, value):
     if isinstance(value, Tensor):
         return value
     from .creation import scalar_tensor
-    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+    # (NumPy's integers count as Python ints; its bool, float32 and complex64 as no number)
+    if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
-        if self._dtype is D.uint8 and value < 0:
-            value = int(value) % 256                 # PyTorch wraps negatives into uint8
-        return scalar_tensor(value, self, self._dtype)
+        return scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
     from .._printing import legacy_type_name
-    raise TypeError(f"can't assign a {type(value).__name__} to a "
+    from .creation import _type_name
+    raise TypeError(f"can't assign a {_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
 
 
 def _check_fits(value, dtype):
-    """PyTorch's overflow check for a Python number written into a tensor of `dtype`."""
+    """PyTorch's overflow check for a Python number written into a tensor of `dtype`: an
+    integer dtype takes integers in its range (uint8 also the negatives down to -255, which
+    wrap) and floats in its range (no negative ones for uint8); float32 and complex64 take
+    finite values in their range; only a complex dtype (or bool) takes a nonzero imaginary
+    part."""
     if dtype is D.bool_:
         return
-    bad = False
-    if isinstance(value, complex) and not dtype.is_complex:
-        bad = value.imag != 0 or dtype._category == 1
-    elif dtype._category == 1:
-        v = value.real if isinstance(value, complex) else value
-        if v != v or v in (float("inf"), float("-inf")):
-            bad = True
-        else:
+    if isinstance(value, (complex, np.complexfloating)):
+        bad = not dtype.is_complex and value.imag != 0
+        parts = (value.real, value.imag) if dtype.is_complex else (float(value.real),)
+    else:
+        bad, parts = False, (value,)
+    for v in parts:
+        if dtype._category == 1:
             info = np.iinfo(dtype.np)
-            low = -info.max - 1 if dtype is D.uint8 else info.min   # uint8 wraps negatives
-            bad = not (low <= v <= info.max)
-    elif dtype is D.complex64:
-        v = abs(value.real if isinstance(value, complex) else value)
-        bad = v != float("inf") and v == v and v > np.finfo(np.float32).max
+            if isinstance(v, (bool, np.bool_)):
+                continue
+            if isinstance(v, (numbers.Integral)):
+                low = -int(info.max) if dtype is D.uint8 else int(info.min)
+                bad |= not low <= int(v) <= info.max
+            else:
+                bad |= not (info.min <= v <= info.max)      # (NaN fails too)
+        elif dtype in (D.float32, D.complex64):   # (half types round big values to inf)
+            bad |= abs(v) != float("inf") and abs(v) > float(np.finfo(np.float32).max)
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without "
                            f"overflow")
+
+
+def checked_number(value, dtype):
+    """A Python number (already past _check_fits) as a NumPy scalar of `dtype`: negative
+    integers wrap into uint8, floats truncate into integer dtypes."""
+    if isinstance(value, (complex, np.complexfloating)) and not dtype.is_complex:
+        value = value.real if dtype is not D.bool_ else bool(value)
+    if dtype is D.uint8 and isinstance(value, numbers.Integral) and value < 0:
+        value = int(value) % 256
+    return np.asarray(value).astype(dtype.np)[()]
 
 
 def index_put_(self, indices, values, accumulate=False):
@@ -747,7 +764,15 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 # ----------------------------------------------------------------------------- reshuffles
 @primitive("flip", node="FlipBackward0")
 def _flip(xp, self, *, dims):
-    return xp.flip(self, axis=dims).copy() if dims else self.copy()
+    # (the result is laid out in memory as the input is, as PyTorch's copies are)
+    from .creation import copy_strides, strided_empty
+    flipped = xp.flip(self, axis=dims) if dims else self
+    strides = copy_strides(self)
+    if strides is None:
+        return flipped.copy()
+    out = strided_empty(xp, self.shape, strides, self.dtype)
+    out[...] = flipped
+    return out
 
 
 @_flip.derivative

@@ -212,7 +212,24 @@ def infer_shape(shape, numel):
 def view(self, *shape):
     if len(shape) == 1 and shape[0].__class__.__name__ == "dtype":
         return _view_dtype(self, shape[0])
-    return _view(self, shape=infer_shape(as_shape(shape), self._data.size))
+    return _view(self, shape=infer_shape(_view_size(shape), self._data.size))
+
+
+def _view_size(args):
+    """view()'s size, with PyTorch's errors: view has two overloads (a dtype, a size), so a
+    wrong first argument fails them both."""
+    from .creation import _sizes, _is_size, arg_kind
+    first = args[0] if args else None
+    items = first if len(args) == 1 and isinstance(first, (tuple, list)) else args
+    if not args or items and not _is_size(items[0], first=True):
+        got = ", ".join("torch.dtype" if a.__class__.__name__ == "dtype" else type(a).__name__
+                        for a in args)
+        why = "" if len(args) != 1 else ("\n      didn't match because some of the arguments "
+                                        f"have invalid types: ({arg_kind(first)})")
+        raise TypeError(f"view() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (torch.dtype dtype){why}\n * (tuple of ints "
+                        f"size){why}\n")
+    return _sizes("view", args)
 
 
 def _view_dtype(self, dtype):
@@ -256,7 +273,10 @@ def _view_dtype(self, dtype):
 
 
 def reshape(self, *shape):
-    shape = infer_shape(as_shape(shape), self._data.size)
+    from .creation import _sizes
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    shape = infer_shape(_sizes("reshape", shape, "shape"), self._data.size)
     if view_strides(self._data.shape, element_strides(self._data), shape) is None:
         return _unsafe_view(self.clone(), shape=shape)
     if not self.is_contiguous():
