@@ -1139,7 +1139,7 @@ def one_hot(tensor, num_classes=-1):
 # ============================================================================ distances
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = _clamp_min_scalar(R.vector_norm(input, p, dim, True), eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else P.div(input, denom, out=out)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):

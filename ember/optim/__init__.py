@@ -9,7 +9,10 @@ from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
+from .rprop import Rprop
+from .asgd import ASGD
+from .lbfgs import LBFGS
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]

@@ -4,7 +4,10 @@ A Module keeps its learnable Parameters, its buffers (state that is saved but no
 like BatchNorm's running mean) and its child Modules in three ordered dicts, filled by plain
 attribute assignment. Everything else (parameters(), state_dict(), to(), repr) walks that tree.
 """
+import functools
 import itertools
+import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -97,6 +100,8 @@ class Module:
         setattr_(self, "_forward_hooks_always_called", set())
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        for store in _STATE_DICT_HOOK_STORES:
+            setattr_(self, store, OrderedDict())
 
     forward = _forward_unimplemented
 
@@ -218,6 +223,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for store in _STATE_DICT_HOOK_STORES:      # (modules pickled before these existed)
+            self.__dict__.setdefault(store, OrderedDict())
 
     # ------------------------------------------------------------------ iteration
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
@@ -414,21 +421,73 @@ class Module:
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if args:
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         metadata = getattr(destination, "_metadata", None)
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".",
                              keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is None:
+                continue
+            # a private hook may hand back a new destination; a public post-hook may not
+            if getattr(hook, "_from_public_api", False):
+                raise RuntimeError("state_dict post-hook must return None")
+            destination = result
         return destination
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before the module's state_dict() is made."""
+        return self._add_hook(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after it; changes in place."""
+        hook._from_public_api = True
+        return self._add_hook(self._state_dict_hooks, hook, False)
+
+    def _register_state_dict_hook(self, hook):
+        """The private form of the post-hook: it may return a new state_dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        return self._add_hook(self._state_dict_hooks, hook, False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) before this module loads its part (with the module first if
+        with_module)."""
+        return self._add_hook(self._load_state_dict_pre_hooks,
+                              _WrappedHook(hook, self if with_module else None), False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) before the module loads its part of a state_dict."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after the module and its children loaded; it may
+        change the key lists in place."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook, False)
 
     def get_extra_state(self):
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
@@ -440,6 +499,9 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items()
                               if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -506,18 +568,30 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
+        # pre-hooks may edit the dict they get: the caller's is copied, and each child gets
+        # a copy of its own keys
+        state_dict = OrderedDict(state_dict)
 
-        def load(module, prefix):
+        def load(module, local_state_dict, prefix):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
-                local_metadata = {**local_metadata, "assign_to_params_buffers": True}
-            module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing,
-                                         unexpected, errors)
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
-                    load(child, prefix + name + ".")
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
 
-        load(self, "")
+        load(self, state_dict, "")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -600,7 +674,6 @@ class Module:
                         else:
                             hook(self, args, None)
                     except Exception as hook_error:
-                        import warnings
                         warnings.warn(f"forward hook with ``always_call=True`` raised an "
                                       f"exception that was silenced as another error was "
                                       f"raised in forward: {hook_error}")
@@ -636,6 +709,30 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+_STATE_DICT_HOOK_STORES = ("_state_dict_hooks", "_state_dict_pre_hooks",
+                           "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+
+
+class _WrappedHook:
+    """A load_state_dict pre-hook, called with its module first when registered with one
+    (held weakly, so the hook does not keep the module alive)."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if not self.with_module:
+            return self.hook(*args, **kwargs)
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
 
 
 def _check_name(name, kind):
@@ -746,7 +843,6 @@ class _BackwardHook:
         if not self.inputs_wrapped:
             # no input needs a gradient: the hooks run now, with None for every input
             if module._backward_hooks:
-                import warnings
                 warnings.warn("Full backward hook is firing when gradients are computed with "
                               "respect to module outputs since no inputs require gradients. "
                               "See https://docs.pytorch.org/docs/main/generated/torch.nn."

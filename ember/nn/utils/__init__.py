@@ -1,6 +1,9 @@
 """ember.nn.utils: gradient clipping, flattening parameters into one vector, and `rnn`
-(packed and padded variable-length sequences)."""
+(packed and padded variable-length sequences),
+parametrizations (parametrize, parametrizations) and the older weight_norm and spectral_norm."""
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, \
     clip_grads_with_norm_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import rnn
+from . import rnn, parametrize, parametrizations
+from .weight_norm import weight_norm, remove_weight_norm
+from .spectral_norm import spectral_norm, remove_spectral_norm
