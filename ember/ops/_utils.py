@@ -31,7 +31,8 @@ def wrap_dims(dims, ndim):
         if ndim == 0:
             return ()
         return tuple(sorted(out))
-    return (wrap_dim(dims, ndim),) if ndim > 0 else ()
+    d = wrap_dim(dims, ndim)                # (range-checked for a scalar too)
+    return (d,) if ndim > 0 else ()
 
 
 def as_shape(args):
@@ -58,3 +59,35 @@ def return_type(name, fields):
     cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
         f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
     return cls
+
+
+class _Required:
+    """Default of an argument PyTorch requires, so that leaving it out raises PyTorch's message
+    rather than Python's."""
+    def __repr__(self):
+        return "<required>"
+
+
+REQUIRED = _Required()
+
+
+def require(name, arg, value, position, kind="int"):
+    """PyTorch's TypeErrors for a missing required argument or a None one."""
+    if value is REQUIRED:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{arg}"')
+    if value is None:
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be {kind}, "
+                        f"not NoneType")
+    return value
+
+
+def int_arg(name, arg, value, position):
+    """An int argument as PyTorch's parser takes it (ints and integer scalars, not bools), or
+    its TypeError naming the op."""
+    if value.__class__ is int:
+        return value
+    if hasattr(value, "__index__") and not isinstance(value, bool):
+        return value.__index__()
+    require(name, arg, value, position)       # (its message for a missing or None value)
+    raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not "
+                    f"{type(value).__name__}")

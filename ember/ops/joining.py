@@ -1,7 +1,9 @@
 """Joining tensors: cat and stack."""
+import numpy as np
+
 from .._tensor import Tensor
 from ._utils import wrap_dim
-from .pointwise import _out
+from .pointwise import _out, warn_resize
 from .registry import primitive, COMMON
 
 
@@ -37,18 +39,20 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         dim = axis
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               f"concatenated")
     kept = [t for t in tensors if not _legacy_empty(t._data.shape)]
     if not kept:
         kept = tensors
     ref = kept[0]
     n = ref._data.ndim
-    if n == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = wrap_dim(dim, n)
     for i, t in enumerate(kept):
         if t._data.ndim != n:
@@ -59,6 +63,13 @@ def cat(tensors, dim=0, *, out=None, axis=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
                                    f"tensor number {i} in the list.")
+    if out is not None and any(np.may_share_memory(out._data, t._data) for t in tensors):
+        # (PyTorch resizes out, with its warning, before it finds the overlap)
+        size = sum(t.shape[d] for t in kept if not _legacy_empty(t._data.shape))
+        warn_resize(out, ref.shape[:d] + (size,) + ref.shape[d + 1:])
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
     result = _cat(tensors, dim=d)
     return _out(result, out, "cat", "cat")
 
@@ -90,19 +101,33 @@ def stack(tensors, dim=0, *, out=None):
     return _out(result, out, "stack", "cat")
 
 
+def _non_empty(name, tensors):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors):
+    tensors = _non_empty("hstack", tensors)
     tensors = [t if t._data.ndim else t.reshape(1) for t in tensors]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors):
+    tensors = _non_empty("vstack", tensors)
     return cat([t.reshape(1, -1) if t._data.ndim < 2 else t for t in tensors], 0)
 
 
 def dstack(tensors):
-    return cat([t.reshape(1, -1, 1) if t._data.ndim == 1 else
+    tensors = _non_empty("dstack", tensors)
+    return cat([t.reshape(1, -1, 1) if t._data.ndim <= 1 else
                 (t.unsqueeze(-1) if t._data.ndim == 2 else t) for t in tensors], 2)
 
 
 def column_stack(tensors):
+    tensors = _non_empty("column_stack", tensors)
     return cat([t.reshape(-1, 1) if t._data.ndim <= 1 else t for t in tensors], 1)
+
+
+row_stack = vstack

@@ -220,15 +220,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
                            f"Target sizes: [{want[0]}, {want[1]}].  Tensor sizes: "
                            f"[{', '.join(map(str, input.shape))}]") from None
-    if mat1._dtype._category < 2 and (isinstance(alpha, float) or isinstance(beta, float)):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number." if isinstance(alpha, float) else
-                           "For integral input tensors, argument beta must not be a floating "
-                           "point number.")
+    from .shape_extra import _check_scalars
+    beta, alpha = _check_scalars(mat1, beta, alpha)
     return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, "addmm", "mm")
 
 
 def outer(input, vec2, *, out=None):
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     # PyTorch's graph: MulBackward0 over ViewBackward0 (input.reshape(-1, 1) * vec2)
     return _out(input.reshape(-1, 1) * vec2, out, "outer")
 

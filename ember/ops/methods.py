@@ -20,8 +20,7 @@ _SAME_NAME = {
         "le", "gt", "ge", "less", "less_equal", "greater", "greater_equal", "not_equal",
         "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
-        "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
-        "rsub"],
+        "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"],
     R: ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
         "norm", "logsumexp", "softmax", "log_softmax", "all", "any", "cumsum", "cumprod",
         "sum_to_size", "count_nonzero"],
@@ -157,7 +156,7 @@ for _name in ["pow", "remainder", "fmod", "atan2", "neg", "abs", "sign", "recipr
               "tril", "triu", "index_add", "masked_scatter", "negative", "absolute", "fix",
               "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
               "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-              "float_power", "cumsum", "cumprod"]:
+              "cumsum", "cumprod"]:
     setattr(Tensor, _name + "_", _inplace_via(getattr(Tensor, _name)))
 
 # the differentiable pointwise primitives' own in-place forms (their nodes save self as it was)
@@ -238,6 +237,8 @@ Tensor.__xor__ = _binary(P.bitwise_xor)
 Tensor.__rxor__ = _binary(P.bitwise_xor)
 Tensor.__lshift__ = _binary(P.bitwise_left_shift)
 Tensor.__rshift__ = _binary(P.bitwise_right_shift)
+Tensor.__rlshift__ = _reflect(P.bitwise_left_shift)
+Tensor.__rrshift__ = _reflect(P.bitwise_right_shift)
 Tensor.__lt__ = _binary(P.lt)
 Tensor.__le__ = _binary(P.le)
 Tensor.__gt__ = _binary(P.gt)
@@ -434,8 +435,46 @@ Tensor.multiply, Tensor.subtract, Tensor.divide = P.mul, P.sub, P.div
 Tensor.multiply_, Tensor.subtract_ = Tensor.mul_, Tensor.sub_
 Tensor.greater_, Tensor.greater_equal_ = Tensor.gt_, Tensor.ge_
 Tensor.less_, Tensor.less_equal_, Tensor.not_equal_ = Tensor.lt_, Tensor.le_, Tensor.ne_
-for _name in ("bitwise_left_shift", "bitwise_right_shift", "sgn"):
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
     setattr(Tensor, _name + "_", _inplace_via(getattr(P, _name)))
+Tensor.sgn_ = P._unary_inplace(P.sgn)     # (its node saves the result: the op's own in-place form)
+
+
+def _cast_checked(method):
+    """An in-place bitwise method that refuses a result dtype self cannot hold before the
+    kernel's own dtype check (x_int.bitwise_and_(t_float) is a cast error, as in PyTorch)."""
+    def checked(self, other):
+        P._check_inplace_cast(self, other)
+        return method(self, other)
+    return checked
+
+
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+              "bitwise_right_shift_"):
+    setattr(Tensor, _name, _cast_checked(getattr(Tensor, _name)))
+Tensor.__iand__, Tensor.__ior__ = Tensor.bitwise_and_, Tensor.bitwise_or_
+Tensor.__ixor__, Tensor.__ilshift__ = Tensor.bitwise_xor_, Tensor.bitwise_left_shift_
+Tensor.__irshift__ = Tensor.bitwise_right_shift_
+
+
+def _scan_inplace(name, op):
+    """cumsum_/cumprod_: the scan's own in-place form, run in self's dtype (no int64
+    widening); a dtype= must be that dtype."""
+    def method(self, dim, *, dtype=None):
+        from .pointwise import CPP_NAMES
+        if dtype is not None and dtype is not self._dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                               f"{CPP_NAMES[self._dtype.name]} and output tensor dtype "
+                               f"{CPP_NAMES[dtype.name]} should match")
+        if self._dtype is D.bool_:
+            raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        from ._utils import wrap_dim
+        return op.inplace(self, dim=wrap_dim(dim, self._data.ndim), dtype=self._dtype)
+    return method
+
+
+Tensor.cumsum_ = _scan_inplace("cumsum", R._cumsum)
+Tensor.cumprod_ = _scan_inplace("cumprod", R._cumprod)
 Tensor.addmm_ = _inplace_via(linalg.addmm)
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)
 Tensor.ravel = lambda self: self.contiguous().view(-1)      # torch: a view of the contiguous copy

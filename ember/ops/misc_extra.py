@@ -34,11 +34,12 @@ def _integer_binary(name, fn):
         lambda xp, self, other: fn(xp, self, other))
 
     def check(input, other):
-        for x in (input, other):
-            if isinstance(x, Tensor) and (x._dtype._category >= 2 or x._dtype is D.bool_):
-                dtype = D.result_dtype([input, other])
-                raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                          f"'{scalar_type_name(dtype)}'")
+        P._require_tensor(name, input, other, False)     # (no Python-number overload)
+        # the kernel runs in the result dtype: an int tensor with a bool one is fine
+        dtype = D.result_dtype([input, other])
+        if dtype._category >= 2 or dtype is D.bool_:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{scalar_type_name(dtype)}'")
 
     def public(input, other, *, out=None):
         check(input, other)
@@ -549,6 +550,7 @@ def masked_scatter_(self, mask, source):
 
 # ----------------------------------------------------------------------------- scatter_reduce
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_ALIASES = {"max": "amax", "min": "amin"}
 
 
 def _reduction_identity(dtype, reduce):
@@ -566,6 +568,7 @@ def _reduction_identity(dtype, reduce):
 
 @primitive("scatter_reduce", node="ScatterReduceBackward0", save=("self", "src", "result"))
 def _scatter_reduce(xp, self, src, *, dim, index, reduce, include_self):
+    reduce = _ALIASES.get(reduce, reduce)
     out = self.copy()
     where = I._full_indices(index, dim)
     values = src[tuple(slice(0, s) for s in index.shape)]
@@ -591,6 +594,9 @@ def _scatter_reduce(xp, self, src, *, dim, index, reduce, include_self):
 @_scatter_reduce.derivative
 def _(ctx, grad):
     dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
     index = _long(ctx.index)
     self, src, result = ctx.self, ctx.src, ctx.result
     if reduce == "sum":
@@ -640,7 +646,8 @@ def _scatter_prod_grads(grad, self, src, result, dim, index, include_self):
 
 
 def _scatter_reduce_args(self, dim, index, src, reduce, include_self):
-    if reduce not in _REDUCES:
+    # PyTorch's forward also takes "max" and "min" for amax and amin (its backward does not)
+    if _ALIASES.get(reduce, reduce) not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     idx = I._index_of(index, "scatter")

@@ -353,6 +353,7 @@ def _(ctx, grad):
 
 
 def fmod(input, other, *, out=None):
+    _require_tensor("fmod", input, other, True)     # (no number-first overload, unlike remainder)
     if not _is_tensor(other):
         return _out(_fmod_scalar(_promote_to(input, other), other=other), out, "fmod")
     return _out(_fmod(input, other), out, "fmod")
@@ -443,6 +444,7 @@ def _(ctx, grad):
 
 
 def atan2(input, other, *, out=None):
+    _require_tensor("atan2", input, other, False)
     return _out(_atan2(input, other), out, "atan2")
 
 
@@ -480,30 +482,36 @@ _minimum.derivative(_minmax_derivative)
 
 
 def maximum(input, other, *, out=None):
+    _require_tensor("maximum", input, other, False)
     return _out(_maximum(input, other), out, "maximum")
 
 
 def minimum(input, other, *, out=None):
+    _require_tensor("minimum", input, other, False)
     return _out(_minimum(input, other), out, "minimum")
 
 
 def fmax(input, other):
+    _require_tensor("fmax", input, other, False)
     return where(isnan(other), input, where(isnan(input), other, maximum(input, other)))
 
 
 def fmin(input, other):
+    _require_tensor("fmin", input, other, False)
     return where(isnan(other), input, where(isnan(input), other, minimum(input, other)))
 
 
 # ----------------------------------------------------------------------------- unary
-def _unary(name, node, forward, derivative, save=("self",), promote=FLOAT):
+def _unary(name, node, forward, derivative, save=("self",), promote=FLOAT, out_rule=None):
     """Declare a one-input op from an array function and a derivative `f(ctx, grad)`."""
     op = primitive(name, node=node, save=save, promote=promote)(
         lambda xp, self: forward(xp, self))
     op.derivative(lambda ctx, grad: derivative(ctx, grad))
+    # an op that keeps its input's dtype wants an out= of that dtype exactly
+    out_rule = out_rule or ("clamp" if promote is None else "cast")
 
     def public(input, *, out=None):
-        return _out(op(input), out, name)
+        return _out(op(input), out, name, out_rule)
     public.__name__ = name
     public.op = op
     return public
@@ -528,7 +536,7 @@ absolute = abs
 sign = _unary("sign", "SignBackward0", lambda xp, x: _sign(xp, x),
               lambda ctx, g: _zeros(g), save=(), promote=None)
 sgn = _unary("sgn", "SgnBackward0",
-             lambda xp, x: xp.sign(x) if not xp.iscomplexobj(x) else
+             lambda xp, x: _sign(xp, x) if not xp.iscomplexobj(x) else
              xp.where(x == 0, 0, x / xp.where(x == 0, 1, xp.abs(x))).astype(x.dtype),
              lambda ctx, g: _sgn_grad(ctx, g), save=("self", "result"), promote=None)
 
@@ -599,9 +607,16 @@ erfinv = _unary("erfinv", "ErfinvBackward0",
                 lambda xp, x: unsupported("erfinv_vml_cpu", x, "c") or _special().erfinv(xp, x),
                 lambda ctx, g: g * (math.sqrt(math.pi) / 2) * (ctx.result * ctx.result).exp(),
                 save=("result",))
-relu = _unary("relu", "ReluBackward0", lambda xp, x: _relu(xp, x),
-              lambda ctx, g: _threshold_backward(g, ctx.result, threshold=0),
-              save=("result",), promote=None)
+_relu_out = _unary("relu", "ReluBackward0", lambda xp, x: _relu(xp, x),
+                   lambda ctx, g: _threshold_backward(g, ctx.result, threshold=0),
+                   save=("result",), promote=None)
+
+
+def relu(input):
+    return _relu_out.op(input)          # (torch.relu takes no out=)
+
+
+relu.op = _relu_out.op
 floor = _unary("floor", "FloorBackward0", lambda xp, x: _keep_int(xp, xp.floor, x, "floor"),
                lambda ctx, g: _zeros(g), save=(), promote=None)
 ceil = _unary("ceil", "CeilBackward0", lambda xp, x: _keep_int(xp, xp.ceil, x, "ceil"),
@@ -612,12 +627,19 @@ fix = trunc
 frac = _unary("frac", "FracBackward0",
               lambda xp, x: unsupported("frac_cpu", x, "biuc") or x - xp.trunc(x),
               lambda ctx, g: g, save=(), promote=None)
-isnan = _unary("isnan", None, lambda xp, x: xp.isnan(x), None, save=(), promote=None)
-isinf = _unary("isinf", None, lambda xp, x: xp.isinf(x), None, save=(), promote=None)
-isfinite = _unary("isfinite", None, lambda xp, x: xp.isfinite(x), None, save=(), promote=None)
-isposinf = _unary("isposinf", None, lambda xp, x: xp.isposinf(x), None, save=(), promote=None)
-isneginf = _unary("isneginf", None, lambda xp, x: xp.isneginf(x), None, save=(), promote=None)
-signbit = _unary("signbit", None, lambda xp, x: xp.signbit(x), None, save=(), promote=None)
+isnan = _unary("isnan", None, lambda xp, x: xp.isnan(x), None, save=(), promote=None,
+               out_rule="any")
+isinf = _unary("isinf", None, lambda xp, x: xp.isinf(x), None, save=(), promote=None,
+               out_rule="any")
+isfinite = _unary("isfinite", None, lambda xp, x: xp.isfinite(x), None, save=(), promote=None,
+                  out_rule="any")
+isposinf = _unary("isposinf", None, lambda xp, x: xp.isposinf(x), None, save=(), promote=None,
+                  out_rule="bool")
+isneginf = _unary("isneginf", None, lambda xp, x: xp.isneginf(x), None, save=(), promote=None,
+                  out_rule="bool")
+signbit = _unary("signbit", None, lambda xp, x: _no_complex_signbit(x) or xp.signbit(x), None,
+                 save=(), promote=None,
+                 out_rule="bool")
 for _f in (isnan, isinf, isfinite, isposinf, isneginf, signbit):
     _f.op.differentiable = False
     _f.op.node_cls = None
@@ -634,7 +656,17 @@ def _sign(xp, x):
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                   "numbers. Please use torch.sgn instead.")
-    return xp.sign(x) if x.dtype != np.bool_ else x.copy()
+    if x.dtype == np.bool_:
+        return x.copy()
+    if x.dtype.kind in "fV":
+        # (x > 0) - (x < 0), as PyTorch: NaN and -0.0 give +0.0 (NumPy keeps them)
+        return ((x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)).astype(x.dtype)
+    return xp.sign(x)
+
+
+def _no_complex_signbit(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
 
 
 def _no_complex_clamp(x):
@@ -697,8 +729,8 @@ def _(ctx, grad):
     return _threshold_backward(grad, ctx.self, threshold=ctx.threshold), _zeros(grad)
 
 
-def square(input):
-    return pow(input, 2)
+def square(input, *, out=None):
+    return pow(input, 2, out=out)
 
 
 @primitive("round", node="RoundBackward0", promote=None)
@@ -734,8 +766,8 @@ def _(ctx, grad):
 
 def round(input, *, decimals=None, out=None):
     if decimals is None:
-        return _out(_round(input), out, "round")
-    return _out(_round_decimals(input, decimals=decimals), out, "round")
+        return _out(_round(input), out, "round", "clamp")
+    return _out(_round_decimals(input, decimals=decimals), out, "round", "clamp")
 
 
 @primitive("logit", node="LogitBackward0", save=("self",), promote=FLOAT)
@@ -781,18 +813,22 @@ def _(ctx, grad):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out, "nan_to_num")
+    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out, "nan_to_num",
+                "nan_to_num")
 
 
 # ----------------------------------------------------------------------------- clamp
 @primitive("clamp", node="ClampBackward1", save=("self",), promote=None)
 def _clamp(xp, self, *, min, max):
     _no_complex_clamp(self)
+    unsupported("clamp_scalar_cpu" if min is not None and max is not None else
+                "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu", self)
     # the bounds are cast to the tensor's dtype first (uint8 clamped at -1 has min 255)
     lo = _cast_like(min, self) if min is not None else None
     hi = _cast_like(max, self) if max is not None else None
     if lo is not None and hi is not None and lo > hi:
-        return xp.full_like(self, hi)
+        # every value becomes max, but a NaN stays NaN
+        return xp.where(self != self, self, hi).astype(self.dtype, copy=False)
     return xp.clip(self, lo, hi).astype(self.dtype, copy=False)
 
 
@@ -848,7 +884,20 @@ def _clamp_bound(bound, input):
     return _wrapped(bound, input)
 
 
-def clamp(input, min=None, max=None, *, out=None):
+def _check_clamp_bounds(name, min, max):
+    # PyTorch has a (Tensor, Tensor) and a (Number, Number) overload, none mixing the two
+    if None not in (min, max) and _is_tensor(min) != _is_tensor(max):
+        got = ", ".join("Tensor" if _is_tensor(x) else type(x).__name__ for x in (min, max))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{got}), but expected one of:\n"
+                        f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out "
+                        f"= None)\n"
+                        f" * (Tensor input, Number min = None, Number max = None, *, Tensor out "
+                        f"= None)\n")
+
+
+def clamp(input, min=None, max=None, *, out=None, _name="clamp"):
+    _check_clamp_bounds(_name, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
@@ -861,7 +910,8 @@ def clamp(input, min=None, max=None, *, out=None):
     return _out(_clamp(_promote_to(input, *bounds), min=min, max=max), out, "clamp", "clamp")
 
 
-clip = clamp
+def clip(input, min=None, max=None, *, out=None):
+    return clamp(input, min, max, out=out, _name="clip")
 
 
 # clamp with one Python-number bound is its own op in torch's graph; same forward and derivative
@@ -1026,7 +1076,18 @@ def _(ctx, grad):
     return grad * (1 - w), grad * w, grad * _c(ctx.end - ctx.self)
 
 
+def _check_lerp_dtypes(input, end, weight):
+    # PyTorch does not promote: end (and a weight tensor with dims) must have input's dtype
+    named = [("end", end)] + ([("weight", weight)] if _is_tensor(weight) and weight._data.ndim
+                              else [])
+    for name, t in named:
+        if _is_tensor(t) and t._dtype is not input._dtype:
+            raise RuntimeError(f"expected dtype {CPP_NAMES[input._dtype.name]} for `{name}` but "
+                               f"got dtype {CPP_NAMES[t._dtype.name]}")
+
+
 def lerp(input, end, weight, *, out=None):
+    _check_lerp_dtypes(input, end, weight)
     if _is_tensor(weight):
         return _out(_lerp_tensor(input, end, weight), out, "lerp")
     return _out(_lerp(input, end, weight=weight), out, "lerp")
@@ -1120,15 +1181,16 @@ def logical_not(input, *, out=None):
     return _out(_logical_not(input), out, "logical_not", "any")
 
 
-def _bitwise(name, fn):
+def _bitwise(name, fn, kernel=None):
     op = primitive(name, differentiable=False, promote=COMMON)(lambda xp, a, b: fn(xp, a, b))
+    kernel = kernel or name + "_cpu"
 
     def public(input, other, *, out=None):
         if not _is_tensor(input):          # a number first (2 & t): wrapped
             input = _wrapped(input, other)
         dtype = D.result_dtype([input, other])
         if dtype._category >= 2:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+            raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{_type_name(dtype)}'")
         return _out(op(input, other), out, name)
     public.__name__ = name
@@ -1152,8 +1214,10 @@ def _shift(xp, a, b, left):
 bitwise_and = _bitwise("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b))
 bitwise_or = _bitwise("bitwise_or", lambda xp, a, b: xp.bitwise_or(a, b))
 bitwise_xor = _bitwise("bitwise_xor", lambda xp, a, b: xp.bitwise_xor(a, b))
-bitwise_left_shift = _bitwise("bitwise_left_shift", lambda xp, a, b: _shift(xp, a, b, True))
-bitwise_right_shift = _bitwise("bitwise_right_shift", lambda xp, a, b: _shift(xp, a, b, False))
+bitwise_left_shift = _bitwise("bitwise_left_shift", lambda xp, a, b: _shift(xp, a, b, True),
+                              "lshift_cpu")
+bitwise_right_shift = _bitwise("bitwise_right_shift", lambda xp, a, b: _shift(xp, a, b, False),
+                               "rshift_cpu")
 _bitwise_not = primitive("bitwise_not", differentiable=False)(
     lambda xp, a: xp.logical_not(a) if a.dtype == np.bool_ else xp.invert(a))
 
@@ -1162,7 +1226,7 @@ def bitwise_not(input, *, out=None):
     if input._dtype._category >= 2:
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
                                   f"'{_type_name(input._dtype)}'")
-    return _out(_bitwise_not(input), out, "bitwise_not")
+    return _out(_bitwise_not(input), out, "bitwise_not", "clamp")
 
 
 def invert(input):
@@ -1209,19 +1273,24 @@ def _out(result, out, name, dtype_rule="cast"):
     if out._dtype is not result._dtype:
         _check_out_dtype(dtype_rule, name, result._dtype, out._dtype)
     if out.shape != result.shape:
-        if out._data.size:
-            import warnings
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{list(out.shape)}, which does not match the required output shape "
-                          f"{list(result.shape)}. This behavior is deprecated, and in a future "
-                          f"PyTorch release outputs will not be resized unless they have zero "
-                          f"elements. You can explicitly reuse an out tensor t by resizing it, "
-                          f"inplace, to zero elements with t.resize_(0).", UserWarning,
-                          stacklevel=3)
+        warn_resize(out, result.shape, stacklevel=4)
         out.resize_(result.shape)
     from .registry import write_into
     write_into(out, result._data)
     return out
+
+
+def warn_resize(out, shape, stacklevel=3):
+    """PyTorch's deprecation warning for an out= with elements resized to another shape."""
+    if out._data.size and tuple(out.shape) != tuple(shape):
+        import warnings
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{list(shape)}. This behavior is deprecated, and in a future "
+                      f"PyTorch release outputs will not be resized unless they have zero "
+                      f"elements. You can explicitly reuse an out tensor t by resizing it, "
+                      f"inplace, to zero elements with t.resize_(0).", UserWarning,
+                      stacklevel=stacklevel)
 
 
 def _check_out_dtype(rule, name, have, want):
@@ -1244,6 +1313,12 @@ def _check_out_dtype(rule, name, have, want):
                 f"dtype and {t(want)} for out's dtype.",
         "clamp": f"Found dtype {t(want)} but expected {t(have)}",
         "where": f"Expected out type to be {t(have)} but got {t(want)}",
+        "bool": f"{name} does not support non-boolean outputs.",
+        "nan_to_num": f"nan_to_num: dtype of out: {t(want)} should be same as input: {t(have)}",
+        "long": f"Expected out tensor to have dtype long int, but got {c[want.name]} instead",
+        "logical": f"{name} only supports bool tensor for result, got: {t(want)}",
+        "float_out": f"{name}(): Expected floating point type for result tensor, but got: "
+                     f"{t(want)}",
     }[rule])
 
 
@@ -1270,6 +1345,18 @@ def _check_inplace_cast(self, *numbers, cpp_name=False):
         target = CPP_NAMES[self._dtype.name] if cpp_name else _type_name(self._dtype)
         raise RuntimeError(f"result type {_type_name(dtype)} can't be cast to the desired "
                            f"output type {target}")
+
+
+def float_power_(self, exponent):
+    # computed in double: the base must already be double (complex double for complex)
+    need = D.complex128 if self._dtype.is_complex or (
+        _is_tensor(exponent) and exponent._dtype.is_complex) or isinstance(exponent, complex) \
+        else D.float64
+    if self._dtype is not need:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_type_name(self._dtype)} "
+                           f"but the operation's result requires dtype {_type_name(need)}")
+    return pow_(self, exponent.double() if _is_tensor(exponent) and need is D.float64
+                else exponent)
 
 
 def pow_(self, exponent):
@@ -1339,6 +1426,7 @@ def masked_fill_(self, mask, value):
 
 
 def lerp_(self, end, weight):
+    _check_lerp_dtypes(self, end, weight)
     if _is_tensor(weight):
         return _lerp_tensor.inplace(self, end, weight)
     return _lerp.inplace(self, end, weight=weight)
@@ -1358,7 +1446,8 @@ def _unary_inplace(public):
 
 
 INPLACE = {
-    "pow_": pow_, "remainder_": remainder_, "fmod_": fmod_, "floor_divide_": floor_divide_,
+    "pow_": pow_, "float_power_": float_power_, "remainder_": remainder_, "fmod_": fmod_,
+    "floor_divide_": floor_divide_,
     "div_": div_, "true_divide_": div_, "divide_": div_,
     "clamp_": clamp_, "clip_": clamp_,
     "clamp_min_": clamp_min_, "clamp_max_": clamp_max_,

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import return_type, wrap_dim, wrap_dims
+from ._utils import REQUIRED, int_arg, require, return_type, wrap_dim, wrap_dims
 from .pointwise import _out, unsupported
 from .registry import primitive
 from . import views as _views
@@ -37,6 +37,11 @@ def _sum_dtype(dtype):
 def _acc(dtype):
     """The NumPy dtype to accumulate `dtype` in: float16/bfloat16 in float32, as PyTorch does."""
     return np.float32 if dtype in (D.float16, D.bfloat16) else dtype.np
+
+
+def _acc_np(np_dtype):
+    """_acc for a NumPy dtype: float16/bfloat16 arrays are computed in float32."""
+    return np.float32 if np_dtype.itemsize == 2 and np_dtype.kind in "fV" else np_dtype
 
 
 class _Unset:
@@ -230,11 +235,12 @@ def _exclusive_prod(x, dim):
     return before * after
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dtype = dtype or _sum_dtype(input._dtype)
     if dim is None:
-        return _prod_all(input, dtype=dtype)
-    return _prod_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim, dtype=dtype)
+        return _out(_prod_all(input, dtype=dtype), out, "prod", "any")
+    return _out(_prod_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim,
+                          dtype=dtype), out, "prod", "any")
 
 
 # ----------------------------------------------------------------------------- max / min
@@ -336,7 +342,9 @@ def _values_indices(name, values, indices, out):
     """The (values, indices) named tuple; with out=(values, indices), written into those."""
     if out is None:
         return _named(name)(values, indices)
-    return _named(name + "_out")(_out(values, out[0], name), _out(indices, out[1], name))
+    # both must have the result's dtype exactly (values' is checked first)
+    return _named(name + "_out")(_out(values, out[0], name, "mm"),
+                                 _out(indices, out[1], name, "mm"))
 
 
 def _check_reduce_nonempty(name, shape, dims, all_dims):
@@ -392,7 +400,10 @@ def _arg(name, fn):
     op = primitive(name, differentiable=False)(
         lambda xp, self, *, dim, keepdim: _argfn(xp, fn, self, dim, keepdim, name))
 
-    def public(input, dim=None, keepdim=False):
+    def public(input, dim=None, keepdim=False, *, out=None):
+        return _out(_public(input, dim, keepdim), out, name, "mm")
+
+    def _public(input, dim, keepdim):
         if input._dtype is D.bool_ or input._dtype.is_complex:
             kind = "bool" if input._dtype is D.bool_ else "complex"
             raise RuntimeError(f"{name}(): does not support {kind} input")
@@ -401,6 +412,7 @@ def _arg(name, fn):
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                                  f"input.numel() == 0.")
             return op(input, dim=None, keepdim=keepdim)
+        dim = int_arg(name, "dim", dim, 2)
         return op(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
     public.__name__ = name
     return public
@@ -525,13 +537,13 @@ def _(ctx, grad_std, grad_mean):
     return out
 
 
-def _var_args(input, dim, unbiased, correction, keepdim):
+def _var_args(input, dim, unbiased, correction, keepdim, name="std and var"):
     if isinstance(dim, bool):           # var(unbiased) legacy positional form
         unbiased, dim = dim, None
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     if input._dtype._category < 2:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     dims = _reduce_dims(dim, input._data.ndim, ranges_first=False)
     # dim=[] reduces every dim, yet PyTorch's derivative then takes n = 1 (no dim listed): the
     # gradient of var(x, []) is 2 (x - mean) / (1 - correction), inf / nan by default
@@ -566,13 +578,13 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim, "var_mean")
     _warn_dof("var_mean", input, dims, corr)
     return _var_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
+    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim, "std_mean")
     _warn_dof("std_mean", input, dims, corr)
     return _std_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
 
@@ -617,22 +629,48 @@ def _(ctx, grad):
     return where(norm == 0, zeros_like(x), g * scale)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    return _out(_vector_norm_of(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm", "mm")
+
+
+def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if x._dtype._category < 2:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_tname(x._dtype)}")
+    if isinstance(ord, (bool, str, list, tuple)) or not isinstance(ord, (int, float)) and \
+            not hasattr(ord, "__float__"):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
     if dtype is not None:
         x = x.to(dtype)
-    return _vector_norm(x, ord=float(ord), dims=_reduce_dims(dim, x._data.ndim, False),
-                        keepdim=keepdim)
+    ord = float(ord)
+    dims = _reduce_dims(dim, x._data.ndim, False)
+    if (ord < 0 or ord == float("inf")) and x._data.size == 0:
+        _check_norm_identity(ord, x.shape, dim, dims)
+    return _vector_norm(x, ord=ord, dims=dims, keepdim=keepdim)
+
+
+def _check_norm_identity(ord, shape, dim, dims):
+    # max, min and negative powers have no value for an empty reduction (PyTorch's
+    # message has no space before "because")
+    what = "an empty tensor " if dim is None or dim == [] or dim == () else next(
+        (f"the dimension {d}" for d in dims if shape[d] == 0), None)
+    if what is not None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on {what}"
+                           f"because {'' if what.endswith(' ') else 'this dimension is empty and '}"
+                           f"the operation does not have an identity")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
-    if p == "fro" or p is None:
-        p = 2
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is not implemented in ember")
-    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+    """torch.norm: a vector norm over dim (all dims by default); a string p other than "fro"
+    over at most two dims (or "fro" over more) is a matrix norm."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str) and not (p == "fro" and (dims is None or len(dims) <= 2)):
+        from .linalg_decomp import matrix_norm
+        dims = list(range(input._data.ndim)) if dims is None else dims
+        return _out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out, "norm", "mm")
+    p = 2 if p is None or p == "fro" else p
+    return _out(vector_norm(input, p, dims, keepdim, dtype=dtype), out, "norm", "mm")
 
 
 # ----------------------------------------------------------------------------- logsumexp, softmax
@@ -655,11 +693,18 @@ def _(ctx, grad):
     return g * (ctx.self - r).exp().conj()
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+def logsumexp(input, dim=REQUIRED, keepdim=False, *, out=None):
+    require("logsumexp", "dim", dim, 2, "tuple of ints")
     if input._dtype._category < 2:
         input = input.to(D.get_default_dtype())
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and input._data.ndim and \
+            input._data.size:
+        # PyTorch reduces every dim for dim=() but then fails writing the kept-dims sum
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join(['1'] * input._data.ndim)}]")
     return _out(_logsumexp(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim),
-                out, "logsumexp")
+                out, "logsumexp", "float_out" if out is not None and out._dtype._category < 2
+                else "cast")
 
 
 def _shifted(xp, x, dim):
@@ -672,7 +717,7 @@ def _shifted(xp, x, dim):
 
 @primitive("softmax", node="SoftmaxBackward0", save=("result",))
 def _softmax(xp, self, *, dim):
-    e = xp.exp(_shifted(xp, self, dim))
+    e = xp.exp(_shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim))
     return (e / xp.sum(e, axis=dim, keepdims=True)).astype(self.dtype)
 
 
@@ -703,7 +748,7 @@ def _(ctx, gg):
 
 @primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
 def _log_softmax(xp, self, *, dim):
-    shifted = _shifted(xp, self, dim)
+    shifted = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
     return (shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))).astype(
         self.dtype)
 
@@ -730,34 +775,29 @@ def _(ctx, gg):
     return g_grad, g_out
 
 
-def _softmax_input(input, dim, dtype, stacklevel=3, name="softmax"):
+def _softmax_input(input, dim, dtype, name="softmax"):
+    # (torch.softmax needs a dim: nn.functional's implicit one is chosen there)
+    dim = int_arg(name, "dim", dim, 2)
     if dtype is not None:
         input = input.to(dtype)
-    if dim is None:
-        # torch.nn.functional's implicit dim (deprecated)
-        import warnings
-        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the "
-                      "call to include dim=X as an argument.", UserWarning,
-                      stacklevel=stacklevel)
-        n = input._data.ndim
-        dim = 0 if n in (0, 1, 3) else 1
     ndim = input._data.ndim
     dim = wrap_dim(dim, ndim)
-    if input._dtype._category < 2 and input._data.size:   # (no kernel runs on an empty input)
+    if (input._dtype._category < 2 or input._dtype.is_complex) and input._data.size:
+        # (no kernel runs on an empty input)
         kernel = "lastdim_kernel_impl" if dim == builtins.max(ndim - 1, 0) else "kernel_impl"
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
                                   f"'{_tname(input._dtype)}'")
     return input, dim
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    input, dim = _softmax_input(input, dim, dtype, _stacklevel)
-    return _softmax(input, dim=dim)
+def softmax(input, dim=REQUIRED, dtype=None, *, out=None, _stacklevel=3):
+    input, dim = _softmax_input(input, dim, dtype)
+    return _out(_softmax(input, dim=dim), out, "softmax", "mm")
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
-    input, dim = _softmax_input(input, dim, dtype, _stacklevel, "log_softmax")
-    return _log_softmax(input, dim=dim)
+def log_softmax(input, dim=REQUIRED, dtype=None, *, out=None, _stacklevel=3):
+    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
+    return _out(_log_softmax(input, dim=dim), out, "log_softmax", "mm")
 
 
 # ----------------------------------------------------------------------------- all / any
@@ -767,18 +807,33 @@ _any = primitive("any", differentiable=False)(
     lambda xp, self, *, dims, keepdim: xp.any(self, axis=dims, keepdims=keepdim))
 
 
+def _logical_dims(dim, ndim):
+    # unlike sum's, all's and any's empty dim list reduces nothing (each value is tested alone)
+    empty = isinstance(dim, (tuple, list)) and len(dim) == 0
+    return () if empty else _reduce_dims(dim, ndim)
+
+
+def _logical_out_rule(out):
+    # all/any write into a bool or uint8 out (whatever the input's dtype), nothing else
+    return "any" if out is None or out._dtype in (D.bool_, D.uint8) else "logical"
+
+
 def all(input, dim=None, keepdim=False, *, out=None):
-    r = _all(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
-    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "all")
+    r = _all(input, dims=_logical_dims(dim, input._data.ndim), keepdim=keepdim)
+    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "all",
+                _logical_out_rule(out))
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
-    r = _any(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
-    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "any")
+    r = _any(input, dims=_logical_dims(dim, input._data.ndim), keepdim=keepdim)
+    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "any",
+                _logical_out_rule(out))
 
 
 def count_nonzero(input, dim=None):
-    dims = wrap_dims(dim, input._data.ndim) if dim is not None else None
+    # (an empty dim list counts over every dim, as None does)
+    dims = wrap_dims(dim, input._data.ndim) if dim is not None and dim != () and dim != [] \
+        else None
     return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64),
                         D.int64, input._device)
 
@@ -797,7 +852,8 @@ def _(ctx, grad):
     return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+def cumsum(input, dim=REQUIRED, *, dtype=None, out=None):
+    dim = int_arg("cumsum", "dim", dim, 2)
     if out is not None and out._dtype is D.bool_:
         raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
     return _out(_cumsum(input, dim=wrap_dim(dim, input._data.ndim),
@@ -842,6 +898,7 @@ def _cumprod_grad_with_zeros(grad, x, dim):
     return (before * inner).movedim(-1, dim)
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+def cumprod(input, dim=REQUIRED, *, dtype=None, out=None):
+    dim = int_arg("cumprod", "dim", dim, 2)
     return _out(_cumprod(input, dim=wrap_dim(dim, input._data.ndim),
                          dtype=dtype or _sum_dtype(input._dtype)), out, "cumprod")

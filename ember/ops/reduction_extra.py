@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import return_type, wrap_dim
+from ._utils import REQUIRED, int_arg, return_type, wrap_dim
 from .reduction import _named, _reduce_dims, _restore_dims, _sum_dtype, _tname
 from .pointwise import _out
 from .registry import primitive
@@ -65,10 +65,12 @@ def _median_ops(name, ignore_nan):
         from .indexing import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
-    def public(input, dim=None, keepdim=False):
-        _no_complex("median_cpu" if dim is None else "median_out", input)
-        if dim is None:
+    def public(input, dim=REQUIRED, keepdim=False):
+        # (no dim: the median of all; an explicit None is refused, as in PyTorch)
+        _no_complex("median_cpu" if dim is REQUIRED else "median_out", input, bool_too=True)
+        if dim is REQUIRED:
             return all_op(input)
+        dim = int_arg(name, "dim", dim, 2)
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input.shape[d] == 0:
             # (nanmedian's message says median() too)
@@ -79,8 +81,8 @@ def _median_ops(name, ignore_nan):
     return public
 
 
-def _no_complex(kernel, input):
-    if input._dtype.is_complex:
+def _no_complex(kernel, input, bool_too=False):
+    if input._dtype.is_complex or (bool_too and input._dtype is D.bool_):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(input._dtype)}'")
 
 
@@ -131,6 +133,7 @@ def _(ctx, grad):
 
 
 def mode(input, dim=-1, keepdim=False):
+    dim = int_arg("mode", "dim", dim, 2)
     _no_complex("mode_cpu", input)
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim and input.shape[d] == 0:
@@ -228,15 +231,26 @@ def _(ctx, grad):
     return g * ctx.self.isnan().logical_not()
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input._dtype.is_complex:
-        raise RuntimeError("nansum does not support complex inputs")
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if out is not None:
+        # PyTorch sums in out's dtype, which must be floating
+        if out._dtype._category < 2:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
+                                      f"'{_tname(out._dtype)}'")
+        return _out(nansum(input, dim, keepdim, dtype=dtype), out, "nansum", "any")
     dtype = dtype or _sum_dtype(input._dtype)
     return _nansum(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
                    dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        if out._dtype._category < 2:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
+                                      f"'{_tname(out._dtype)}'")
+        return _out(nanmean(input, dim, keepdim, dtype=dtype), out, "nanmean", "any")
     if (dtype or input._dtype)._category < 2:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_tname(dtype or input._dtype)}")
@@ -338,7 +352,26 @@ cummin = _cum_op("cummin", False)
 def _logcumsumexp(xp, self, *, dim):
     if self.ndim == 0 or self.size == 0:
         return self.copy()
+    if self.dtype.kind == "c":
+        # no complex logaddexp ufunc to accumulate: a prefix scan that adds in the partial
+        # result `step` places back, doubling step (log2(n) whole-array steps)
+        out = xp.moveaxis(self, dim, -1).copy()
+        step = 1
+        while step < out.shape[-1]:
+            out[..., step:] = _complex_logaddexp(xp, out[..., step:], out[..., :-step])
+            step *= 2
+        return xp.moveaxis(out, -1, dim)
     return xp.logaddexp.accumulate(self, axis=dim)
+
+
+def _complex_logaddexp(xp, a, b):
+    """log(e^a + e^b) for complex arrays: m + log1p(e^(n - m)), m the one with the larger real
+    part (two -inf real parts give -inf)."""
+    first = a.real >= b.real
+    big, small = xp.where(first, a, b), xp.where(first, b, a)
+    with np.errstate(all="ignore"):
+        out = big + xp.log1p(xp.exp(small - big))
+    return xp.where(xp.isneginf(big.real), big, out)
 
 
 @_logcumsumexp.derivative
@@ -352,7 +385,8 @@ def _(ctx, grad):
     d, r = ctx.dim, ctx.result
     c = r.narrow(d, 0, 1).detach()
     c = where(c.isfinite(), c, 0.0)
-    return (grad * (c - r).exp()).flip(d).cumsum(d).flip(d) * (ctx.self - c).exp()
+    # (for complex inputs each factor enters conjugated)
+    return (grad * (c - r).exp().conj()).flip(d).cumsum(d).flip(d) * (ctx.self - c).exp().conj()
 
 
 def logcumsumexp(input, dim, *, out=None):
@@ -370,11 +404,22 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     d = wrap_dim(dim, ndim)
     if prepend is not None or append is not None:
-        parts = [p for p in (prepend, input, append) if p is not None]
-        parts = [p if p._data.ndim else p.expand(*[s if i != d else 1
-                                                   for i, s in enumerate(input.shape)])
-                 for p in parts]
-        input = cat(parts, d)
+        for name, extra in (("prepend", prepend), ("append", append)):
+            if extra is None:
+                continue
+            if not isinstance(extra, Tensor):
+                raise TypeError(f"diff(): argument '{name}' must be Tensor, not "
+                                f"{type(extra).__name__}")
+            if extra._data.ndim != ndim:            # (a scalar too, unlike NumPy's diff)
+                raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                                   "input")
+            for i in range(ndim):
+                if i != d and extra.shape[i] != input.shape[i]:
+                    raise RuntimeError(f"diff expects the shape of tensor to prepend or append "
+                                       f"to match that of input except along the differencing "
+                                       f"dimension; input.size({i}) = {input.shape[i]}, but got "
+                                       f"tensor.size({i}) = {extra.shape[i]}")
+        input = cat([p for p in (prepend, input, append) if p is not None], d)
     for _ in range(n):
         length = input.shape[d]
         if length == 0:
@@ -386,6 +431,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 # ----------------------------------------------------------------------------- unique
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    _no_complex("unique" if dim is None else "unique_dim", input)
     x = input._data
     dev = input._device
     if dim is None:
@@ -416,6 +462,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    _no_complex("unique", input)
     x = input._data
     dev = input._device
     if dim is None:
@@ -466,7 +513,9 @@ def bincount(input, weights=None, minlength=0):
 def histc(input, bins=100, min=0, max=0, *, out=None):
     x = input._data
     if input._dtype._category < 2:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+        # (bool fails earlier in torch, making the bin edges)
+        kernel = "linspace_cpu" if input._dtype is D.bool_ else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{_tname(input._dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -486,6 +535,26 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 # ----------------------------------------------------------------------------- searching
+def _binary_search(seq, vals, right):
+    """Each row of vals searched in the same row of seq (rows, n), by PyTorch's bisection: a
+    step goes right unless seq[mid] > val (right) or >= val (left), so NaNs (which compare
+    false) give the positions PyTorch gives. All values step together: log2(n) steps."""
+    n = seq.shape[-1]
+    start = np.zeros(vals.shape, np.int64)
+    if n == 0:
+        return start
+    end = np.full(vals.shape, n, np.int64)
+    while True:
+        active = start < end
+        if not active.any():
+            return start
+        mid = start + (end - start) // 2
+        mid_val = np.take_along_axis(seq, np.minimum(mid, n - 1), axis=-1)
+        stop = (mid_val > vals) if right else (mid_val >= vals)
+        start = np.where(active & ~stop, mid + 1, start)
+        end = np.where(active & stop, mid, end)
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
     if side is not None:
@@ -496,7 +565,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
-    side = "right" if right else "left"
     scalar = not isinstance(input, Tensor)
     seq = sorted_sequence._data
     vals = np.asarray(input) if scalar else input._data
@@ -516,21 +584,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"tensor must match, but we got boundaries tensor "
                            f"{list(sorted_sequence.shape)} and input value tensor "
                            f"{list(() if scalar else input.shape)}")
-    if seq.ndim == 1:
-        result = np.searchsorted(seq, vals, side=side)
-    else:
-        # one search over all rows: rank every value jointly, then offset each row's ranks
-        # so the rows follow one another in one sorted key array
-        n, m = seq.shape[-1], vals.shape[-1]
-        rows = int(np.prod(seq.shape[:-1]))
-        _, ranks = np.unique(np.concatenate([seq.reshape(-1), vals.reshape(-1)]),
-                             return_inverse=True)
-        width = int(ranks.max()) + 1 if ranks.size else 1
-        offset = np.arange(rows, dtype=np.int64)[:, None] * width
-        seq_key = (ranks[:rows * n].reshape(rows, n) + offset).reshape(-1)
-        val_key = ranks[rows * n:].reshape(rows, m) + offset
-        result = (np.searchsorted(seq_key, val_key, side=side) -
-                  np.arange(rows)[:, None] * n).reshape(vals.shape)
+    # one row of boundaries for every value, or a row per leading index
+    rows = seq.reshape(int(np.prod(seq.shape[:-1])), seq.shape[-1])
+    flat = vals.reshape(rows.shape[0], vals.shape[-1]) if seq.ndim > 1 else vals.reshape(1, -1)
+    result = _binary_search(rows, flat, right).reshape(vals.shape)
     dtype = D.int32 if out_int32 else D.int64
     if out is not None and out._dtype is not dtype:
         raise RuntimeError(f"torch.searchsorted(): output tensor's dtype is wrong, it can only "

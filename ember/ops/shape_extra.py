@@ -440,6 +440,8 @@ def inner(input, other, *, out=None):
     if input.dim() == 0 or other.dim() == 0:
         result = input * other
     else:
+        if input._dtype is not other._dtype:
+            raise RuntimeError("both inputs should have same dtype")
         if input.shape[-1] != other.shape[-1]:
             raise RuntimeError(f"inner() the last dimension must match on both input tensors "
                                f"but got shapes {list(input.shape)} and {list(other.shape)}")
@@ -537,12 +539,16 @@ def _check_same_dtype(*tensors):
                                f"{_scalar_name(t._dtype)}")
 
 
-def _check_scalars(t, beta, alpha):
+def _check_scalars(t, beta, alpha, strict=False):
+    """(beta, alpha) for t's dtype: for integer tensors PyTorch truncates float factors
+    (addmm, addmv, baddbmm, addbmm) or refuses them (strict: addr)."""
     if t._dtype._category < 2:
         for name, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, float):
+            if isinstance(v, float) and strict:
                 raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                    f"floating point number.")
+        beta, alpha = (int(v) if isinstance(v, float) else v for v in (beta, alpha))
+    return beta, alpha
 
 
 def _check_broadcasts(input, shape, op):
@@ -564,7 +570,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None, _inplace=False):
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
                            f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     _check_same_dtype(input, mat, vec)
-    _check_scalars(mat, beta, alpha)
+    beta, alpha = _check_scalars(mat, beta, alpha)
     _check_broadcasts(input, (mat.shape[0],), "addmv")
     from .pointwise import _out
     if _inplace:
@@ -578,7 +584,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None, _inplace=False):
                            if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
     _check_same_dtype(input, vec1, vec2)
-    _check_scalars(vec1, beta, alpha)
+    _check_scalars(vec1, beta, alpha, strict=True)
     _check_broadcasts(input, (vec1.shape[0], vec2.shape[0]), "addr")
     from .pointwise import _out
     if _inplace:
@@ -600,7 +606,7 @@ def _check_batches(batch1, batch2):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
     _check_same_dtype(input, batch1, batch2)
-    _check_scalars(batch1, beta, alpha)
+    beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
     from .pointwise import _out
     if _inplace:
@@ -611,7 +617,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
     _check_same_dtype(input, batch1, batch2)
-    _check_scalars(batch1, beta, alpha)
+    beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
     from .pointwise import _out
     if _inplace:
@@ -803,6 +809,14 @@ def _(ctx, grad):
 
 
 def dist(input, other, p=2):
+    # PyTorch's dist is norm(input - other): the subtraction's bool error, then norm's dtype one
+    from .pointwise import _check_bool_sub
+    if D.bool_ in (input._dtype, other._dtype):
+        _check_bool_sub(input, other)
+    dtype = D.result_dtype([input, other])
+    if dtype._category < 2:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_scalar_name(dtype)} instead.")
     return _dist(input, other, p=float(p))
 
 
