@@ -4,6 +4,7 @@
 of class `MyFnBackward` (which is also the `ctx` that forward saw) the outputs' grad_fn.
 """
 import functools
+import inspect
 import warnings
 
 import numpy as np
@@ -16,13 +17,18 @@ class FunctionCtx:
     """What `forward` may record for `backward` (mixed into each Function's node class)."""
 
     def save_for_backward(self, *tensors):
-        self._to_save = tensors
+        from .._tensor import Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} "
+                                f"is of type {type(t).__name__}")
+        self.to_save = tensors
 
     def mark_dirty(self, *tensors):
-        self._dirty = tensors
+        self.dirty_tensors = tensors
 
     def mark_non_differentiable(self, *tensors):
-        self._non_differentiable = tensors
+        self.non_differentiable = tensors
 
     def set_materialize_grads(self, value):
         self._materialize = bool(value)
@@ -44,17 +50,18 @@ class FunctionCtx:
 
 class BackwardCFunction(Node, FunctionCtx):
     """Base of every custom Function's node class."""
-    __slots__ = ("_to_save", "_saved", "_dirty", "_non_differentiable", "_materialize",
+    # (to_save, dirty_tensors and non_differentiable: PyTorch's names, None when unset)
+    __slots__ = ("to_save", "_saved", "dirty_tensors", "non_differentiable", "_materialize",
                  "needs_input_grad", "_input_meta", "_tensor_positions", "_n_outputs")
     _forward_cls = None
     runs_without_grad = True    # as torch: backward is called (with zeros or None) regardless
 
     def __init__(self):
         Node.__init__(self, ())
-        self._to_save = ()
+        self.to_save = None
         self._saved = ()
-        self._dirty = ()
-        self._non_differentiable = ()
+        self.dirty_tensors = None
+        self.non_differentiable = None
         self._materialize = True
         self.needs_input_grad = ()
         self._input_meta = ()
@@ -83,6 +90,16 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
                                    f"of gradients (expected {n_inputs}, got {len(result)})")
+        from .._tensor import Tensor
+        for i, r in enumerate(result):
+            if r is not None and not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+        positions = set(self._tensor_positions)
+        for i, r in enumerate(result):
+            if r is not None and i not in positions:
+                raise RuntimeError(f"function {type(self).__name__} returned a gradient different "
+                                   f"than None at position {i + 1}, but the corresponding forward "
+                                   f"input was not a Variable")
         tensor_grads = [result[i] for i in self._tensor_positions]
         for i, (g, (shape, _)) in enumerate(zip(tensor_grads, self._input_meta)):
             # a gradient may be broadcast over the input (it is summed back); nothing else
@@ -127,6 +144,18 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd."
+                                  "Function to use it with forward mode AD.")
+
     def __init__(self, *args, **kwargs):
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
                       f"are all static, so you should invoke them on the class itself. "
@@ -143,12 +172,18 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
+        uses_setup = cls.setup_context is not Function.setup_context
+        if uses_setup:
+            # as PyTorch: forward's signature binds the arguments, defaults filled in (so that
+            # setup_context sees every input)
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         ctx = cls._backward_cls()
         positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = needs
         record = grad_mode.state.enabled and any(needs)
-        uses_setup = cls.setup_context is not Function.setup_context
         with grad_mode.no_grad():
             if uses_setup:
                 outputs = cls.forward(*args, **kwargs)
@@ -164,25 +199,34 @@ class Function(metaclass=FunctionMeta):
         Node.__init__(ctx, tuple(args[i]._edge() for i in positions))
         if anomaly_mode.state.enabled:
             anomaly_mode.record_trace(ctx)
-        dirty = {id(t) for t in ctx._dirty}
-        non_diff = {id(t) for t in ctx._non_differentiable}
+        dirty = {id(t) for t in ctx.dirty_tensors or ()}
+        if not dirty <= {id(o) for o in outs}:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+        non_diff = {id(t) for t in ctx.non_differentiable or ()}
         inputs_by_id = {id(args[i]): args[i] for i in positions}
         wrapped = []
         for nr, o in enumerate(outs):
             if not isinstance(o, Tensor):
                 wrapped.append(o)
                 continue
-            if id(o) in inputs_by_id and id(o) not in dirty:
-                o = o.detach()     # an input returned as is becomes a new output alias
-            if id(o) in dirty:
+            is_dirty, differentiable = id(o) in dirty, id(o) not in non_diff
+            if id(o) in inputs_by_id and not is_dirty:
+                # an input returned as is: a view of it (an alias if non-differentiable)
+                o = o._make_view(o._data[...]) if differentiable else o.detach()
+            if is_dirty:
+                if o._base is None and o._requires_grad and o._grad_fn is None:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                       "in-place operation.")
                 from ..ops.registry import check_inplace_allowed
                 check_inplace_allowed(o)
                 o._version.bump()
-            if id(o) not in non_diff and (o._dtype.is_floating_point or o._dtype.is_complex):
+            if differentiable and (o._dtype.is_floating_point or o._dtype.is_complex):
                 o._grad_fn = ctx
                 o._output_nr = nr
                 o._requires_grad = True
-                if o._base is not None and id(o) in dirty:
+                if o._base is not None and is_dirty:
                     from ..ops.views import CopySlices
                     CopySlices.rebase(o._base, o, _AliasFn(ctx, nr))
             wrapped.append(o)
@@ -193,8 +237,8 @@ class Function(metaclass=FunctionMeta):
         ctx._saved = tuple(
             (SavedTensor(t, True, out_ids[id(t)]) if id(t) in out_ids and t._grad_fn is ctx
              else SavedTensor(t)) if isinstance(t, Tensor) else t
-            for t in ctx._to_save)
-        ctx._to_save = ()
+            for t in ctx.to_save or ())
+        ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
         return tuple(wrapped) if is_tuple else wrapped[0]
 
 
@@ -222,11 +266,14 @@ def once_differentiable(fn):
         requires = any(getattr(a, "_requires_grad", False) for a in args)
         if not requires:
             return outputs
-        # mark the results so that differentiating them raises a clear error
+        # mark the results so that differentiating them raises a clear error: as in PyTorch,
+        # each gets an error node whose only input is a detached copy made to require grad (so
+        # no path leads from the results back to the real inputs)
         from .._tensor import Tensor
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        marked = tuple(_DelayedError.apply(o) if isinstance(o, Tensor) else o for o in outs)
+        marked = tuple(_DelayedError.apply(o.detach().requires_grad_(True))
+                       if isinstance(o, Tensor) else o for o in outs)
         return marked[0] if single else marked
     return wrapper
 
@@ -240,3 +287,6 @@ class _DelayedError(Function):
     def backward(ctx, grad):
         raise RuntimeError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable")
+
+
+_DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"

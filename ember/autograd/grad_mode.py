@@ -2,6 +2,7 @@
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _GradState(threading.local):
@@ -24,10 +25,13 @@ class _Mode:
     """Base of the grad-mode context managers; each is also a decorator."""
 
     def __call__(self, fn):
-        if inspect.isclass(fn):
-            raise RuntimeError("Decorating classes is deprecated and will be disabled in future "
-                               "versions. You should only decorate functions or methods.")
         mode = self
+        if inspect.isclass(fn):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            return lambda *args, **kwargs: mode.clone()(fn(*args, **kwargs))
 
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
@@ -61,12 +65,21 @@ class _Mode:
         return False
 
 
-class no_grad(_Mode):
+class _BareDecorator(_Mode):
+    """A mode that also decorates without parentheses: `@no_grad` as well as `@no_grad()`."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecorator):
     def _set(self):
         state.enabled = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_BareDecorator):
     def _set(self):
         state.enabled = True
 
@@ -75,9 +88,18 @@ class set_grad_enabled(_Mode):
     """Sets the mode at once (usable as a plain call) and restores it when used with `with`."""
 
     def __init__(self, mode):
-        self.mode = bool(mode)
+        if type(mode) is not bool:
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self.prev = state.enabled
+        self.mode = mode
         self._prev = (state.enabled, state.inference)
-        state.enabled = self.mode
+        state.enabled = mode
+
+    def __call__(self, fn):
+        # as a decorator it applies only around the calls: undo what __init__ set
+        state.enabled = self.prev
+        return super().__call__(fn)
 
     def clone(self):
         return set_grad_enabled.__new__(set_grad_enabled)._init_only(self.mode)
@@ -95,8 +117,16 @@ class set_grad_enabled(_Mode):
             self._prev = (state.enabled, state.inference)
         self._set()
 
+    def __repr__(self):
+        return f"ember.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
 
 class inference_mode(_Mode):
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)          # `@inference_mode` without parentheses
+
     def __init__(self, mode=True):
         self.mode = mode
 
@@ -104,8 +134,6 @@ class inference_mode(_Mode):
         return inference_mode(self.mode)
 
     def _set(self):
-        if self.mode:
-            state.enabled = False
-            state.inference = True
-        else:
-            state.inference = False
+        # as PyTorch: inference mode turns grad mode off, and inference_mode(False) on
+        state.enabled = not self.mode
+        state.inference = self.mode

@@ -5,6 +5,7 @@ A node is created by an op when grad mode is on and an input requires grad. It h
 whatever its derivative reads. Nodes reference their inputs' nodes, never their own outputs, so a
 graph is freed by reference counting alone.
 """
+import collections
 import itertools
 import os
 import sys
@@ -102,19 +103,27 @@ class Node:
         extras = self.extras()
         if extras.post_hooks is None:
             extras.post_hooks = {}
-        return add_hook(extras.post_hooks, fn)
+
+        def post_hook(grad_inputs, grad_outputs):
+            grad_inputs = tuple(grad_inputs)
+            return _checked_values(fn, grad_inputs, fn(grad_inputs, tuple(grad_outputs)))
+        return add_hook(extras.post_hooks, post_hook)
 
     def register_prehook(self, fn):
         extras = self.extras()
         if extras.pre_hooks is None:
             extras.pre_hooks = {}
-        return add_hook(extras.pre_hooks, fn)
+
+        def pre_hook(grad_outputs):
+            return _checked_values(fn, grad_outputs, fn(grad_outputs))
+        return add_hook(extras.pre_hooks, pre_hook)
 
     def _register_tensor_hook(self, output_nr, fn):
         extras = self.extras()
         if extras.tensor_pre_hooks is None:
             extras.tensor_pre_hooks = {}
-        return add_hook(extras.tensor_pre_hooks.setdefault(output_nr, {}), fn)
+        return add_hook(extras.tensor_pre_hooks.setdefault(output_nr, {}),
+                        _checked_tensor_hook(fn))
 
     def _retain_grad_of(self, output_nr, tensor):
         extras = self.extras()
@@ -139,9 +148,19 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        extra = variable._extra
+        if extra and extra.get("leaf_hooks"):
+            self.extras().tensor_pre_hooks = {0: extra["leaf_hooks"]}
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
+
+    def _register_tensor_hook(self, output_nr, fn):
+        # a leaf's hooks are kept on the tensor: its accumulator lives only as long as a graph
+        # uses it, the hooks as long as the tensor (the next accumulator picks them up)
+        hooks = self.variable._get_extra().setdefault("leaf_hooks", {})
+        self.extras().tensor_pre_hooks = {0: hooks}
+        return add_hook(hooks, _checked_tensor_hook(fn))
 
     def apply(self, grads, needs):
         variable = self.variable
@@ -153,27 +172,140 @@ class AccumulateGrad(Node):
         return ()
 
 
+# ----------------------------------------------------------------------------- public helpers
+class GradientEdge(collections.namedtuple("GradientEdge", ("node", "output_nr",
+                                                           "ownership_token"),
+                                          defaults=(None,))):
+    """A place in the graph (a node, and which of its inputs) that autograd.grad and backward
+    accept where a tensor is expected."""
+    __slots__ = ()
+    _requires_grad = True
+
+    def _edge(self):
+        return (self.node, self.output_nr)
+
+
+def get_gradient_edge(tensor):
+    if not tensor._requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    return GradientEdge(*tensor._edge())
+
+
+def increment_version(tensor):
+    """Mark a tensor (or each of an iterable of them) as modified in place."""
+    tensors = (tensor,) if isinstance(tensor, SavedTensor.tensor_class) else tensor
+    try:
+        tensors = list(tensors)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in tensors:
+        t._version.bump()
+
+
+# ----------------------------------------------------------------------------- hook results
+def _checked_tensor_hook(fn):
+    """A tensor hook whose replacement gradient is checked as PyTorch checks it."""
+    def tensor_hook(grad):
+        new = fn(grad)
+        if new is not None:
+            _check_value(fn, grad, new)
+        return new
+    return tensor_hook
+
+
+def _checked_values(fn, old, new):
+    """PyTorch's checks of the tuple a node pre/post hook returned in place of `old`."""
+    if new is None:
+        return None
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
+    for o, n in zip(old, new):
+        if n is not None:
+            _check_value(fn, o, n)
+    return new
+
+
+def _check_value(fn, old, new):
+    from .._printing import legacy_type_name
+    if not isinstance(new, SavedTensor.tensor_class):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        return
+    if new.shape != old.shape:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+    if new._dtype is not old._dtype or new._device != old._device:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                           f"torch.{legacy_type_name(old._dtype, old._device)} got "
+                           f"torch.{legacy_type_name(new._dtype, new._device)})")
+
+
+def _hook_name(fn):
+    return getattr(fn, "__name__", "<unknown>")
+
+
 def accumulate_into_grad(variable, new):
     """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
     old = variable._grad
     if old is None:
-        if grad_mode.state.enabled:           # create_graph: keep the graph of the gradient
-            variable._grad = new
+        layout = _grad_layout(variable)
+        if not grad_mode.state.enabled and _owned(new) and _obeys(new, layout):
+            variable._grad = new        # the engine's own result, nobody else holds it
         else:
-            # The engine hands over gradients nobody else holds; anything shared is copied so
-            # that later in-place accumulation cannot write into a user's tensor.
-            variable._grad = new if _owned(new) else type(new)._make(
-                new._data.copy(), new._dtype, new._device)
+            # a copy laid out as the contract says (under create_graph it is a graph node:
+            # CopyBackwards, or CloneBackward0 for an oddly laid out variable)
+            variable._grad = _clone_to_layout(new, layout)
         return
     if grad_mode.state.enabled:
         variable._grad = old + new
     else:
+        if any(st == 0 and n > 1 for st, n in zip(old._data.strides, old._data.shape)):
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         old._data += new._data
         old._version.value += 1
 
 
+INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _grad_layout(variable):
+    """PyTorch's gradient layout contract: the strides `variable.grad` gets, those of the
+    variable when it is dense and non-overlapping, or None for contiguous ones."""
+    from ..ops.creation import _non_overlapping_and_dense
+    strides = variable.stride()
+    if variable._data.size == 0 or not _non_overlapping_and_dense(variable.shape, strides):
+        return None
+    return strides
+
+
+def _obeys(grad, layout):
+    strides = grad.stride()
+    if layout is None:
+        return grad.is_contiguous()
+    # a dim of size one may have any stride
+    return all(a == b or n == 1 for a, b, n in zip(strides, layout, grad.shape))
+
+
+def _clone_to_layout(new, layout):
+    if layout is None:
+        return new.clone(memory_format=_contiguous_format())
+    from ..ops.creation import empty_strided
+    copy = empty_strided(tuple(new.shape), layout, dtype=new._dtype, device=new._device)
+    return copy.copy_(new)
+
+
+def _contiguous_format():
+    from .. import contiguous_format
+    return contiguous_format
+
+
 def _owned(t):
-    # refs: the caller's local, the engine's list slot, getrefcount's argument (3)
+    # refs: the caller's local, the engine's list slot, getrefcount's argument, this argument
     data = t._data
     return (sys.getrefcount(t) <= 4 and t._base is None and data.base is None
             and sys.getrefcount(data) <= 3 and t._grad_fn is None)
@@ -239,16 +371,17 @@ def modified_message(saved, node):
     if saved.tensor is not None:
         t = saved.tensor
         shape, dtype, device = t.shape, t._dtype, t._device
-        fn = t._grad_fn
-        where = (f"output {t._output_nr} of {_short_name(fn)}" if fn is not None
-                 else "a leaf Variable")
+        # (a view's grad_fn as it reads now: regenerated after the write, as in PyTorch)
+        fn = t.grad_fn
+        where = f", which is output {t._output_nr} of {_short_name(fn)}," if fn is not None \
+            else ""      # a leaf: PyTorch names nothing
     else:
         shape, dtype, device = saved.data.shape, saved.dtype, saved.device
-        where = f"output {saved.output_nr} of {_short_name(node)}"
+        where = f", which is output {saved.output_nr} of {_short_name(node)},"
     counter = saved.version_counter
     msg = (f"one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [torch.{legacy_type_name(dtype, device)} [{', '.join(map(str, shape))}]]"
-           f", which is {where}, is at version {counter.value}; expected version "
+           f"{where} is at version {counter.value}; expected version "
            f"{saved.saved_version} instead. " + (_ANOMALY_HINT if anomaly_mode.state.enabled
                                                   else _HINT))
     if counter.site is not None:
