@@ -1969,3 +1969,4 @@ from ._pool_extra import (max_pool1d_with_indices, max_pool2d_with_indices,  # n
 from ._functional_extra import pdist, gumbel_softmax  # noqa: E402
 from ._sampling import grid_sample, affine_grid  # noqa: E402
 from ._embedding_bag import embedding_bag  # noqa: E402
+from ._ctc import ctc_loss  # noqa: E402

@@ -18,7 +18,7 @@ from .loss import (L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntro
                    BCEWithLogitsLoss, KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss,
                    HingeEmbeddingLoss, SoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
                    MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                   TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d, CTCLoss)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -35,5 +35,6 @@ from .rnn import RNNBase, RNN, GRU, LSTM, RNNCellBase, RNNCell, LSTMCell, GRUCel
 from .activation_mha import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .lazy import (UninitializedParameter, UninitializedBuffer, LazyLinear, LazyConv1d,
                    LazyConv2d, LazyConv3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d)

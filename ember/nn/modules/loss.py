@@ -228,3 +228,14 @@ class NLLLoss2d(NLLLoss):
                       "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
                       "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class CTCLoss(_Loss):
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

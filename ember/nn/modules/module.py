@@ -100,6 +100,9 @@ class Module:
         setattr_(self, "_forward_hooks_always_called", set())
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        # True once register_full_backward_hook was used, False after the old
+        # register_backward_hook: a module cannot hold both kinds
+        setattr_(self, "_is_full_backward_hook", None)
         for store in _STATE_DICT_HOOK_STORES:
             setattr_(self, store, OrderedDict())
 
@@ -223,6 +226,7 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_is_full_backward_hook", None)
         for store in _STATE_DICT_HOOK_STORES:      # (modules pickled before these existed)
             self.__dict__.setdefault(store, OrderedDict())
 
@@ -296,6 +300,21 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Replace (or, unless strict, add) the submodule at the dotted path `target`."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        exists = hasattr(parent, name)
+        if strict and not exists:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if exists and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     def _get_member(self, target, store, kind):
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -350,11 +369,12 @@ class Module:
         return self
 
     # ------------------------------------------------------------------ devices and dtypes
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's data by fn(data); Parameters stay the same
         objects (their .data is swapped), so optimizers holding them keep working."""
-        for m in self.children():
-            m._apply(fn)
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
         for p in self._parameters.values():
             if p is None:
                 continue
@@ -374,12 +394,24 @@ class Module:
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
+        if dtype is not None and dtype.is_complex:
+            warnings.warn("Complex modules are a new feature under active development whose "
+                          "design may change, and some modules might not work as expected when "
+                          "using complex tensors as parameters or buffers. Please file an issue "
+                          "at https://github.com/pytorch/pytorch/issues/new?template=bug-report."
+                          "yml if a complex module does not work as expected.", stacklevel=2)
 
         def convert(t):
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 return t.to(device=device, dtype=dtype)
             return t.to(device=device) if device is not None else t
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Swap every parameter and buffer for an uninitialised one of its shape and dtype on
+        `device` (to materialise a module built on the meta device)."""
+        from ... import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
@@ -631,63 +663,134 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
         return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """The deprecated backward hook: hook(module, grad_input, grad_output) runs as a hook
+        of the autograd node that made the module's (first) output, so grad_input are that
+        node's input gradients, which are the module's only when forward is a single op."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        return self._add_hook(self._backward_hooks, hook, False)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
+    def _get_backward_hooks(self):
+        """(full backward hooks, old-style backward hooks): the global ones first."""
+        full, old = [], []
+        for is_full, hooks in ((_global_is_full_backward_hook, _global_backward_hooks),
+                               (self._is_full_backward_hook, self._backward_hooks)):
+            if is_full is not None:
+                (full if is_full else old).extend(hooks.values())
+        return full, old
+
     # ------------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     _call_impl = __call__
 
     def _call_with_hooks(self, args, kwargs):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                out = hook(self, args, kwargs)
-                if out is not None:
-                    if not (isinstance(out, tuple) and len(out) == 2):
-                        raise RuntimeError(f"forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {out}.")
-                    args, kwargs = out
-            else:
-                out = hook(self, args)
-                if out is not None:
-                    args = out if isinstance(out, tuple) else (out,)
-        backward_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            backward_hook = _BackwardHook(self)
-            args = backward_hook.wrap_inputs(args)
+        result = None
+        always_called = set()       # always_call hooks that already ran before an error
         try:
+            full_hooks, old_hooks = self._get_backward_hooks()
+            pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+            # the global hooks run first (global forward pre-hooks never get kwargs)
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    out = hook(self, args, kwargs)
+                    if out is not None:
+                        if not (isinstance(out, tuple) and len(out) == 2):
+                            raise RuntimeError(f"forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {out}.")
+                        args, kwargs = out
+                else:
+                    out = hook(self, args)
+                    if out is not None:
+                        args = out if isinstance(out, tuple) else (out,)
+            backward_hook = None
+            if full_hooks or pre_hooks:
+                backward_hook = _BackwardHook(self, full_hooks, pre_hooks)
+                args = backward_hook.wrap_inputs(args)
             result = self.forward(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    always_called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs or \
+                        hook_id in _global_forward_hooks_with_kwargs:
+                    out = hook(self, args, kwargs, result)
+                else:
+                    out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            if backward_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn(f"For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
+                result = backward_hook.wrap_outputs(result)
+            if old_hooks:
+                self._attach_old_backward_hooks(old_hooks, args, result)
+            return result
         except Exception:
-            # hooks registered with always_call=True run even when forward raises
+            # hooks registered with always_call=True run even when the call fails (unless they
+            # ran already); an error of theirs then only warns
+            for hook_id, hook in list(_global_forward_hooks.items()):
+                if hook_id in _global_forward_hooks_always_called and \
+                        hook_id not in always_called:
+                    try:
+                        out = hook(self, args, result)
+                        if out is not None:
+                            result = out
+                    except Exception as hook_error:
+                        warnings.warn(f"global module forward hook with ``always_call=True`` "
+                                      f"raised an exception that was silenced as another "
+                                      f"error was raised in forward: {hook_error}",
+                                      stacklevel=2)
             for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+                if hook_id in self._forward_hooks_always_called and \
+                        hook_id not in always_called:
                     try:
                         if hook_id in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, None)
+                            out = hook(self, args, kwargs, result)
                         else:
-                            hook(self, args, None)
+                            out = hook(self, args, result)
+                        if out is not None:
+                            result = out
                     except Exception as hook_error:
-                        warnings.warn(f"forward hook with ``always_call=True`` raised an "
+                        warnings.warn(f"module forward hook with ``always_call=True`` raised an "
                                       f"exception that was silenced as another error was "
-                                      f"raised in forward: {hook_error}")
+                                      f"raised in forward: {hook_error}", stacklevel=2)
             raise
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                out = hook(self, args, kwargs, result)
-            else:
-                out = hook(self, args, result)
-            if out is not None:
-                result = out
-        if backward_hook is not None:
-            result = backward_hook.wrap_outputs(result)
-        return result
+
+    def _attach_old_backward_hooks(self, hooks, args, result):
+        """Hang old-style backward hooks on the node that made the first output tensor, and
+        warn where that node cannot give the module's true gradients."""
+        first = result
+        while not isinstance(first, Tensor):
+            first = next(v for v in first.values() if isinstance(v, Tensor)) \
+                if isinstance(first, dict) else first[0]
+        grad_fn = first.grad_fn
+        if grad_fn is None:
+            return
+        for hook in hooks:
+            grad_fn.register_hook(_WrappedHook(hook, self))
+        _warn_old_backward_hook(args, result, grad_fn)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self):
@@ -776,98 +879,195 @@ def _parse_to(args, kwargs):
     return (as_device(device) if device is not None else None), dtype
 
 
+# ---------------------------------------------------------------------- global hooks
+# Hooks that run for every module's call, before the module's own ones. torch keeps them
+# here, in nn.modules.module, as module-level state (a debugging/profiling facility).
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = set()
+_global_forward_hooks_always_called = set()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = None     # as Module._is_full_backward_hook, for the globals
+
+
+def _add_global_hook(store, hook, *flag_sets):
+    handle = RemovableHandle(store, *flag_sets)
+    store[handle.id] = hook
+    return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """hook(module, args) before every module's forward; may return new args."""
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """hook(module, args, output) (or (module, args, kwargs, output)) after every forward."""
+    handle = _add_global_hook(_global_forward_hooks, hook, _global_forward_hooks_with_kwargs,
+                              _global_forward_hooks_always_called)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    return handle
+
+
+def _set_global_backward_kind(full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as "
+                           "a global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
+def register_module_backward_hook(hook):
+    """The deprecated global form of Module.register_backward_hook."""
+    _set_global_backward_kind(False)
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """hook(module, grad_output) for every module, before its own backward pre-hooks."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) for every module, before its own."""
+    _set_global_backward_kind(True)
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+# ---------------------------------------------------------------------- old backward hooks
+def _warn_old_backward_hook(inputs, result, grad_fn):
+    """The FutureWarning torch gives when an old-style hook on `grad_fn` misses gradients."""
+    def warn(text):
+        warnings.warn("Using " + text, FutureWarning, stacklevel=4)
+    outputs = (result,) if isinstance(result, Tensor) else result
+    if not (isinstance(outputs, tuple) and all(isinstance(r, Tensor) for r in outputs)):
+        return warn("non-full backward hooks on a Module that does not return a single Tensor "
+                    "or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions. This hook will be missing some of the grad_output. Please use "
+                    "register_full_backward_hook to get the documented behavior.")
+    if not all(isinstance(i, Tensor) for i in inputs):
+        return warn("non-full backward hooks on a Module that does not take as input a single "
+                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions. This hook will be missing some of the grad_input. Please use "
+                    "register_full_backward_hook to get the documented behavior.")
+    out_nodes = {r.grad_fn for r in outputs if r.grad_fn is not None}
+    if not out_nodes or (len(out_nodes) == 1 and grad_fn not in out_nodes):
+        warn("a non-full backward hook when outputs are nested in python data structure is "
+             "deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_output.")
+    elif len(out_nodes) > 1:
+        warn("a non-full backward hook when outputs are generated by different autograd Nodes "
+             "is deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_output. Please use register_full_backward_hook to get the documented "
+             "behavior.")
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != \
+            {node for node, _ in grad_fn.next_functions}:
+        # the node's inputs are not the module's: forward was more than one op (or its
+        # inputs are leaves, whose AccumulateGrad nodes are not their grad_fn)
+        warn("a non-full backward hook when the forward contains multiple autograd Nodes is "
+             "deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_input. Please use register_full_backward_hook to get the documented "
+             "behavior.")
+
+
 # ---------------------------------------------------------------------- full backward hooks
 class _BackwardHook:
     """Runs a module's full backward (pre-)hooks around one call.
 
-    The module's tensor inputs and outputs each pass through an identity autograd Function.
-    The outputs' identity node sees the gradients w.r.t. the outputs (running the pre-hooks,
-    which may replace them); the inputs' node then sees the gradients w.r.t. the inputs and
-    runs the hooks, which may replace those in turn.
+    The module's input and output tensors (when one of them requires grad) pass through an
+    identity autograd Function. The outputs' identity node sees the gradients w.r.t. the outputs
+    (running the pre-hooks, which may replace them); the inputs' node then sees the gradients
+    w.r.t. the inputs and runs the hooks, which may replace those in turn. The hooks see one
+    entry per positional argument / output, None where it is no tensor.
     """
 
-    def __init__(self, module):
-        self.module = module
+    def __init__(self, module, hooks, pre_hooks):
+        self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
         self.grad_outputs = None
-        self.n_inputs = 0
-        self.inputs_wrapped = False
-        self.input_slots = self.output_slots = ()
-        self.n_outputs = 0
+        self.n_inputs = self.n_outputs = 0
+        # positions of the wrapped values; None when nothing was wrapped
+        self.input_index = self.output_index = None
 
     def wrap_inputs(self, args):
-        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.n_inputs = len(positions)
-        args, self.input_slots = self._wrap(args, positions, "inputs")
-        self.inputs_wrapped = bool(self.input_slots)
+        self.n_inputs = len(args)
+        args, self.input_index = self._wrap(args, "inputs")
         return args
 
     def wrap_outputs(self, result):
-        single = isinstance(result, Tensor)
+        single = not isinstance(result, tuple)
         outs = (result,) if single else result
-        if not isinstance(outs, tuple):
-            return result
-        positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
-        self.n_outputs = len(positions)
-        outs, self.output_slots = self._wrap(outs, positions, "outputs")
+        self.n_outputs = len(outs)
+        outs, self.output_index = self._wrap(outs, "outputs")
         return outs[0] if single else outs
 
-    def _wrap(self, values, positions, where):
-        """Pass the tensors that require grad through one identity node; return the new values
-        and, for each wrapped tensor, its index among the tensor values."""
-        slots = [k for k, i in enumerate(positions) if values[i]._requires_grad]
-        if not slots or not grad_mode.state.enabled:
-            return values, []
-        wrapped = BackwardHookFunction.apply(self, where, *[values[positions[k]] for k in slots])
+    def _wrap(self, values, where):
+        index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+        if not (grad_mode.state.enabled and any(values[i]._requires_grad for i in index)):
+            return values, None
+        wrapped = BackwardHookFunction.apply(self, where, *[values[i] for i in index])
         if not isinstance(wrapped, tuple):
             wrapped = (wrapped,)
         values = list(values)
-        for k, w in zip(slots, wrapped):
-            values[positions[k]] = w
-        return tuple(values), slots
+        for i, w in zip(index, wrapped):
+            values[i] = w
+        return tuple(values), index
 
     @staticmethod
-    def _spread(grads, slots, n):
+    def _spread(grads, index, n):
         full = [None] * n
-        for k, g in zip(slots, grads):
-            full[k] = g
+        for i, g in zip(index, grads):
+            full[i] = g
         return tuple(full)
 
     def on_grad_outputs(self, grads):
-        module = self.module
-        full = self._spread(grads, self.output_slots, self.n_outputs)
-        for hook in list(module._backward_pre_hooks.values()):
-            out = hook(module, full)
-            if out is not None:
-                full = _check_hook_grads(out, full, "backward pre hook")
-        self.grad_outputs = full
-        if not self.inputs_wrapped:
+        self.grad_outputs = self._spread(grads, self.output_index, self.n_outputs)
+        for hook in self.pre_hooks:
+            out = hook(self.module, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != len(self.grad_outputs):
+                raise RuntimeError(f"Backward pre hook returned an invalid number of "
+                                   f"grad_output, got {len(out)}, but expected "
+                                   f"{len(self.grad_outputs)}")
+            self.grad_outputs = out
+        grad_outputs = self.grad_outputs
+        if self.input_index is None:
             # no input needs a gradient: the hooks run now, with None for every input
-            if module._backward_hooks:
-                warnings.warn("Full backward hook is firing when gradients are computed with "
-                              "respect to module outputs since no inputs require gradients. "
-                              "See https://docs.pytorch.org/docs/main/generated/torch.nn."
-                              "Module.html#torch.nn.Module.register_full_backward_hook for more "
-                              "details.")
-            self.run_hooks(())
-        return tuple(full[k] for k in self.output_slots)
+            warnings.warn("Full backward hook is firing when gradients are computed with "
+                          "respect to module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=5)
+            for hook in self.hooks:
+                out = hook(self.module, (None,) * self.n_inputs, grad_outputs)
+                if out is not None and not (isinstance(out, tuple) and
+                                            all(g is None for g in out)):
+                    raise RuntimeError("Backward hook for Modules where no input requires "
+                                       "gradient should always return None or None for all "
+                                       "gradients.")
+            self.grad_outputs = None
+        return tuple(grad_outputs[i] for i in self.output_index)
 
-    def run_hooks(self, grads):
-        module = self.module
-        full = self._spread(grads, self.input_slots, self.n_inputs)
-        for hook in list(module._backward_hooks.values()):
-            out = hook(module, full, self.grad_outputs)
-            if out is not None:
-                full = _check_hook_grads(out, full, "backward hook")
-        return tuple(full[k] for k in self.input_slots)
-
-
-def _check_hook_grads(new, old, what):
-    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
-    if len(new) != len(old):
-        raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                           f"{len(new)}, but expected {len(old)}")
-    return new
-
+    def on_grad_inputs(self, grads):
+        if self.grad_outputs is None:
+            # the gradient reached the inputs without passing through the outputs (as in a
+            # double backward): nothing to report
+            return grads
+        full = self._spread(grads, self.input_index, self.n_inputs)
+        for hook in self.hooks:
+            out = hook(self.module, full, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != len(full):
+                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, "
+                                   f"got {len(out)}, but expected {len(full)}")
+            full = out
+        self.grad_outputs = None
+        return tuple(full[i] for i in self.input_index)
 
 def _make_backward_hook_function():
     from ...autograd.function import Function
@@ -878,6 +1078,10 @@ def _make_backward_hook_function():
         @staticmethod
         def forward(ctx, hook, where, *tensors):
             ctx.hook, ctx.where = hook, where
+            # every tensor passes, those needing no gradient stay so (the hooks see zeros for
+            # such inputs); the outputs' hooks see None where no gradient came
+            ctx.mark_non_differentiable(*[t for t in tensors if not t._requires_grad])
+            ctx.set_materialize_grads(where == "inputs")
             return tensors if len(tensors) != 1 else tensors[0]
 
         @staticmethod
@@ -885,7 +1089,7 @@ def _make_backward_hook_function():
             if ctx.where == "outputs":
                 grads = ctx.hook.on_grad_outputs(grads)
             else:
-                grads = ctx.hook.run_hooks(grads)
+                grads = ctx.hook.on_grad_inputs(grads)
             return (None, None) + tuple(grads)
     return BackwardHookFunction
 
