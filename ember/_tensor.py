@@ -5,6 +5,7 @@ as methods and operators. This file holds the data model: storage and views, the
 fields, conversions, and the few methods that are about the tensor itself.
 """
 import numbers
+import re
 import weakref
 
 import numpy as np
@@ -61,6 +62,9 @@ class Size(tuple):
 
 
 class Tensor:
+    # NumPy defers to the tensor's reflected operators (np.float64(2) * t is a Tensor)
+    __array_priority__ = 1000
+
     __slots__ = (
         "_data",           # the array (a view of the base's array for a view)
         "_dtype", "_device",
@@ -96,7 +100,8 @@ class Tensor:
         t._output_nr = 0
         t._grad = None
         t._fn_version = 0
-        t._extra = None
+        # made in inference mode: an inference tensor (the one test this constructor makes)
+        t._extra = None if not _grad_state.inference else _inference_extra()
         return t
 
     @property
@@ -118,9 +123,18 @@ class Tensor:
         t._base = self._base if self._base is not None else self
         t._version = self._version
         t._fn_version = self._version.value
-        if self._requires_grad and not autograd.grad_mode.state.enabled:
-            # PyTorch: a view taken in no_grad mode still requires grad (as a leaf)
-            t._requires_grad = True
+        extra = self._extra
+        if not _grad_state.enabled:
+            # PyTorch: a view taken in no_grad (or inference) mode still requires grad, as a
+            # leaf without a gradient edge; writing it in place with grad mode on is an error
+            # (see view_mode_error), as is reading its grad_fn once its base was written
+            t._extra = {_VIEW_MODE: "inference" if _grad_state.inference else "no_grad"}
+            if self._requires_grad:
+                t._requires_grad = True
+        elif extra is not None and _VIEW_MODE in extra:
+            t._extra = {_VIEW_MODE: extra[_VIEW_MODE]}     # a view of such a view is one too
+        if extra is not None and INFERENCE in extra:
+            t._extra = _inference_extra()       # a view of an inference tensor is one
         return t
 
     # ------------------------------------------------------------------ basic properties
@@ -264,13 +278,21 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        # the attribute's wording differs from requires_grad_()'s, as in PyTorch
+        if flag.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if flag and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            # the attribute's wording differs from requires_grad_()'s, as in PyTorch
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad.__class__ is not bool:
+            from .ops.creation import _type_name
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {_type_name(requires_grad)}")
         if self.grad_fn is not None:             # not a leaf
             if not requires_grad:
                 raise RuntimeError(
@@ -280,6 +302,10 @@ class Tensor:
             return self
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._extra is not None and INFERENCE in self._extra and \
+                not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -287,11 +313,16 @@ class Tensor:
     def grad_fn(self):
         base = self._base
         if base is not None and self._fn_version != self._version.value and base._requires_grad:
+            if self._extra is not None and _VIEW_MODE in self._extra:
+                raise RuntimeError(view_mode_error(self, indirect=True))
             # the base was written in place since this view's grad_fn was set: the view now
             # reads its gradient through the base's (rebased) history
             from .ops.views import regenerate_view_grad_fn
             regenerate_view_grad_fn(self)
         return self._grad_fn
+
+    def _is_view(self):
+        return self._base is not None
 
     @property
     def is_leaf(self):
@@ -368,9 +399,14 @@ class Tensor:
         fn = self.grad_fn
         if fn is not None:
             return fn._register_tensor_hook(self._output_nr, hook)
-        return self._accumulator()._register_tensor_hook(0, hook)
+        acc = self._accumulator()
+        if acc is None:
+            return add_hook({}, hook)       # a no_grad view: no gradient ever reaches it
+        return acc._register_tensor_hook(0, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -378,11 +414,14 @@ class Tensor:
         return add_hook(hooks, hook)
 
     def _accumulator(self):
-        """The leaf's AccumulateGrad node, kept alive by the graph that uses it (weakly here)."""
+        """The leaf's AccumulateGrad node, kept alive by the graph that uses it (weakly here);
+        None for a view made in no_grad mode of a tensor requiring grad (no edge, as PyTorch)."""
         extra = self._get_extra()
         ref = extra.get("accumulator")
         acc = ref() if ref is not None else None
         if acc is None:
+            if _VIEW_MODE in extra and self._base._requires_grad:
+                return None
             acc = AccumulateGrad(self)
             extra["accumulator"] = weakref.ref(acc)
         return acc
@@ -404,6 +443,8 @@ class Tensor:
         # _is_view()), so it never regenerates a grad_fn from its source
         t = Tensor._make(self._data, self._dtype, self._device)
         t._version = self._version
+        if self._extra is not None and INFERENCE in self._extra:
+            t._extra = _inference_extra()
         return t
 
     def detach_(self):
@@ -476,7 +517,7 @@ class Tensor:
     def _scalar_check(self, kind):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if kind != "int" and self._requires_grad:
+        if kind != "int" and self._requires_grad and _grad_state.enabled:
             _warn_scalar_of_grad_tensor()
 
     def __float__(self):
@@ -584,6 +625,7 @@ class Tensor:
             with no_grad():
                 t = new_root.as_strided(tuple(self._data.shape), self.stride(),
                                         self.storage_offset())
+            t._extra = None             # (a copy, not a view the user made in no_grad mode)
         t._requires_grad = self._requires_grad
         return t
 
@@ -648,6 +690,62 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad, geometry=None):
     return t
 
 
+_grad_state = autograd.grad_mode.state
+INFERENCE = "inference"     # _extra key of an inference tensor (made in inference mode)
+inference_tensors_made = [False]   # (until then, the graph code need not look for them)
+
+
+def _inference_extra():
+    inference_tensors_made[0] = True
+    return {INFERENCE: True}
+
+
+def is_inference(t):
+    return t._extra is not None and INFERENCE in t._extra
+
+
+def check_inference_write(t):
+    """PyTorch's error for writing an inference tensor in place outside inference mode."""
+    if t._extra is not None and INFERENCE in t._extra and not _grad_state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
+INFERENCE_SAVED_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `ember.no_grad()` instead of "
+    "`ember.inference_mode()`.")
+_VIEW_MODE = "view_mode"    # _extra key: the grad mode ("no_grad"/"inference") a view was made in
+
+
+def view_mode_error(t, indirect):
+    """PyTorch's error for writing (or, indirect, reading the grad_fn after a write through its
+    base) a view made in no_grad or inference mode."""
+    mode = t._extra[_VIEW_MODE]
+    fn = t._grad_fn
+    if fn is not None:
+        name = re.sub(r"Backward\d*$", "", type(fn).__name__)
+        what = f"Output {t._output_nr} of {name} is a view of a view which was"
+    else:
+        what = "A view was"
+    done = "its base or another view of its base has been" if indirect else "is being"
+    if mode == "inference":
+        return (f"{what} created in inference mode and {done} modified inplace in normal mode."
+                f"{_VIEW_MODE_ADVICE}".replace("MODE", "inference_mode"))
+    return (f"{what} created in no_grad mode and {done} modified inplace with grad mode enabled."
+            f"{_VIEW_MODE_ADVICE}".replace("MODE", "no_grad"))
+
+
+_VIEW_MODE_ADVICE = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the MODE block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+
+
 _warned_scalar = []
 
 
@@ -658,7 +756,7 @@ def _warn_scalar_of_grad_tensor():
         import warnings
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                       "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
-                      "internally at /pytorch/torch/csrc/autograd/generated/"
+                      "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"
                       "python_variable_methods.cpp:822.)", UserWarning, stacklevel=3)
 
 

@@ -114,6 +114,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     for t in inputs or ():
         if not t._requires_grad:     # (PyTorch makes each input retain its grad, hence the text)
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    graph.follow_retaining_tensors()        # (retain_grad follows in-place ops, as in PyTorch)
     # As PyTorch, a non-leaf among `inputs` retains its grad from now on. For this backward its
     # .grad is filled from the gradient captured for it (its node may not run at all), so the
     # engine's own retain_grad is set aside meanwhile.
@@ -176,6 +177,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    graph.follow_retaining_tensors()
     if is_grads_batched:
         result = _batched_grads(roots, grads, retain_graph, create_graph, inputs)
     else:

@@ -32,7 +32,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
 
     # where gradients are captured (autograd.grad, or backward(inputs=...)), and the nodes
     # that lead there: only those run
-    captures = needed = None
+    captures = needed = wanted = None
     captured = []
     if inputs is not None:
         captures = {}
@@ -67,53 +67,58 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
+    _runs.append(Run(dependencies, wanted))
     try:
         while heap:
             node = _heappop(heap)[1]
             grads_in = buffers.pop(node)
-            extras = node._extras
-            if extras is not None and (extras.tensor_pre_hooks or extras.pre_hooks):
-                grads_in = _run_pre_hooks(extras, grads_in)
-            if captures is not None:
-                for nr, g in enumerate(grads_in):
-                    for i in captures.get((node, nr), ()):
-                        captured[i] = g if captured[i] is None else captured[i] + g
             children = node._next_nodes
-            if node.__class__ is AccumulateGrad:
-                if not accumulate or (captures is not None and (node, 0) not in captures):
-                    continue            # autograd.grad, or not among backward's inputs
-                if grads_in[0] is not None:
-                    node.apply(grads_in, ())
-                outputs = ()
-            elif needed is not None and node not in needed:
-                # leads to no input of autograd.grad: not run, its hooks not called, not freed
+            if wanted is not None and node not in wanted:
+                # leads to no input of autograd.grad or backward(inputs=): neither run nor
+                # hooked, nor freed; the nodes it feeds just count it as done
                 outputs = (None,) * len(children)
-                extras = None
             else:
-                if grads_in[0] is None and not node.runs_without_grad and \
-                        all(g is None for g in grads_in):
-                    outputs = (None,) * len(children)   # nothing to differentiate
+                extras = node._extras
+                if extras is not None and (extras.tensor_pre_hooks or extras.pre_hooks):
+                    grads_in = _run_pre_hooks(extras, grads_in)
+                if captures is not None:
+                    for nr, g in enumerate(grads_in):
+                        for i in captures.get((node, nr), ()):
+                            captured[i] = g if captured[i] is None else captured[i] + g
+                if node.__class__ is AccumulateGrad:
+                    if accumulate:              # (autograd.grad only captures)
+                        # drop the last node's references to its results: a gradient that
+                        # nothing else holds then becomes .grad itself, uncopied (graph._owned)
+                        outputs = g = None
+                        node.apply(grads_in, ())    # (post-accumulate hooks run even on None)
+                        if extras is not None and extras.post_hooks:
+                            _run_post_hooks(extras, (), grads_in)
+                    continue
+                if needed is not None and node not in needed:
+                    # an input of autograd.grad with no other below it: captured, not run
+                    outputs = (None,) * len(children)
                 else:
-                    if extras is not None and extras.retain_grad:
-                        _retain_grads(extras.retain_grad, grads_in)
-                    # which inputs want a gradient: None means all that have a node
-                    needs = None if needed is None else [
-                        child is not None and child in wanted for child in children]
-                    try:
-                        outputs = node.apply(grads_in, needs)
-                    except Exception:
-                        if node._trace is not None:
-                            anomaly_mode.report_trace(node)
-                        raise
-                    if check_nan:
-                        anomaly_mode.check_nan(node, outputs)
-                if not keep_graph:
-                    node.release()
-            if extras is not None and extras.post_hooks:
-                for hook in list(extras.post_hooks.values()):
-                    replaced = hook(outputs, grads_in)
-                    if replaced is not None:
-                        outputs = replaced
+                    if grads_in[0] is None and not node.runs_without_grad and \
+                            all(g is None for g in grads_in):
+                        outputs = (None,) * len(children)   # nothing to differentiate
+                    else:
+                        if extras is not None and extras.retain_grad:
+                            _retain_grads(extras.retain_grad, grads_in, node)
+                        # which inputs want a gradient: None means all that have a node
+                        needs = None if needed is None else [
+                            child is not None and child in wanted for child in children]
+                        try:
+                            outputs = node.apply(grads_in, needs)
+                        except Exception:
+                            if node._trace is not None:
+                                anomaly_mode.report_trace(node)
+                            raise
+                        if check_nan:
+                            anomaly_mode.check_nan(node, outputs)
+                    if not keep_graph:
+                        node.release()
+                    if extras is not None and extras.post_hooks:
+                        outputs = _run_post_hooks(extras, outputs, grads_in)
             # hand each gradient to the node it flows into; queue that node once all arrived
             for child, nr, g in zip(children, node._next_nrs, outputs):
                 if child is None:
@@ -132,7 +137,30 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                         _heappush(heap, (-child._seq, child))     # (ready(), inlined: hot)
     finally:
         grad_mode.state.enabled = previous_mode
+        _runs.pop()
     return captured
+
+
+class Run:
+    """A backward in progress, as register_multi_grad_hook's hooks see it."""
+    __slots__ = ("dependencies", "wanted", "hook_state")
+
+    def __init__(self, dependencies, wanted):
+        self.dependencies = dependencies
+        self.wanted = wanted
+        self.hook_state = {}        # each multi-grad hook's progress in this backward
+
+    def will_execute(self, node):
+        return node in self.dependencies and (self.wanted is None or node in self.wanted)
+
+
+_runs = []      # the backward runs in progress, innermost last (a hook may run a backward)
+
+
+def current_run():
+    if not _runs:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return _runs[-1]
 
 
 def _count_dependencies(roots):
@@ -161,9 +189,7 @@ def _run_pre_hooks(extras, grads):
     if extras.tensor_pre_hooks:
         for nr, hooks in extras.tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[nr] is None:
-                    continue
-                new = hook(grads[nr])
+                new = hook(grads[nr])       # (called with None too, as in PyTorch)
                 if new is not None:
                     grads[nr] = new
     if extras.pre_hooks:
@@ -174,12 +200,22 @@ def _run_pre_hooks(extras, grads):
     return grads
 
 
-def _retain_grads(retained, grads):
+def _run_post_hooks(extras, outputs, grads_in):
+    for hook in list(extras.post_hooks.values()):
+        replaced = hook(outputs, grads_in)
+        if replaced is not None:
+            outputs = replaced
+    return outputs
+
+
+def _retain_grads(retained, grads, node=None):
     for nr, ref in retained.items():
         t = ref()
         g = grads[nr]
         if t is None or g is None:
             continue
+        if node is not None and (t._grad_fn is not node or t._output_nr != nr):
+            continue        # the tensor has a new grad_fn since: its entry there counts
         if t._grad is None:
             t._grad = g if grad_mode.state.enabled else g.detach()
         else:

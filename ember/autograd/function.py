@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import anomaly_mode, grad_mode
-from .graph import Node, SavedTensor
+from .graph import Node, SavedTensor, PackedSaved
 
 
 class FunctionCtx:
@@ -39,7 +39,8 @@ class FunctionCtx:
         if saved is None:
             from .graph import FREED_ERROR
             raise RuntimeError(FREED_ERROR)
-        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in saved)
+        return tuple(s.unpack(self) if isinstance(s, (SavedTensor, PackedSaved)) else s
+                     for s in saved)
 
     @property
     def saved_variables(self):
@@ -234,9 +235,10 @@ class Function(metaclass=FunctionMeta):
         ctx._output_meta = tuple((o._data.shape, o._dtype) if isinstance(o, Tensor)
                                  else ((), None) for o in wrapped)
         out_ids = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor)}
+        saver = PackedSaved if SavedTensor.hooks else SavedTensor   # saved_tensors_hooks
         ctx._saved = tuple(
-            (SavedTensor(t, True, out_ids[id(t)]) if id(t) in out_ids and t._grad_fn is ctx
-             else SavedTensor(t)) if isinstance(t, Tensor) else t
+            (saver(t, True, out_ids[id(t)]) if id(t) in out_ids and t._grad_fn is ctx
+             else saver(t)) if isinstance(t, Tensor) else t
             for t in ctx.to_save or ())
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
         return tuple(wrapped) if is_tuple else wrapped[0]

@@ -6,6 +6,7 @@ whatever its derivative reads. Nodes reference their inputs' nodes, never their 
 graph is freed by reference counting alone.
 """
 import collections
+import contextlib
 import itertools
 import os
 import sys
@@ -130,6 +131,7 @@ class Node:
         if extras.retain_grad is None:
             extras.retain_grad = {}
         extras.retain_grad[output_nr] = weakref.ref(tensor)
+        _retaining[id(tensor)] = tensor
 
     def __call__(self, *grads):
         return self.apply(grads, None)
@@ -139,6 +141,20 @@ class Node:
 
     def apply(self, grads, needs):
         raise NotImplementedError
+
+
+# The non-leaf tensors that retain their grad. As in PyTorch the retain-grad hook belongs to the
+# tensor: when an in-place op (or a view's regenerated history) gives the tensor a new grad_fn,
+# the hook goes along. Rather than moving it at each of those places, each backward first
+# points every such tensor's entry at its grad_fn of the moment (`follow_retaining_tensors`),
+# and the engine ignores the entries left on a node the tensor has moved on from.
+_retaining = weakref.WeakValueDictionary()     # id -> tensor (tensors compare elementwise)
+
+
+def follow_retaining_tensors():
+    for t in list(_retaining.values()):
+        if t._grad_fn is not None:
+            t._grad_fn._retain_grad_of(t._output_nr, t)
 
 
 class AccumulateGrad(Node):
@@ -164,7 +180,8 @@ class AccumulateGrad(Node):
 
     def apply(self, grads, needs):
         variable = self.variable
-        accumulate_into_grad(variable, grads[0])
+        if grads[0] is not None:
+            accumulate_into_grad(variable, grads[0])
         extra = variable._extra
         if extra and extra.get("post_accumulate_hooks"):
             for hook in list(extra["post_accumulate_hooks"].values()):
@@ -190,6 +207,64 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
     return GradientEdge(*tensor._edge())
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode "all": `fn(grads)` once per backward that reaches any of `tensors`, when all their
+    gradients are known (None for those the backward does not reach); mode "any": `fn(grad)`
+    with the first of their gradients computed in each backward. Built on tensor hooks."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    from .engine import current_run
+    tensors = list(tensors)
+    key = object()          # this hook's entry in each backward's state
+
+    if mode == "any":
+        def first_only(grad):
+            state = current_run().hook_state
+            if key not in state:
+                state[key] = True
+                fn(grad)
+        return _MultiHandle([t.register_hook(first_only) for t in tensors if t._requires_grad])
+
+    for t in tensors:
+        if not t._requires_grad:
+            raise AssertionError("Expected gradient function to be set")
+    # the nodes whose running brings each tensor's gradient (a leaf's accumulator is kept alive
+    # by this, so that later graphs use it too)
+    nodes = [t._edge()[0] for t in tensors]
+
+    def collector(i):
+        def hook(grad):
+            run = current_run()
+            progress = run.hook_state.get(key)
+            if progress is None:        # the first of them in this backward: how many will come
+                expected = sum(1 for n in nodes if run.will_execute(n))
+                progress = run.hook_state[key] = [expected, [None] * len(tensors)]
+            progress[1][i] = grad
+            progress[0] -= 1
+            if progress[0] == 0:
+                del run.hook_state[key]
+                fn(progress[1])
+        return hook
+    return _MultiHandle([t.register_hook(collector(i)) for i, t in enumerate(tensors)])
+
+
+class _MultiHandle:
+    """register_multi_grad_hook's handle: `remove()` removes the hook from every tensor."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 def increment_version(tensor):
@@ -231,10 +306,10 @@ def _checked_values(fn, old, new):
 
 def _check_value(fn, old, new):
     from .._printing import legacy_type_name
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, SavedTensor.tensor_class):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
-    if old is None:
-        return
     if new.shape != old.shape:
         raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
     if new._dtype is not old._dtype or new._device != old._device:
@@ -322,6 +397,9 @@ FREED_ERROR = (
 
 class SavedTensor:
     tensor_class = None     # ember.Tensor, set by ember/_tensor.py (which imports this module)
+    # the (pack, unpack) pairs of the active saved_tensors_hooks, innermost last: while any is
+    # active, ops save PackedSaved records instead (see Op._save)
+    hooks = []
 
     """A tensor saved for backward, with the version it had when saved.
 
@@ -357,6 +435,133 @@ class SavedTensor:
         t._output_nr = self.output_nr
         t._requires_grad = True
         return t
+
+
+class PackedSaved:
+    """A tensor saved for backward while saved_tensors_hooks was active: what the pack hook
+    returned for it, and its place in the graph. Unpacking calls the unpack hook and, as
+    PyTorch, gives a new tensor sharing that result's data but standing where the saved tensor
+    stood in the graph (its grad_fn, or the same leaf accumulator). No version check: the
+    hooks decide what is kept."""
+    __slots__ = ("packed", "unpack_hook", "grad_fn", "output_nr", "requires_grad",
+                 "accumulator", "is_output", "as_array")
+
+    def __init__(self, tensor, is_output=False, output_nr=0, as_array=False):
+        pack, self.unpack_hook = SavedTensor.hooks[-1]      # the innermost hooks
+        version = tensor._version.value
+        with grad_mode.no_grad():       # (as PyTorch: what pack computes is not recorded)
+            self.packed = pack(tensor)
+        if tensor._version.value != version:
+            raise RuntimeError(PACK_INPLACE_ERROR)
+        self.is_output = is_output
+        self.as_array = as_array        # the derivative reads the array (an op's indices)
+        self.output_nr = output_nr if is_output else tensor._output_nr
+        self.accumulator = None
+        if is_output:                   # the node itself, given on unpacking (no cycle)
+            self.grad_fn, self.requires_grad = None, True
+        else:
+            self.grad_fn, self.requires_grad = tensor.grad_fn, tensor._requires_grad
+            if self.requires_grad and self.grad_fn is None:
+                self.accumulator = weakref.ref(tensor._accumulator())
+
+    def unpack(self, node):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, SavedTensor.tensor_class):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        if self.as_array:
+            return t._data
+        var = SavedTensor.tensor_class._make(t._data, t._dtype, t._device)
+        var._version = t._version
+        grad_fn = node if self.is_output else self.grad_fn
+        if grad_fn is not None:
+            var._grad_fn, var._output_nr, var._requires_grad = grad_fn, self.output_nr, True
+        elif self.requires_grad:
+            var._requires_grad = True
+            var._get_extra()["accumulator"] = self.accumulator     # gradients reach the leaf
+        return var
+
+
+PACK_INPLACE_ERROR = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
+def pack_saved(plan, saved, outs, in_place):
+    """Op._save's values with every tensor among them packed by the innermost hooks (inputs,
+    outputs, an op's index output): `plan` says what each value is (Op._plan_save's kinds).
+    An in-place op's result is saved once written (by rebase_history), not here."""
+    tensor_class = SavedTensor.tensor_class
+    packed = []
+    for (kind, i, _), value in zip(plan, saved):
+        if isinstance(value, tensor_class):
+            value = PackedSaved(value)
+        elif value.__class__ is SavedTensor and not (in_place and kind == "result"):
+            value = _pack_record(value, outs)
+        elif value.__class__ is list:
+            value = [_pack_record(v, outs) for v in value]
+        elif kind == "data" and value is not None:
+            value = PackedSaved(outs[i], as_array=True)
+        packed.append(value)
+    return tuple(packed)
+
+
+def _pack_record(record, outs):
+    if record.tensor is not None:
+        return PackedSaved(record.tensor)
+    return PackedSaved(outs[record.output_nr], True, record.output_nr)
+
+
+class saved_tensors_hooks:
+    """Within this context, every tensor an op saves for backward is handed to `pack_hook`,
+    which returns what to keep; the derivative gets `unpack_hook(that)` back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        SavedTensor.hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        SavedTensor.hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device when used."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(tensor):
+            # (there is no pinned memory here: pin_memory only makes it a copy, as PyTorch
+            # does where no accelerator is available)
+            return tensor.device, tensor.to("cpu", copy=True) if pin_memory else tensor.cpu()
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device)
+        super().__init__(pack, unpack)
+
+
+_hooks_disabled = [None]     # the message of the innermost disable_saved_tensors_hooks
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Entering saved_tensors_hooks here (or this while some are active) raises
+    RuntimeError(error_message)."""
+    previous = _hooks_disabled[0]
+    try:
+        _hooks_disabled[0] = error_message
+        if SavedTensor.hooks:
+            raise RuntimeError(error_message)
+        yield
+    finally:
+        _hooks_disabled[0] = previous
 
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "

@@ -607,7 +607,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     _check_sizes(size)
     from .views import _extent, strided_view
     buf = xp_of(device).zeros(max(_extent(size, stride, 0), 1), dtype.np)
-    arr = buf.reshape(size) if _dense(size, stride) else strided_view(buf, size, stride, 0)
+    # (an empty tensor has a one-element buffer, which no reshape turns into its shape)
+    arr = buf.reshape(size) if _dense(size, stride) and buf.size == int(np.prod(size)) else \
+        strided_view(buf, size, stride, 0)
     return _finish(arr, dtype, device, requires_grad)
 
 
@@ -1324,6 +1326,9 @@ def _(ctx, grad):
     return grad * 0
 
 
+_fill.fills = True      # (as in PyTorch, an expanded tensor may be filled in place)
+
+
 def fill_(self, value):
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
@@ -1345,6 +1350,9 @@ def _zero(xp, self):
 @_zero.derivative
 def _(ctx, grad):
     return grad * 0
+
+
+_zero.fills = True
 
 
 def zero_(self):

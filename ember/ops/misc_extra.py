@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _backend
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, is_inference as _is_inference_tensor
 from .._printing import scalar_type_name
 from ._utils import return_type as _return_type, wrap_dim
 from .registry import primitive, COMMON, FLOAT
@@ -1006,7 +1006,7 @@ def resolve_neg(input):
 
 
 def is_inference(input):
-    return False        # ember does not mark tensors made under inference_mode
+    return _is_inference_tensor(input)      # (made in inference mode, or a view of one)
 
 
 def apply_(self, callable):

@@ -21,9 +21,11 @@ import inspect
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import (Tensor, _VIEW_MODE, view_mode_error, INFERENCE, INFERENCE_SAVED_ERROR,
+                       check_inference_write, inference_tensors_made as _inference_made)
 from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor, FREED_ERROR, _sequence, modified_message
+from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequence,
+                              modified_message, INTERNAL_OVERLAP_ERROR)
 from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
@@ -98,6 +100,8 @@ class OpNode(Node):
 def _saved_property(k, name):
     """ctx.<name> for the k-th saved value: checked against in-place changes since it was
     saved, or PyTorch's error once backward has freed it."""
+    from ..autograd.graph import PackedSaved       # (saved under saved_tensors_hooks)
+
     def get(node):
         saved = node._saved
         if saved is None:
@@ -111,10 +115,11 @@ def _saved_property(k, name):
                 record.saved_version = version
                 raise RuntimeError(modified_message(record, node))
             return value
-        if cls is SavedTensor:                              # an output, saved without a cycle
+        if cls is SavedTensor or cls is PackedSaved:        # an output, saved without a cycle
             return value.unpack(node)
         if cls is list:
-            return [v.unpack(node) if v.__class__ is SavedTensor else v for v in value]
+            return [v.unpack(node) if v.__class__ is SavedTensor or v.__class__ is PackedSaved
+                    else v for v in value]
         return value            # a number, an array, or None where no gradient needed it
     get.__name__ = name
     return property(get)
@@ -124,6 +129,15 @@ def _param_property(name, default):
     if default is inspect.Parameter.empty:
         return property(lambda node: node._params[name])
     return property(lambda node: node._params.get(name, default))
+
+
+def _wrapped_number_property(saved):
+    def get(node):
+        value = saved.fget(node)
+        if value.__class__ in (int, float, complex, bool):
+            return Tensor._make(np.asarray(value))
+        return value
+    return property(get)
 
 
 def _node_properties(op):
@@ -136,6 +150,13 @@ def _node_properties(op):
             props[name] = _param_property(name, default)
     for name in list(props):
         props["_saved_" + name] = props[name]
+    for name in op.save:
+        if name in op.arg_names:
+            # a tensor argument given as a Python number: PyTorch's node holds it wrapped in a
+            # zero-dim tensor (int64, float64, complex128 or bool); `ctx.<name>` stays a number
+            props["_saved_" + name] = _wrapped_number_property(props[name])
+    if "dims" in op.options and "keepdim" in op.options:
+        props["_saved_dim"] = props["dims"]         # (PyTorch's name on reduction nodes)
     # a name the node class already has keeps its meaning there (`input_shape` the method)
     return {n: p for n, p in props.items() if not hasattr(OpNode, n)}
 
@@ -184,6 +205,7 @@ class Op:
         self.differentiable_outputs = differentiable_outputs or n_outputs
         self.view = view
         self.derivative_fn = None
+        self.fills = False      # writes one value everywhere: may write overlapping memory
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
@@ -192,8 +214,10 @@ class Op:
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                         p.VAR_POSITIONAL)]
         self.save_plan = tuple(self._plan_save(n) for n in self.save)
+        # (PyTorch's node classes are built-in: `<class 'MulBackward0'>`, module builtins)
         self.node_cls = type(node or name, (OpNode,), dict(
-            _node_properties(self), __slots__=())) if differentiable else None
+            _node_properties(self), __slots__=(), __module__="builtins")) \
+            if differentiable else None
         self.__name__ = name
         self.__doc__ = fn.__doc__
 
@@ -345,13 +369,32 @@ class Op:
         """Find the device and the compute dtype; return the operands as arrays/scalars."""
         device = None
         first = None
+        numpy_scalars = False
         for x in inputs:
             if isinstance(x, Tensor):
                 if device is None:
                     device, first = x._device, x
                 elif x._device is not device and x._device != device:
                     device = _pick_device(first, x)
+            elif isinstance(x, np.generic):
+                numpy_scalars = True
+        given = inputs
+        if numpy_scalars:
+            # a NumPy scalar counts as a Python number (tensor + np.float64(1.5) keeps a
+            # float32 tensor's dtype), as in PyTorch; np.bool_ and complex ones as floats
+            # (the imaginary part dropped, with NumPy's warning)
+            inputs = [(int(x) if isinstance(x, np.integer) else float(x))
+                      if isinstance(x, np.generic) else x for x in inputs]
         if device is None:
+            if len(inputs) == 1 and not self.varargs:
+                from .creation import _type_name
+                raise TypeError(f"{self.name}(): argument 'input' (position 1) must be Tensor, "
+                                f"not {_type_name(given[0])}")
+            if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
+                # numbers alone (ember.add(2, 3)): the first taken as a tensor, as PyTorch's
+                # argument parser does (2 -> int64, 2.5 -> the default float dtype)
+                from .creation import tensor
+                return self._prepare((tensor(inputs[0]),) + tuple(inputs[1:]))
             raise TypeError(f"{self.name}(): expected at least one Tensor argument")
         promote = self.promote
         if promote is None:
@@ -391,6 +434,8 @@ class Op:
 
     # ------------------------------------------------------------------ graph
     def _record(self, inputs, outputs, params, in_place=False, original_self=None):
+        if _inference_made[0] and _state.inference:
+            return None             # inference mode records nothing, even under enable_grad
         node = self.node_cls.__new__(self.node_cls)
         nodes = []                      # the edges: the node each input's gradient goes to,
         nrs = []                        # and which of that node's outputs the input is
@@ -433,18 +478,22 @@ class Op:
             outs = outputs
             differentiable = outs[:self.differentiable_outputs]
             node._n_outputs = len(differentiable)
-        if self.save:
-            node._saved, node._versions = self._save(inputs, outs, needs, in_place,
-                                                     original_self)
-        else:
-            node._saved = ()
-        if _anomaly.state.enabled:
-            _anomaly.record_trace(node)
+        # the outputs join the graph before anything is saved: a saved-tensor pack hook sees
+        # an output with its grad_fn, as in PyTorch
         for i, o in enumerate(differentiable):
             if o._dtype._category >= 2:
                 o._grad_fn = node
                 o._output_nr = i
                 o._requires_grad = True
+        if self.save:
+            node._saved, node._versions = self._save(inputs, outs, needs, in_place,
+                                                     original_self)
+            if _inference_made[0]:
+                _check_not_inference(node._saved)
+        else:
+            node._saved = ()
+        if _anomaly.state.enabled:
+            _anomaly.record_trace(node)
         return node
 
     def _save(self, inputs, outs, needs, in_place, original_self):
@@ -473,16 +522,22 @@ class Op:
                 value = [SavedTensor(x) for x in inputs]
             saved.append(value)
             versions.append(version)
+        if SavedTensor.hooks:       # saved_tensors_hooks is active: pack what was saved
+            from ..autograd.graph import pack_saved
+            return pack_saved(self.save_plan, saved, outs, in_place), tuple(versions)
         return tuple(saved), tuple(versions)
 
     # ------------------------------------------------------------------ in place
     def inplace(self, target, *others, **params):
         """`target.op_(others)`: compute, write into target, bump its version, rebase its graph."""
         inputs = (target,) + others
-        record = _state.enabled and self.differentiable and any(
+        record = _state.enabled and self.differentiable and not _state.inference and any(
             getattr(x, "_requires_grad", False) for x in inputs)
         if record:
             check_inplace_allowed(target)
+        check_inference_write(target)
+        if 0 in target._data.strides and not self.fills:
+            check_no_internal_overlap(target)
         arrays, dtype, device = self._prepare(inputs)
         if dtype is not None and dtype is not target._dtype and \
                 not D.can_cast(dtype, target._dtype):
@@ -553,6 +608,7 @@ def _scalar_operand(x, npd):
 
 def write_into(target, value):
     """Write an array (or scalar) into a tensor's memory and bump its version."""
+    check_inference_write(target)
     data = target._data
     if data.ndim == 0 and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
@@ -566,6 +622,24 @@ def write_into(target, value):
     target._version.bump()
 
 
+def check_no_internal_overlap(target):
+    """PyTorch's error for an in-place op writing a tensor whose elements share memory (an
+    expanded one: a zero stride along a dimension of size > 1)."""
+    data = target._data
+    if data.size and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError(INTERNAL_OVERLAP_ERROR)
+
+
+def _check_not_inference(saved):
+    """PyTorch's error for saving an inference tensor for backward."""
+    for value in saved:
+        for v in (value if value.__class__ is list else (value,)):
+            if v.__class__ is SavedTensor:
+                v = v.tensor
+            if isinstance(v, Tensor) and v._extra is not None and INFERENCE in v._extra:
+                raise RuntimeError(INFERENCE_SAVED_ERROR)
+
+
 def check_inplace_allowed(target):
     """PyTorch's errors for writing in place into a leaf that requires grad, or a view of one."""
     base = target._base
@@ -573,6 +647,8 @@ def check_inplace_allowed(target):
         if target._requires_grad and target._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+    elif target._extra is not None and _VIEW_MODE in target._extra:
+        raise RuntimeError(view_mode_error(target, indirect=False))     # made in no_grad mode
     elif base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -587,7 +663,8 @@ def rebase_history(target, op, node):
     # _record attached node to target; the saved result is target after the write
     if "result" in op.save:
         saved = list(node._saved)
-        saved[op.save.index("result")] = SavedTensor(target, True, 0)
+        saved[op.save.index("result")] = (PackedSaved if SavedTensor.hooks else SavedTensor)(
+            target, True, 0)
         node._saved = tuple(saved)
     base = target._base
     if base is None:
