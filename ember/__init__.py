@@ -45,7 +45,8 @@ from .ops.views import (reshape, flatten, unflatten, squeeze, unsqueeze, permute
                         transpose, t, narrow, select, unbind, split, chunk, tensor_split,
                         diagonal, as_strided)
 from .ops.views import transpose as swapaxes, transpose as swapdims, movedim as moveaxis
-from .ops.joining import cat, concat, concatenate, stack, hstack, vstack, dstack, column_stack
+from .ops.joining import (cat, concat, concatenate, stack, hstack, vstack, dstack,
+                          column_stack, row_stack)
 from .ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,
                            sort, argsort, topk, kthvalue, flip, fliplr, flipud, roll, tile,
                            tril, triu, index_add, index_put, argwhere, msort)
@@ -97,17 +98,42 @@ def result_type(tensor1, tensor2):
     return _dtype.result_dtype([tensor1, tensor2])
 
 
+import builtins as _builtins  # noqa: E402
+
+
 def broadcast_shapes(*shapes):
-    try:
-        # `int` is ember.int (a dtype) in this module: test for a plain number via __index__
-        return Size(_np.broadcast_shapes(*[(s,) if hasattr(s, "__index__") else tuple(s)
-                                           for s in shapes]))
-    except ValueError:
-        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") \
-            from None
+    """The broadcast of the shapes, merged right to left one shape at a time, with PyTorch's
+    errors (they name the first shape that does not fit what the earlier ones made)."""
+    # (`int` is ember.int, a dtype, in this module: a plain number is told by __index__)
+    sized = []
+    for s in shapes:
+        if isinstance(s, (tuple, list)):
+            sized.append(s)
+        elif hasattr(s, "__index__") and not isinstance(s, Tensor):
+            sized.append((s,))
+        else:
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {s}")
+    result = [1] * _builtins.max((len(s) for s in sized), default=0)   # (max: ember's)
+    for i, (given, shape) in enumerate(zip(shapes, sized)):
+        for j in range(-1, -len(shape) - 1, -1):
+            n = shape[j]
+            if n == 1 or n == result[j]:
+                continue
+            if result[j] != 1:
+                shown = given if isinstance(given, (tuple, list)) else tuple(shape)
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {j}! "
+                                   f"Mismatching argument at index {i} had {shown}; but "
+                                   f"expected shape should be broadcastable to {result}")
+            if n < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            result[j] = n
+    return Size(result)
 
 
 def broadcast_tensors(*tensors):
+    from .ops.registry import check_broadcast
+    check_broadcast(tensors)                        # (PyTorch's message for tensors)
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
 
@@ -128,6 +154,8 @@ from . import amp  # noqa: E402
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, set_autocast_dtype, is_autocast_available)
 from . import nn  # noqa: E402,F401
+from .nn.utils.parametrizations import (norm_except_dim,  # noqa: E402
+                                      weight_norm_value as _weight_norm)
 from ._nn_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)

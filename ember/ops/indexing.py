@@ -10,8 +10,8 @@ import numpy as np
 from .. import _backend
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import wrap_dim
-from .registry import primitive, write_into
+from ._utils import REQUIRED, int_arg, require, wrap_dim, wrap_dims
+from .registry import check_broadcast, primitive, write_into
 from . import views as V
 
 
@@ -458,6 +458,15 @@ def _index_of(index, name, words="int32/int64"):
     return index._data.astype(np.int64, copy=False)
 
 
+def _check_bounds(index, size, dim):
+    """PyTorch's gather/scatter check: every index in [0, size) (no negative indices), the
+    first bad one (in index order) reported."""
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        raise RuntimeError(f"index {int(index[bad].flat[0])} is out of bounds for dimension "
+                           f"{dim} with size {size}")
+
+
 def _full_indices(index, dim):
     """numpy advanced-index tuple addressing, for each index element, its target position."""
     grids = list(np.indices(index.shape, sparse=True))
@@ -467,10 +476,7 @@ def _full_indices(index, dim):
 
 @primitive("gather", node="GatherBackward0")
 def _gather(xp, self, *, dim, index):
-    if index.size and (index.max() >= self.shape[dim] or index.min() < -self.shape[dim]):
-        bad = int(index.max() if index.max() >= self.shape[dim] else index.min())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
-                           f"{self.shape[dim]}")
+    _check_bounds(index, self.shape[dim], dim)
     return self[_full_indices(index, dim)]
 
 
@@ -492,6 +498,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 @primitive("scatter", node="ScatterBackward0")
 def _scatter(xp, self, src, *, dim, index, reduce=None):
+    _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
     where = _full_indices(index, dim)
     values = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
@@ -534,6 +541,7 @@ def _pad_to(g, shape):
 
 @primitive("scatter_add", node="ScatterAddBackward0")
 def _scatter_add(xp, self, src, *, dim, index):
+    _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
     values = src[tuple(slice(0, s) for s in index.shape)]
     _backend.of(xp).scatter_add(out, _full_indices(index, dim), values)
@@ -549,12 +557,18 @@ def _(ctx, grad):
 _warned_scatter_reduce = []
 
 
+def _check_reduce(reduce):
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     idx = _index_of(index, "scatter")
     if src is None:
         src = value
     d = wrap_dim(dim, input._data.ndim)
     if not isinstance(src, Tensor):
+        _check_reduce(reduce)
         return _scatter_value(input, dim=d, index=idx, value=src, reduce=reduce)
     if src._dtype is not input._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -566,6 +580,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
                       "instead for more reduction options. (Triggered internally at "
                       "/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:230.)",
                       UserWarning, stacklevel=3)
+    _check_reduce(reduce)                               # (PyTorch warns first)
     return _scatter(input, src, dim=d, index=idx, reduce=reduce)
 
 
@@ -578,6 +593,7 @@ def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
     if src is None:
         src = value
     idx, d = _index_of(index, "scatter"), wrap_dim(dim, self._data.ndim)
+    _check_reduce(reduce)
     if not isinstance(src, Tensor):
         return _scatter_value.inplace(self, dim=d, index=idx, value=src, reduce=reduce)
     return _scatter.inplace(self, src, dim=d, index=idx, reduce=reduce)
@@ -606,10 +622,18 @@ def index_select(input, dim, index, *, out=None):
     idx = _index_of(index, "index_select", "int32 or int64")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    size = input.shape[wrap_dim(dim, input._data.ndim)] if input._data.ndim else 1
-    if idx.size and (idx.max() >= size or idx.min() < -size):
+    d = wrap_dim(dim, input._data.ndim)
+    if not input._data.ndim and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{idx.size} value(s)")
+    size = input.shape[d] if input._data.ndim else 1
+    bad = (idx < 0) | (idx >= size)                 # (negative indices are out of range too)
+    if bad.any():
+        if input._data.ndim > 1 and d == 1:         # PyTorch's kernel for dim 1 says this
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id="
+                               f"{int(idx[bad].flat[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
-    return _index_select(input, dim=wrap_dim(dim, input._data.ndim), index=idx.reshape(-1))
+    return _index_select(input, dim=d, index=idx.reshape(-1))
 
 
 @primitive("index_add", node="IndexAddBackward0")
@@ -635,6 +659,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def masked_select(input, mask):
     if mask._dtype is not D.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    check_broadcast([mask, input])
     shape = np.broadcast_shapes(input.shape, mask.shape)
     x = input.expand(shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(mask._data, shape)
@@ -691,14 +716,38 @@ def _(ctx, grad):
     return zeros(ctx.input_shape(), dtype=grad._dtype).scatter(ctx.dim, idx, grad)
 
 
+def check_sort_dim(name, dim, descending, method=False):
+    """PyTorch's TypeError for a dim that is no int: sort(x, True) matches no signature. (The
+    arguments are listed as given positionally, PyTorch lists keywords as name=type.)"""
+    if not isinstance(dim, bool) and hasattr(dim, "__index__"):
+        return
+    got = [type(dim).__name__] + ([type(descending).__name__] if descending is not False else [])
+    first = "" if method else "Tensor input, "
+    out = "" if method else ", Tensor out = None" if name == "argsort" else \
+        ", tuple of Tensors out = None"
+    out2 = "" if method or name == "argsort" else ", *, tuple of Tensors out = None"
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(([] if method else ['Tensor']) + got)}), but expected one of:\n"
+                    f" * ({first}*, bool stable, int dim = -1, bool descending = False{out})\n"
+                    f" * ({first}int dim = -1, bool descending = False{out2})\n")
+
+
+def _no_complex_sort(input):
+    if input._dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+
+
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     from .reduction import _named
+    check_sort_dim("sort", dim, descending)
+    _no_complex_sort(input)
     v, i = _sort(input, dim=wrap_dim(dim, input._data.ndim), descending=descending,
                  stable=stable)
     return _named("sort")(v, i)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
+    check_sort_dim("argsort", dim, descending)
     return sort(input, dim, descending, stable)[1]
 
 
@@ -724,10 +773,13 @@ _topk.derivative(_sort.derivative_fn)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    d = wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(int_arg("topk", "dim", dim, 3), input._data.ndim)
     size = input.shape[d] if input._data.ndim else 1
     if k < 0 or k > size:
         raise RuntimeError("selected index k out of range")
+    if input._dtype is D.bool_ or input._dtype.is_complex:     # (no CPU kernel for these)
+        raise RuntimeError(f"{'' if input._dtype is D.bool_ else ' '}topk does not support "
+                           f"{'bool' if input._dtype is D.bool_ else 'complex'} dtypes on CPU")
     from .reduction import _named
     v, i = _topk(input, k=k, dim=d, largest=largest, sorted=sorted)
     return _named("topk")(v, i)
@@ -743,7 +795,8 @@ def _kthvalue(xp, self, *, k, dim, keepdim):
     values = xp.take_along_axis(self, idx, axis=dim)
     if not keepdim:
         values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
-    return xp.ascontiguousarray(values), xp.ascontiguousarray(idx).astype(xp.int64)
+    # (copies, not ascontiguousarray: that would make a 0-d result 1-d)
+    return values.copy(), idx.astype(xp.int64)
 
 
 @_kthvalue.derivative
@@ -754,8 +807,13 @@ def _(ctx, grad):
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input._data.ndim:                            # (a scalar needs no kernel)
+        from .reduction_extra import _no_complex
+        _no_complex("kthvalue_cpu", input, bool_too=True)
     from .reduction import _named
     v, i = _kthvalue(input, k=k, dim=d, keepdim=keepdim)
     return _named("kthvalue")(v, i)
@@ -780,16 +838,52 @@ def _(ctx, grad):
     return grad.flip(ctx.dims)
 
 
-def flip(input, *dims):
-    dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-    return _flip(input, dims=tuple(wrap_dim(d, input._data.ndim) for d in dims))
+def _flip_dims(args, dims, position):
+    """flip's dims as PyTorch's parser takes them: given positionally (ints, or one sequence,
+    parsed as a size is; at `position`) or as the keyword `dims` (a sequence only)."""
+    from .creation import _sizes
+    if args and dims is not REQUIRED:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    if not args:
+        require("flip", "dims", dims, position)
+        if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not "
+                            f"{type(dims).__name__}")
+        return tuple(d.__index__() for d in dims)
+    if position == 2 and not isinstance(args[0], (tuple, list)):   # torch.flip(x, 0)
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(args[0]).__name__}")
+    try:
+        return _sizes("flip", args, "dims")
+    except TypeError as e:                          # (_sizes' messages are for position 1)
+        raise TypeError(str(e).replace("(position 1)", f"(position {position})")) from None
+
+
+def _flip_public(input, dims):
+    return _flip(input, dims=wrap_dims(dims, input._data.ndim))  # (repeated dims: an error)
+
+
+def flip(input, *args, dims=REQUIRED):
+    """torch.flip(input, dims): dims is a sequence."""
+    if len(args) > 1:
+        raise TypeError(f"flip() takes 2 positional arguments but {len(args) + 1} were given")
+    return _flip_public(input, _flip_dims(args, dims, 2))
+
+
+def flip_method(self, *args, dims=REQUIRED):
+    """Tensor.flip(*dims): ints, one sequence, or the keyword dims."""
+    return _flip_public(self, _flip_dims(args, dims, 1))
 
 
 def fliplr(input):
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
@@ -808,13 +902,18 @@ def _(ctx, grad):
 
 
 def roll(input, shifts, dims=None):
-    if dims is not None:
-        dims = tuple(wrap_dim(d, input._data.ndim) for d in
-                     (dims if isinstance(dims, (tuple, list)) else (dims,)))
-        shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
-    elif isinstance(shifts, (tuple, list)):
-        shifts = shifts[0]
-    return _roll(input, shifts=shifts, dims=dims)
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:               # no dims: roll the flattened tensor
+        return _roll(input, shifts=shifts[0], dims=None)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    if not input._data.ndim:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    return _roll(input, shifts=shifts, dims=tuple(wrap_dim(d, input._data.ndim) for d in dims))
 
 
 @primitive("repeat", node="RepeatBackward0")
@@ -843,7 +942,11 @@ def repeat(self, *sizes):
     if len(reps) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    return _repeat(self, repeats=reps)
+    shape = (1,) * (len(reps) - self._data.ndim) + self._data.shape
+    from .creation import _check_sizes
+    _check_sizes([r * s for r, s in zip(reps, shape)])      # (the result's size)
+    # (a negative repeat of an empty dim is fine: the result is empty there either way)
+    return _repeat(self, repeats=tuple(max(r, 0) for r in reps))
 
 
 def tile(input, dims):

@@ -34,10 +34,18 @@ def _(ctx, grad):
     return tuple(out)
 
 
+def _tensor_list(name, tensors):
+    """PyTorch's TypeError for a tensors argument that is no sequence (a Tensor, a number)."""
+    if isinstance(tensors, Tensor) or not hasattr(tensors, "__iter__"):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    return list(tensors)
+
+
 def cat(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    tensors = list(tensors)
+    tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -74,7 +82,12 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     return _out(result, out, "cat", "cat")
 
 
-concat = concatenate = cat
+def concat(tensors, dim=0, *, out=None, axis=None):
+    return cat(_tensor_list("concat", tensors), dim, out=out, axis=axis)
+
+
+def concatenate(tensors, dim=0, *, out=None, axis=None):
+    return cat(_tensor_list("concatenate", tensors), dim, out=out, axis=axis)
 
 
 @primitive("stack", node="StackBackward0", promote=COMMON)
@@ -88,7 +101,7 @@ def _(ctx, grad):
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0].shape
@@ -102,7 +115,7 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def _non_empty(name, tensors):
-    tensors = list(tensors)
+    tensors = _tensor_list(name, tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return tensors
@@ -130,4 +143,5 @@ def column_stack(tensors):
     return cat([t.reshape(-1, 1) if t._data.ndim <= 1 else t for t in tensors], 1)
 
 
-row_stack = vstack
+def row_stack(tensors):
+    return vstack(_tensor_list("row_stack", tensors))

@@ -197,7 +197,16 @@ def _(ctx, grad):
     return g_self, g1, g2
 
 
+def check_addmm_dtypes(input, mat1, mat2):
+    """addmm's (and addbmm's) dtype errors: self against mat2 first, then mat1 against mat2."""
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t._dtype is not mat2._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_tname(t._dtype)} and {_tname(mat2._dtype)}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    check_addmm_dtypes(input, mat1, mat2)           # (PyTorch checks dtypes before shapes)
     if mat1._data.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
@@ -205,12 +214,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    if mat1._dtype is not mat2._dtype or input._dtype is not mat1._dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP_NAMES[mat1._dtype.name]} != {_CPP_NAMES[mat2._dtype.name]}"
-                           if mat1._dtype is not mat2._dtype else
-                           f"self and mat2 must have the same dtype, but got "
-                           f"{_tname(input._dtype)} and {_tname(mat2._dtype)}")
     want = (mat1.shape[0], mat2.shape[1])
     try:
         if np.broadcast_shapes(tuple(input.shape), want) != want:

@@ -905,6 +905,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A._dtype._category < 2:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_tname(A._dtype)}")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(map(str, dim))}")
     if dtype is not None:
         A = A.to(dtype)
     d0, d1 = (wrap_dim(d, A._data.ndim) for d in dim)
@@ -943,13 +946,16 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     from .reduction import vector_norm
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
+    if ord is not None and dim is None and A._data.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                           f"be 1D or 2D. Got {A._data.ndim}D.")
     matrix = isinstance(ord, str) or (dim is not None and len(dim) == 2) or \
         (dim is None and ord is not None and A._data.ndim == 2)
     if matrix and ord is not None:
         return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if ord is not None and dim is None and A._data.ndim != 1:
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
-                           f"be 1D or 2D. Got {A._data.ndim}D.")
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 

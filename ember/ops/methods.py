@@ -29,7 +29,7 @@ _SAME_NAME = {
         "select", "unbind", "split", "chunk", "tensor_split", "diagonal", "unfold",
         "as_strided"],
     indexing: ["gather", "scatter", "scatter_add", "index_select", "masked_select", "nonzero",
-               "sort", "argsort", "topk", "kthvalue", "flip", "fliplr", "flipud", "roll",
+               "topk", "kthvalue", "fliplr", "flipud", "roll",
                "repeat", "tile", "tril", "triu", "index_add", "index_put", "index_put_",
                "scatter_", "scatter_add_", "masked_scatter", "argwhere", "msort"],
     linalg: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "inner_product"],
@@ -58,6 +58,21 @@ for _name in _SAME_NAME[P]:
     if _op is not None and _op.differentiable:
         setattr(Tensor, _name, _op.unary_method(getattr(P, _name)))
 
+# methods whose argument parsing differs from the function's
+Tensor.flip = indexing.flip_method
+
+
+def _sort(self, dim=-1, descending=False, stable=False):
+    indexing.check_sort_dim("sort", dim, descending, method=True)
+    return indexing.sort(self, dim, descending, stable)
+
+
+def _argsort(self, dim=-1, descending=False, stable=False):
+    indexing.check_sort_dim("argsort", dim, descending, method=True)
+    return indexing.argsort(self, dim, descending, stable)
+
+
+Tensor.sort, Tensor.argsort = _sort, _argsort
 Tensor.svd, Tensor.qr, Tensor.lu = LD.svd_old, LD.qr_old, LD.lu_old
 Tensor.lu_solve = LD.lu_solve_old
 Tensor.swapaxes = Tensor.swapdims = V.transpose
@@ -180,14 +195,50 @@ def _transpose_(self, d0, d1):
     return _set_view_shape(self, V.transpose(self, d0, d1))
 
 
+# PyTorch's node names for the in-place forms (the overloads after the out-of-place ones)
+_INPLACE_VIEW_NODE_NAMES = {
+    "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4",
+    "SqueezeBackward2": "SqueezeBackward5", "UnsqueezeBackward0": "UnsqueezeBackward1",
+    "TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+    "AsStridedBackward0": "AsStridedBackward1"}
+_inplace_view_node_classes = {}
+
+
+def _inplace_view_node(cls):
+    """The node class of an in-place view op: the view op's own, under PyTorch's name."""
+    name = _INPLACE_VIEW_NODE_NAMES.get(cls.__name__)
+    if name is None:
+        return cls
+    sub = _inplace_view_node_classes.get(cls)
+    if sub is None:
+        sub = _inplace_view_node_classes[cls] = type(name, (cls,), {"__slots__": ()})
+    return sub
+
+
+def _as_strided_(self, size, stride, storage_offset=None):
+    return _set_view_shape(self, V.as_strided(self, size, stride, storage_offset))
+
+
 def _set_view_shape(self, result):
+    """The in-place view ops: self takes the view's geometry, and its history when it has one
+    (x.unsqueeze_() then has grad_fn UnsqueezeBackward1). PyTorch counts them as writes: the
+    version counter bumps."""
+    node = result._grad_fn
+    if node is not None:
+        from .registry import check_inplace_allowed
+        check_inplace_allowed(self)
+        node.__class__ = _inplace_view_node(type(node))
+        self._grad_fn, self._output_nr = node, result._output_nr
     self._data = result._data
+    self._version.bump()
+    self._fn_version = self._version.value       # (a view keeps the history just set)
     return self
 
 
 Tensor.unsqueeze_ = _unsqueeze_
 Tensor.squeeze_ = _squeeze_
 Tensor.t_ = _t_
+Tensor.as_strided_ = _as_strided_
 Tensor.transpose_ = Tensor.swapdims_ = Tensor.swapaxes_ = _transpose_
 
 
@@ -283,18 +334,35 @@ for _n, _d in {"float": D.float32, "double": D.float64, "half": D.float16,
     setattr(Tensor, _n, _caster(_d))
 
 
-def _new(factory):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return factory(*size, dtype=dtype or self._dtype, device=device or self._device,
-                       requires_grad=requires_grad)
+def _new_size(name, size):
+    """The size of x.new_*(size), checked with PyTorch's errors (naming the method)."""
+    shape = creation._sizes(name, size)
+    creation._check_sizes(shape)
+    return shape
+
+
+def _new(factory, name):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False, **kw):
+        if "size" in kw:                            # (size may be given by keyword too)
+            if size:
+                raise TypeError(f"{name}() got multiple values for argument 'size'")
+            size = (kw.pop("size"),)
+        if not size:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        return factory(_new_size(name, size), dtype=dtype or self._dtype,
+                       device=device or self._device, requires_grad=requires_grad)
     return method
 
 
-Tensor.new_zeros = _new(creation.zeros)
-Tensor.new_ones = _new(creation.ones)
-Tensor.new_empty = _new(creation.empty)
+Tensor.new_zeros = _new(creation.zeros, "new_zeros")
+Tensor.new_ones = _new(creation.ones, "new_ones")
+Tensor.new_empty = _new(creation.empty, "new_empty")
 Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, \
-    requires_grad=False: creation.full(size, fill_value, dtype=dtype or self._dtype,
+    requires_grad=False: creation.full(_new_size("new_full", (size,)), fill_value,
+                                       dtype=dtype or self._dtype,
                                        device=device or self._device,
                                        requires_grad=requires_grad)
 Tensor.type_as = lambda self, other: self.to(other._dtype)
@@ -359,9 +427,15 @@ def _resize_(self, *sizes):
     import numpy as np
     from .creation import _sizes, _check_sizes
     shape = _sizes("resize_", sizes)
-    _check_sizes(shape)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    if any(s < 0 for s in shape) and 0 not in shape:
+        # PyTorch multiplies the sizes as unsigned numbers: a negative one overflows. (With a
+        # zero size too it makes a tensor of negative size, which ember refuses below.)
+        raise RuntimeError("numel: integer multiplication overflow")
+    _check_sizes(shape)
+    if shape == self._data.shape:
+        return self                 # same size: nothing changes (strides, version) in PyTorch
     n = int(np.prod(shape))
     offset = self.storage_offset()
     root = self._base if self._base is not None else self

@@ -104,10 +104,25 @@ def _is_int_array(x):
 
 
 # ----------------------------------------------------------------------------- arithmetic
+def add_scaled(xp, a, b, alpha):
+    """a + alpha * b (alpha != 1) as PyTorch's CPU add/sub kernels compute it, alpha in a's
+    dtype. For float32 that is a fused multiply-add: one rounding of the exact a + alpha * b.
+    Here the product is exact in float64 and the sum is rounded once to float32: the FMA's
+    result but for astronomically rare double roundings. float64 keeps NumPy's two roundings
+    (NumPy has no fused multiply-add). float16/bfloat16 too: PyTorch fuses them in float32 only
+    in its 32-element vector blocks, its scalar tail (all of a small tensor) rounds the product
+    and the sum in the half type, as NumPy does here."""
+    alpha = _cast_like(alpha, a)
+    if xp is np and a.dtype == np.float32:
+        b64 = b.astype(np.float64) if isinstance(b, np.ndarray) else np.float64(np.float32(b))
+        return (a.astype(np.float64) + np.float64(alpha) * b64).astype(np.float32)
+    return xp.add(a, xp.multiply(b, alpha))          # (in the result dtype)
+
+
 @primitive("add", node="AddBackward0", promote=COMMON)
 def _add(xp, self, other, *, alpha=1):
     if alpha != 1:
-        other = xp.multiply(other, _cast_like(alpha, self))     # (in the result dtype)
+        return add_scaled(xp, self, other, alpha)
     return xp.add(self, other)
 
 
@@ -118,6 +133,8 @@ def _(ctx, grad):
 
 @primitive("sub", node="SubBackward0", promote=COMMON)
 def _sub(xp, self, other, *, alpha=1):
+    if alpha != 1 and getattr(self, "dtype", None) == np.float32:
+        return add_scaled(xp, self, other, -alpha)                 # (negating alpha is exact)
     if alpha != 1:
         other = xp.multiply(other, _cast_like(alpha, self))     # (in the result dtype)
     return xp.subtract(self, other)
@@ -131,6 +148,8 @@ def _(ctx, grad):
 @primitive("rsub", node="RsubBackward1", promote=None)
 def _rsub(xp, self, *, other, alpha=1):
     # other - alpha * self, with `other` a Python number (an option: torch's graph has no edge)
+    if alpha != 1 and getattr(self, "dtype", None) == np.float32:
+        return add_scaled(xp, xp.asarray(other, self.dtype), self, -alpha)
     if alpha != 1:
         self = xp.multiply(self, _cast_like(alpha, self))
     return xp.subtract(_cast_like(other, self), self)

@@ -8,6 +8,7 @@ methods (and the in-place `_` forms PyTorch has) are bound at the bottom of this
 import math
 from fractions import Fraction
 
+from .. import _dtype as D
 from .._tensor import Tensor
 from . import special as _sp
 from .pointwise import _zeros, _out, unsupported, where, _type_name, _c, _wrapped
@@ -251,13 +252,21 @@ def _(ctx, grad):
     return gx, gy
 
 
+def _check_ldexp_exponent(input, other):
+    # PyTorch computes a float input's 2**other in other's dtype: bool has no kernel for it
+    if input._dtype.is_floating_point and other._dtype is D.bool_:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+
+
 def ldexp(input, other, *, out=None):
     _require_tensors("ldexp", input, other)
+    _check_ldexp_exponent(input, other)
     return _out(_ldexp(input, other), out, "ldexp")
 
 
 def ldexp_(self, other):
     _require_tensors("ldexp_", self, other)
+    _check_ldexp_exponent(self, other)
     if self._dtype._category < 2:
         raise RuntimeError(f"ldexp can't be cast to the desired output type "
                            f"{_type_name(self._dtype)}")

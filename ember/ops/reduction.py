@@ -499,10 +499,21 @@ def _std_grad(ctx, grad, result):
 _std.derivative(lambda ctx, grad: _std_grad(ctx, grad, ctx.result))
 
 
+def _welford_mean(xp, x, dims, keepdim):
+    """var_mean's and std_mean's mean, as PyTorch's running (Welford) mean comes out: an
+    infinite value followed by any other value in its slice makes it NaN (inf - inf)."""
+    mean = xp.asarray(_mean_np(xp, x, dims, keepdim, x.dtype), order="C")
+    if x.dtype.kind != "f" or not x.size:
+        return mean
+    kept = [d for d in range(x.ndim) if d not in dims]
+    flat = x.transpose(kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
+    early_inf = xp.isinf(flat[..., :-1]).any(-1).reshape(mean.shape)
+    return xp.where(early_inf, xp.asarray(np.nan, x.dtype), mean) if early_inf.any() else mean
+
+
 @primitive("var_mean", node="VarMeanBackward0", save=("self",), n_outputs=2)
 def _var_mean(xp, self, *, dims, correction, keepdim, count):
-    return (_var_np(xp, self, dims, correction, keepdim),
-            xp.asarray(_mean_np(xp, self, dims, keepdim, self.dtype), order="C"))
+    return (_var_np(xp, self, dims, correction, keepdim), _welford_mean(xp, self, dims, keepdim))
 
 
 @_var_mean.derivative
@@ -521,7 +532,7 @@ def _(ctx, grad_var, grad_mean):
 @primitive("std_mean", node="StdMeanBackward0", save=("self", "result"), n_outputs=2)
 def _std_mean(xp, self, *, dims, correction, keepdim, count):
     return (xp.sqrt(_var_np(xp, self, dims, correction, keepdim)),
-            xp.asarray(_mean_np(xp, self, dims, keepdim, self.dtype), order="C"))
+            _welford_mean(xp, self, dims, keepdim))
 
 
 @_std_mean.derivative

@@ -569,7 +569,10 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None, _inplace=False):
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
                            f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
-    _check_same_dtype(input, mat, vec)
+    if not input._dtype is mat._dtype is vec._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_scalar_name(input._dtype)}, {_scalar_name(mat._dtype)}, and "
+                           f"{_scalar_name(vec._dtype)}")
     beta, alpha = _check_scalars(mat, beta, alpha)
     _check_broadcasts(input, (mat.shape[0],), "addmv")
     from .pointwise import _out
@@ -604,6 +607,12 @@ def _check_batches(batch1, batch2):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
+    if input._dtype is not batch1._dtype:        # (checked before the shapes)
+        from .pointwise import CPP_NAMES
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{CPP_NAMES[input._dtype.name]}, batch1: "
+                           f"{CPP_NAMES[batch1._dtype.name]}, batch2: "
+                           f"{CPP_NAMES[batch2._dtype.name]}")
     _check_batches(batch1, batch2)
     _check_same_dtype(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
@@ -616,7 +625,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
-    _check_same_dtype(input, batch1, batch2)
+    from .linalg import check_addmm_dtypes
+    check_addmm_dtypes(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
     from .pointwise import _out

@@ -294,9 +294,9 @@ def reshape_as(self, other):
 
 def flatten(self, start_dim=0, end_dim=-1):
     n = self._data.ndim
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)     # (a scalar takes -1 and 0)
     if n == 0:
         return reshape(self, 1)
-    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:

@@ -449,10 +449,36 @@ class _Workspace:
 
 # Array kernels with PyTorch's operation order. `a` is updated in place; `tmp` is scratch.
 def add_(xp, a, b, alpha, tmp):
-    """a += alpha * b."""
+    """a += alpha * b, rounded as PyTorch's add kernel: for float32 with one rounding (its
+    fused multiply-add; see ops.pointwise.add_scaled), otherwise the product and the sum each
+    rounded (float64: NumPy has no fused multiply-add)."""
     if alpha == 1:
         return xp.add(a, b, out=a)
+    if xp is np and a.dtype == np.float32:
+        return _fused_add_(a, b, alpha, tmp)
     return xp.add(a, xp.multiply(b, alpha, out=tmp), out=a)
+
+
+def _fused_add_(a, b, alpha, tmp):
+    """float32 a += alpha * b as one rounding of the exact result: the product is exact in
+    float64, the sum rounded once. The float64 values go through tmp's memory seen as float64
+    (half as many elements, so two or three chunks): nothing is allocated."""
+    alpha = np.float64(np.float32(alpha))           # (PyTorch's alpha is a float32 here)
+    if not (a.flags.c_contiguous and tmp.flags.c_contiguous and b.shape == a.shape) or \
+            a.size < 2 or np.may_share_memory(b, tmp):
+        from ..ops.pointwise import add_scaled      # (the general form, which allocates)
+        a[...] = add_scaled(np, a, b, alpha)
+        return a
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    k = flat_a.size // 2
+    wide = tmp.reshape(-1)[:2 * k].view(np.float64)
+    for start in range(0, flat_a.size, k):
+        stop = min(start + k, flat_a.size)
+        chunk = wide[:stop - start]
+        np.multiply(flat_b[start:stop], alpha, out=chunk)
+        np.add(chunk, flat_a[start:stop], out=chunk)
+        flat_a[start:stop] = chunk                   # (the one rounding, to float32)
+    return a
 
 
 def lerp_(xp, a, end, weight, tmp):
@@ -480,8 +506,11 @@ def prepared_grad(xp, ws, grad, param, maximize, weight_decay):
     if maximize:
         g = xp.negative(grad, out=ws.get(xp, grad, "grad"))
     if weight_decay != 0:
-        decay = xp.multiply(param, weight_decay, out=ws.get(xp, param, "tmp"))
-        g = xp.add(g, decay, out=ws.get(xp, grad, "grad"))
+        # PyTorch's grad.add(param, alpha=weight_decay): add_'s rounding, into the scratch
+        out = ws.get(xp, grad, "grad")
+        if g is not out:
+            xp.copyto(out, g)
+        g = add_(xp, out, param, weight_decay, ws.get(xp, param, "tmp"))
     return g
 
 
