@@ -328,9 +328,8 @@ def test_sample_shapes_dtypes_and_flags(name):
         d, params, _ = _build(T, name, grad=True)
         s = d.sample((5, 4))
         out = [s.shape, s.dtype, s.requires_grad, d.sample().shape]
-        if name != "Beta":       # no rsample in ember (see below)
-            out.append(d.has_rsample)
-        if d.has_rsample and name != "Beta":
+        out.append(d.has_rsample)
+        if d.has_rsample:
             r = d.rsample((3,))
             out += [r.shape, r.dtype, r.requires_grad]
         return out
@@ -445,14 +444,6 @@ def test_gamma_rsample_gradient_matches_torchs_on_the_same_draws():
                                           unit) / torch.tensor(rate.detach().numpy())
     np.testing.assert_allclose(g_alpha.numpy(), expected.sum(0).numpy(), rtol=2e-3)
     np.testing.assert_allclose(g_rate.numpy(), (-x / rate).sum(0).detach().numpy(), rtol=1e-5)
-
-
-def test_no_rsample_for_beta_here():
-    # not reparameterised in ember (PyTorch's Beta is): rsample says so
-    d = ember.distributions.Beta(1.0, 1.0)
-    assert d.has_rsample is False
-    with pytest.raises(NotImplementedError):
-        d.rsample()
 
 
 def test_sample_is_detached_and_rsample_is_not():

@@ -135,6 +135,18 @@ class _OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most `upper_bound` (prints as `Multinomial()`)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _PositiveDefinite(Constraint):
     event_dim = 2
 
@@ -203,5 +215,6 @@ nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
 one_hot = _OneHot()
+multinomial = _Multinomial
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()

@@ -9,7 +9,8 @@ from ..ops.creation import _rng
 from ..ops.special_extra import _igamma64
 from ..special import gammainc
 from . import constraints
-from .distribution import Distribution, broadcast_all, check_parameter
+from .dirichlet import Dirichlet
+from .distribution import Distribution, broadcast_all
 
 
 def _batch_of(param, scalar):
@@ -297,33 +298,32 @@ class Gamma(Distribution):
 
 
 class Beta(Distribution):
-    """Beta(concentration1, concentration0); sampled as X / (X + Y) of two Gamma draws.
-    Not reparameterised here (PyTorch's is): no rsample. Its parameters are kept out of the repr, as in
-    PyTorch (which prints `Beta()`)."""
+    """Beta(concentration1, concentration0): as in PyTorch, the first coordinate of a
+    Dirichlet over (x, 1 - x), which it wraps (so its repr shows no parameters: `Beta()`)."""
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
-    _expand_dims = {"_concentration1": 0, "_concentration0": 0}
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        self._concentration1, self._concentration0 = broadcast_all(concentration1,
-                                                                   concentration0)
-        if validate_args if validate_args is not None else Distribution._validate_args:
-            # PyTorch checks a Beta as the Dirichlet over (x, 1 - x), and says so
-            both = ember.stack([self._concentration1, self._concentration0], -1)
-            check_parameter(f"Dirichlet(concentration: {both.size()})", "concentration", both,
-                            constraints.independent(constraints.positive, 1))
-        super().__init__(_batch_of(self._concentration1,
-                                   _all_numbers(concentration1, concentration0)),
-                         validate_args=validate_args)
+        both = ember.stack(broadcast_all(concentration1, concentration0), -1)
+        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self))
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        Distribution.__init__(new, ember.Size(batch_shape), validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     @property
     def concentration1(self):
-        return self._concentration1
+        return self._dirichlet.concentration[..., 0]
 
     @property
     def concentration0(self):
-        return self._concentration0
+        return self._dirichlet.concentration[..., 1]
 
     @property
     def mean(self):
@@ -331,34 +331,20 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        a, b = self.concentration1, self.concentration0
-        a1, b1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
-        # both below 1: the density peaks at the end of the larger concentration
-        return ember.where((a < 1) & (b < 1), (a >= b).to(a), a1 / (a1 + b1))
+        return self._dirichlet.mode[..., 0]
 
     @property
     def variance(self):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape=ember.Size()):
-        shape = self._extended_shape(sample_shape)
-        with ember.no_grad():
-            x = _StandardGamma.apply(self.concentration1.expand(shape))
-            y = _StandardGamma.apply(self.concentration0.expand(shape))
-            finfo = ember.finfo(x.dtype)
-            return (x / (x + y)).clamp(min=finfo.tiny, max=1 - finfo.eps)
+    def rsample(self, sample_shape=ember.Size()):
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        a, b = self.concentration1, self.concentration0
-        return (ember.xlogy(a - 1, value) + ember.xlogy(b - 1, 1 - value)
-                + ember.lgamma(a + b) - ember.lgamma(a) - ember.lgamma(b))
+        return self._dirichlet.log_prob(ember.stack([value, 1.0 - value], -1))
 
     def entropy(self):
-        a, b = self.concentration1, self.concentration0
-        total = a + b
-        return (ember.lgamma(a) + ember.lgamma(b) - ember.lgamma(total)
-                - (2 - total) * ember.digamma(total)
-                - (a - 1) * ember.digamma(a) - (b - 1) * ember.digamma(b))
+        return self._dirichlet.entropy()

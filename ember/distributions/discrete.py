@@ -1,6 +1,7 @@
 """Discrete distributions: Bernoulli, Categorical, OneHotCategorical.
 
 Each takes exactly one of `probs` and `logits`; the other is derived lazily on first use."""
+import math
 import numbers
 
 import ember
@@ -121,6 +122,8 @@ class Categorical(Distribution):
     def sample(self, sample_shape=ember.Size()):
         # inverse-CDF draws, all at once: class k where cdf[k-1] <= u < cdf[k]
         shape = self._extended_shape(sample_shape)
+        if math.prod(sample_shape) == 0:       # PyTorch's multinomial refuses to draw none
+            raise RuntimeError("cannot sample n_sample <= 0 samples")
         with ember.no_grad():
             cdf = self.probs.cumsum(-1)
             u = ember.rand(shape + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]

@@ -35,7 +35,10 @@ def broadcast_all(*values):
     device = tensors[0].device if tensors else None
     values = [v if isinstance(v, ember.Tensor) else ember.tensor(v, dtype=dtype, device=device)
               for v in values]
-    return ember.broadcast_tensors(*values)
+    shape = ember.broadcast_shapes(*(v.shape for v in values))
+    # as PyTorch's broadcast: a tensor of the full shape is passed on itself (not an expand
+    # view), so a leaf parameter stays a leaf
+    return tuple(v if v.shape == shape else v.expand(shape) for v in values)
 
 
 def clamp_probs(probs):

@@ -1,6 +1,10 @@
 """kl_divergence(p, q) and the registry of closed forms (`register_kl`)."""
+import math
+
 import ember
-from .continuous import Exponential, Normal, Uniform
+from .continuous import Beta, Exponential, Gamma, Laplace, Normal, Uniform
+from .counts import Binomial, Geometric, Poisson
+from .dirichlet import Dirichlet
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .distribution import sum_rightmost
 from .multivariate import (Independent, MultivariateNormal, _half_log_det, _mahalanobis,
@@ -97,3 +101,170 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    p_total, q_total = p.concentration.sum(-1), q.concentration.sum(-1)
+    log_norms = (ember.lgamma(p_total) - ember.lgamma(q_total)
+                 - (ember.lgamma(p.concentration) - ember.lgamma(q.concentration)).sum(-1))
+    expected_log_x = ember.digamma(p.concentration) - ember.digamma(p_total).unsqueeze(-1)
+    return log_norms + ((p.concentration - q.concentration) * expected_log_x).sum(-1)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    return _kl_dirichlet_dirichlet(p._dirichlet, q._dirichlet)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    # more trials under p than q can ever have: outcomes q cannot produce
+    return ember.where(p.total_count > q.total_count, float("inf"), kl)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p, q):
+    # a Poisson puts mass on counts beyond any bound
+    return ember.full_like(p.rate, float("inf"))
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    return (q.concentration * (p.rate / q.rate).log()
+            + ember.lgamma(q.concentration) - ember.lgamma(p.concentration)
+            + (p.concentration - q.concentration) * ember.digamma(p.concentration)
+            + (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    distance = (p.loc - q.loc).abs()
+    return (-scale_ratio.log() + distance / q.scale
+            + scale_ratio * ember.exp(-distance / p.scale) - 1)
+
+
+def _infinite(param):
+    # p has mass where q has none (q's support is bounded, or p's reaches further)
+    return ember.full_like(param, float("inf"))
+
+
+for _p, _qs, _param in [(Exponential, (Beta, Uniform), "rate"),
+                        (Gamma, (Beta, Uniform), "concentration"),
+                        (Laplace, (Beta, Exponential, Gamma, Uniform), "loc"),
+                        (Normal, (Beta, Exponential, Gamma, Uniform), "loc")]:
+    for _q in _qs:
+        register_kl(_p, _q)(lambda p, q, _param=_param: _infinite(getattr(p, _param)))
+
+
+
+# ------------------------------------------------------------------ between families
+# KL(p || q) = -H(p) - E_p[log q(x)]; E_p[log q] needs only a few expectations under p.
+_EULER = 0.57721566490153286061
+
+
+def _x_log_x(x):
+    return ember.xlogy(x, x)
+
+
+def _expectations(p):
+    """E[x], E[x^2] and E[log x] (None where p's support reaches below 0)."""
+    if isinstance(p, Beta):
+        a, b = p.concentration1, p.concentration0
+        return p.mean, p.variance + p.mean.pow(2), ember.digamma(a) - ember.digamma(a + b)
+    if isinstance(p, Exponential):
+        return p.rate.reciprocal(), 2 * p.rate.pow(-2), -_EULER - p.rate.log()
+    if isinstance(p, Gamma):
+        k, rate = p.concentration, p.rate
+        return k / rate, (k.pow(2) + k) / rate.pow(2), ember.digamma(k) - rate.log()
+    if isinstance(p, Uniform):
+        width = p.high - p.low
+        second = (p.high.pow(2) + p.high * p.low + p.low.pow(2)) / 3
+        return p.mean, second, (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return p.mean, p.variance + p.mean.pow(2), None     # Normal, Laplace
+
+
+def _below_zero(p):
+    """Where p has mass below 0 (a Uniform may; Beta, Exponential and Gamma do not)."""
+    return p.low < 0 if isinstance(p, Uniform) else None
+
+
+def _with_inf(result, where):
+    return result if where is None else ember.where(where, float("inf"), result)
+
+
+def _kl_to_exponential(p, q):
+    mean, _, _ = _expectations(p)
+    return _with_inf(-p.entropy() - q.rate.log() + q.rate * mean, _below_zero(p))
+
+
+def _kl_to_gamma(p, q):
+    mean, _, log_mean = _expectations(p)
+    k, rate = q.concentration, q.rate
+    cross = ember.lgamma(k) - k * rate.log() - (k - 1) * log_mean + rate * mean
+    return _with_inf(-p.entropy() + cross, _below_zero(p))
+
+
+def _kl_to_normal(p, q):
+    mean, second, _ = _expectations(p)
+    var = q.scale.pow(2)
+    cross = 0.5 * (2 * math.pi * var).log() + (second / 2 - q.loc * mean
+                                               + q.loc.pow(2) / 2) / var
+    return -p.entropy() + cross
+
+
+for _p in (Beta, Exponential, Gamma, Uniform):
+    register_kl(_p, Normal)(_kl_to_normal)
+for _p in (Beta, Gamma, Uniform):
+    register_kl(_p, Exponential)(_kl_to_exponential)
+for _p in (Beta, Exponential, Uniform):
+    register_kl(_p, Gamma)(_kl_to_gamma)
+register_kl(Laplace, Normal)(_kl_to_normal)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return ember.where((q.low > 0) | (q.high < 1), float("inf"), result)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    a, b = q.concentration1, q.concentration0
+    width = p.high - p.low
+    log_x = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    log_1mx = (_x_log_x(1 - p.low) - _x_log_x(1 - p.high) - width) / width
+    log_beta = ember.lgamma(a) + ember.lgamma(b) - ember.lgamma(a + b)
+    result = -p.entropy() + log_beta - (a - 1) * log_x - (b - 1) * log_1mx
+    return ember.where((p.high > 1) | (p.low < 0), float("inf"), result)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    # E|x - m| for x ~ N(mu, s^2): s sqrt(2/pi) exp(-d^2 / 2s^2) + d erf(d / (s sqrt 2))
+    d = p.loc - q.loc
+    mean_abs = (math.sqrt(2 / math.pi) * p.scale * ember.exp(-0.5 * (d / p.scale).pow(2))
+                + d * ember.erf(d / (p.scale * math.sqrt(2))))
+    return -p.entropy() + (2 * q.scale).log() + mean_abs / q.scale
