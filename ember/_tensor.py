@@ -101,7 +101,7 @@ class Tensor:
         t._grad = None
         t._fn_version = 0
         # made in inference mode: an inference tensor (the one test this constructor makes)
-        t._extra = None if not _grad_state.inference else _inference_extra()
+        t._extra = _inference_extra() if _inference_used[0] and _grad_state.inference else None
         return t
 
     @property
@@ -691,6 +691,7 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad, geometry=None):
 
 
 _grad_state = autograd.grad_mode.state
+_inference_used = autograd.grad_mode.inference_used
 INFERENCE = "inference"     # _extra key of an inference tensor (made in inference mode)
 inference_tensors_made = [False]   # (until then, the graph code need not look for them)
 

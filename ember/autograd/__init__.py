@@ -115,10 +115,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if not t._requires_grad:     # (PyTorch makes each input retain its grad, hence the text)
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     graph.follow_retaining_tensors()        # (retain_grad follows in-place ops, as in PyTorch)
+    if not inputs:
+        engine.run_backward(roots, grads, retain_graph, create_graph, accumulate=True)
+        return
     # As PyTorch, a non-leaf among `inputs` retains its grad from now on. For this backward its
     # .grad is filled from the gradient captured for it (its node may not run at all), so the
     # engine's own retain_grad is set aside meanwhile.
-    nonleaf = [t for t in inputs or () if isinstance(t, Tensor) and t.grad_fn is not None]
+    nonleaf = [t for t in inputs if isinstance(t, Tensor) and t.grad_fn is not None]
     for t in nonleaf:
         t.retain_grad()
         t.grad_fn._extras.retain_grad.pop(t._output_nr, None)
@@ -130,7 +133,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             t.grad_fn._retain_grad_of(t._output_nr, t)
     pending = {id(t) for t in nonleaf}
     with grad_mode.set_grad_enabled(create_graph):
-        for t, g in zip(inputs or (), captured):
+        for t, g in zip(inputs, captured):
             if id(t) in pending:
                 pending.discard(id(t))          # (once, if it is listed twice)
                 engine._retain_grads({0: weakref.ref(t)}, [g])

@@ -11,6 +11,9 @@ class _GradState(threading.local):
 
 
 state = _GradState()
+# whether any thread has ever entered inference mode: a process-wide flag cheaper to read than
+# the thread-local one, so that making a tensor tests it first
+inference_used = [False]
 
 
 def is_grad_enabled():
@@ -137,3 +140,5 @@ class inference_mode(_Mode):
         # as PyTorch: inference mode turns grad mode off, and inference_mode(False) on
         state.enabled = not self.mode
         state.inference = self.mode
+        if self.mode:
+            inference_used[0] = True

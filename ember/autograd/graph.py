@@ -152,6 +152,8 @@ _retaining = weakref.WeakValueDictionary()     # id -> tensor (tensors compare e
 
 
 def follow_retaining_tensors():
+    if not len(_retaining):
+        return
     for t in list(_retaining.values()):
         if t._grad_fn is not None:
             t._grad_fn._retain_grad_of(t._output_nr, t)
@@ -337,7 +339,8 @@ def accumulate_into_grad(variable, new):
     if grad_mode.state.enabled:
         variable._grad = old + new
     else:
-        if any(st == 0 and n > 1 for st, n in zip(old._data.strides, old._data.shape)):
+        strides = old._data.strides
+        if 0 in strides and any(st == 0 and n > 1 for st, n in zip(strides, old._data.shape)):
             raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         old._data += new._data
         old._version.value += 1
