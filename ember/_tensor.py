@@ -69,7 +69,7 @@ class Tensor:
         "_data",           # the array (a view of the base's array for a view)
         "_dtype", "_device",
         "_base",           # the tensor whose memory a view shares, else None
-        "_vc",             # VersionCounter shared with the base and all views (see _version)
+        "_vc",             # VersionCounter shared with the base and all views (_version_counter)
         "_requires_grad",  # leaf flag, or True for an output recorded in the graph
         "_grad_fn", "_output_nr",
         "_grad",
@@ -105,24 +105,30 @@ class Tensor:
         return t
 
     @property
-    def _version(self):
+    def _version_counter(self):
         """The VersionCounter, made on first use: most tensors are never saved for backward
-        nor written in place, and so never need one."""
+        nor written in place, and so never need one. Views share their base's."""
         vc = self._vc
         if vc is None:
             vc = self._vc = VersionCounter()
         return vc
 
-    @_version.setter
-    def _version(self, counter):
+    @_version_counter.setter
+    def _version_counter(self, counter):
         self._vc = counter
+
+    @property
+    def _version(self):
+        """How many in-place writes this tensor's memory has had (PyTorch's `_version`)."""
+        vc = self._vc
+        return 0 if vc is None else vc.value
 
     def _make_view(self, data):
         """A tensor sharing this tensor's memory and version counter."""
         t = Tensor._make(data, self._dtype, self._device)
         t._base = self._base if self._base is not None else self
-        t._version = self._version
-        t._fn_version = self._version.value
+        t._version_counter = self._version_counter
+        t._fn_version = self._version_counter.value
         extra = self._extra
         if not _grad_state.enabled:
             # PyTorch: a view taken in no_grad (or inference) mode still requires grad, as a
@@ -312,7 +318,7 @@ class Tensor:
     @property
     def grad_fn(self):
         base = self._base
-        if base is not None and self._fn_version != self._version.value and base._requires_grad:
+        if base is not None and self._fn_version != self._version_counter.value and base._requires_grad:
             if self._extra is not None and _VIEW_MODE in self._extra:
                 raise RuntimeError(view_mode_error(self, indirect=True))
             # the base was written in place since this view's grad_fn was set: the view now
@@ -332,9 +338,6 @@ class Tensor:
     def output_nr(self):
         return self._output_nr
 
-    @property
-    def _version_value(self):
-        return self._version.value
 
     @property
     def grad(self):
@@ -442,7 +445,7 @@ class Tensor:
         # shares memory and the version counter, but is no autograd view (as torch: not
         # _is_view()), so it never regenerates a grad_fn from its source
         t = Tensor._make(self._data, self._dtype, self._device)
-        t._version = self._version
+        t._version_counter = self._version_counter
         if self._extra is not None and INFERENCE in self._extra:
             t._extra = _inference_extra()
         return t

@@ -48,8 +48,6 @@ def _to_plain(x):
         return ("size", tuple(x))
     if isinstance(x, (torch.dtype, ember.dtype)):
         return ("dtype", str(x).split(".")[-1])
-    if type(x).__name__ == "VersionCounter":
-        return int(x)
     if isinstance(x, str):
         return _normalise_text(x)
     if isinstance(x, dict):

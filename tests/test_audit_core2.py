@@ -280,3 +280,15 @@ def test_numbers_alone_and_unary_ops_given_numbers():
          [catch(fn, x) for fn in (T.exp, T.sin, T.abs, T.sqrt, T.neg, T.tanh, T.sigmoid,
                                   T.floor, T.relu)
           for x in (2.0, 2, True, np.float64(2.0), [1.0], None, np.array(1.0), "a")])
+
+
+def test_version_is_a_number_read_at_that_moment():
+    def scenario(T):
+        x = T.ones(3)
+        v = x._version
+        x.add_(1)
+        view = x[1:]
+        view.mul_(2)
+        return [type(v).__name__, v, x._version, x._version == v, view._version,
+                T.ones(2)._version]
+    same(scenario)

@@ -78,7 +78,7 @@ def test_parameter_shares_memory_and_version():
     p = ember.nn.Parameter(t)
     t.add_(1)
     assert p.tolist() == [2.0, 2.0, 2.0]
-    assert p._version_value == t._version_value == 1
+    assert p._version == t._version == 1
 
 
 def test_parameter_deepcopy_and_pickle():

@@ -222,7 +222,7 @@ class Function(metaclass=FunctionMeta):
                                        "in-place operation.")
                 from ..ops.registry import check_inplace_allowed
                 check_inplace_allowed(o)
-                o._version.bump()
+                o._version_counter.bump()
             if differentiable and (o._dtype.is_floating_point or o._dtype.is_complex):
                 o._grad_fn = ctx
                 o._output_nr = nr

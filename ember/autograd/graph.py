@@ -277,7 +277,7 @@ def increment_version(tensor):
     except TypeError:
         raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
     for t in tensors:
-        t._version.bump()
+        t._version_counter.bump()
 
 
 # ----------------------------------------------------------------------------- hook results
@@ -343,7 +343,7 @@ def accumulate_into_grad(variable, new):
         if 0 in strides and any(st == 0 and n > 1 for st, n in zip(strides, old._data.shape)):
             raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         old._data += new._data
-        old._version.value += 1
+        old._version_counter.value += 1
 
 
 INTERNAL_OVERLAP_ERROR = (
@@ -413,8 +413,8 @@ class SavedTensor:
                  "device", "requires_grad")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
-        self.saved_version = tensor._version.value
-        self.version_counter = tensor._version
+        self.saved_version = tensor._version_counter.value
+        self.version_counter = tensor._version_counter
         if is_output:
             self.tensor = None
             self.data = tensor._data
@@ -433,7 +433,7 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         t = self.tensor_class._make(self.data, self.dtype, self.device)
-        t._version = counter
+        t._version_counter = counter
         t._grad_fn = node
         t._output_nr = self.output_nr
         t._requires_grad = True
@@ -451,10 +451,10 @@ class PackedSaved:
 
     def __init__(self, tensor, is_output=False, output_nr=0, as_array=False):
         pack, self.unpack_hook = SavedTensor.hooks[-1]      # the innermost hooks
-        version = tensor._version.value
+        version = tensor._version_counter.value
         with grad_mode.no_grad():       # (as PyTorch: what pack computes is not recorded)
             self.packed = pack(tensor)
-        if tensor._version.value != version:
+        if tensor._version_counter.value != version:
             raise RuntimeError(PACK_INPLACE_ERROR)
         self.is_output = is_output
         self.as_array = as_array        # the derivative reads the array (an op's indices)
@@ -475,7 +475,7 @@ class PackedSaved:
         if self.as_array:
             return t._data
         var = SavedTensor.tensor_class._make(t._data, t._dtype, t._device)
-        var._version = t._version
+        var._version_counter = t._version_counter
         grad_fn = node if self.is_output else self.grad_fn
         if grad_fn is not None:
             var._grad_fn, var._output_nr, var._requires_grad = grad_fn, self.output_nr, True
@@ -615,45 +615,6 @@ class VersionCounter:
     def bump(self):
         self.value += 1
         self.site = _user_site()
-
-    # `tensor._version` reads as the number, as in PyTorch
-    def __int__(self):
-        return self.value
-
-    __index__ = __int__
-
-    def __eq__(self, other):
-        return self.value == (other.value if isinstance(other, VersionCounter) else other)
-
-    def __hash__(self):
-        return id(self)
-
-    # ... and computes as one (`t._version - before`)
-    def __add__(self, other):
-        return self.value + int(other)
-
-    def __sub__(self, other):
-        return self.value - int(other)
-
-    def __rsub__(self, other):
-        return int(other) - self.value
-
-    __radd__ = __add__
-
-    def __lt__(self, other):
-        return self.value < int(other)
-
-    def __le__(self, other):
-        return self.value <= int(other)
-
-    def __gt__(self, other):
-        return self.value > int(other)
-
-    def __ge__(self, other):
-        return self.value >= int(other)
-
-    def __repr__(self):
-        return repr(self.value)
 
 
 def _user_site():

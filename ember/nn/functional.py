@@ -1118,7 +1118,7 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
-    weight._version.bump()
+    weight._version_counter.bump()
     return weight
 
 

@@ -15,7 +15,7 @@ class Parameter(Tensor):
             from ..ops.creation import empty
             data = empty(0)
         p = cls._make(data._data, data._dtype, data._device)
-        p._version = data._version           # like torch's detach(): shared version counter
+        p._version_counter = data._version_counter           # like torch's detach(): shared version counter
         if requires_grad:
             if not (data._dtype.is_floating_point or data._dtype.is_complex):
                 raise RuntimeError("Only Tensors of floating point and complex dtype can "
@@ -61,7 +61,7 @@ class Buffer(Tensor):
             from ..ops.creation import empty
             data = empty(0)
         b = cls._make(data._data, data._dtype, data._device)
-        b._version = data._version
+        b._version_counter = data._version_counter
         b.persistent = persistent
         return b
 

@@ -114,7 +114,6 @@ def _write_result(self, result):
         write_into(self, result._data)
         if self._base is None:
             self._grad_fn, self._output_nr, self._requires_grad = node, result._output_nr, True
-            self._version = self._version   # keep the shared counter
         else:
             from .views import CopySlices
             # route through an identity copy so that CopySlices has one op node to call
@@ -230,8 +229,8 @@ def _set_view_shape(self, result):
         node.__class__ = _inplace_view_node(type(node))
         self._grad_fn, self._output_nr = node, result._output_nr
     self._data = result._data
-    self._version.bump()
-    self._fn_version = self._version.value       # (a view keeps the history just set)
+    self._version_counter.bump()
+    self._fn_version = self._version_counter.value       # (a view keeps the history just set)
     return self
 
 
@@ -450,7 +449,7 @@ def _resize_(self, *sizes):
             root._data = V.strided_view(storage, root._data.shape,
                                         V.element_strides(root._data), 0)
     self._data = storage[offset:offset + n].reshape(shape)
-    self._version.bump()
+    self._version_counter.bump()
     return self
 
 

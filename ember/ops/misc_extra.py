@@ -1069,7 +1069,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
             data = V.as_strided(source.detach(), tuple(size), tuple(stride),
                                 storage_offset)._data
     self._data = data
-    self._version.bump()
+    self._version_counter.bump()
     return self
 
 

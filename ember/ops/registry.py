@@ -110,7 +110,7 @@ def _saved_property(k, name):
         cls = value.__class__
         if cls is Tensor or isinstance(value, Tensor):      # an input, saved as it is
             version = node._versions[k]
-            if value._version.value != version:
+            if value._version_counter.value != version:
                 record = SavedTensor(value)
                 record.saved_version = version
                 raise RuntimeError(modified_message(record, node))
@@ -511,7 +511,7 @@ class Op:
                 if in_place and i == 0:
                     value = original_self       # the target as it was before the write
                 if value.__class__ is Tensor or isinstance(value, Tensor):
-                    version = value._version.value
+                    version = value._version_counter.value
             elif kind is _SAVE_RESULT:
                 value = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
                     [SavedTensor(o, True, k) for k, o in
@@ -619,7 +619,7 @@ def write_into(target, value):
             raise
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast "
                            f"shape {list(value.shape)}") from None
-    target._version.bump()
+    target._version_counter.bump()
 
 
 def check_no_internal_overlap(target):

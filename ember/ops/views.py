@@ -268,7 +268,7 @@ def _view_dtype(self, dtype):
         data = a.view(dtype.np)
     # shares memory and the version counter but, as in PyTorch, is no autograd view
     t = Tensor._make(data, dtype, self._device)
-    t._version = self._version
+    t._version_counter = self._version_counter
     return t
 
 
@@ -937,4 +937,4 @@ def regenerate_view_grad_fn(view_tensor):
         "size": shape, "stride": strides, "storage_offset": offset, "base_offset": 0})
     view_tensor._output_nr = 0
     view_tensor._requires_grad = True
-    view_tensor._fn_version = view_tensor._version.value
+    view_tensor._fn_version = view_tensor._version_counter.value

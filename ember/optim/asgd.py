@@ -56,5 +56,5 @@ def _set(t, value):
     number goes through a tensor of the default dtype first (a float64 state, after
     load_state_dict, still gets a float32-rounded value)."""
     t._data[...] = D.get_default_dtype().np.type(value)
-    t._version.bump()
+    t._version_counter.bump()
     return t

@@ -413,7 +413,7 @@ def count_step(step):
     """step += 1 on the 0-dim step tensor; returns the new count as a Python float."""
     data = step._data
     data += 1
-    step._version.bump()
+    step._version_counter.bump()
     return data.item()
 
 
@@ -430,7 +430,7 @@ def real(a):
 def written(*tensors):
     """Record in-place writes done on raw arrays (autograd's version checks must see them)."""
     for t in tensors:
-        t._version.bump()
+        t._version_counter.bump()
 
 
 class _Workspace:
