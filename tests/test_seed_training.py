@@ -3,9 +3,10 @@
 The notes print a conv1 gradient of [-0.0782, -0.0842, -0.0782]: float32 noise of PyTorch 1.1.
 With every weight 0.1 all 20 logits are equal, so the loss is log(20) and the true gradient is
 0. torch 2.13 gives exactly equal logits and a gradient noise of ~3e-7; ember gives the same
-logits and loss, and a noise of ~1e-5 (its small products accumulate in float64, which lays
-bare that the float32 softmax outputs do not sum to exactly 1; torch's float32 sums happen to
-cancel). Both leave the weight printing as 0.1000.
+logits, loss and logit gradients, and a noise of ~1.6e-6. The noise starts in the linear
+layer's backward (logit gradients @ weights): torch's float32 GEMM accumulates each dot product
+with fused multiply-adds in sequence (-1.4e-11 here), NumPy's rounds every product
+(+9.3e-10); the exact value is -5.6e-10. Both leave the weight printing as 0.1000.
 """
 import numpy as np
 import torch
