@@ -7,6 +7,9 @@ from .counts import Binomial, Geometric, Poisson
 from .dirichlet import Dirichlet
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .distribution import sum_rightmost
+from .more_continuous import Cauchy
+from .transformed import Gumbel, HalfNormal, Pareto
+from .transformed_distribution import TransformedDistribution
 from .multivariate import (Independent, MultivariateNormal, _half_log_det, _mahalanobis,
                            _solve_lower)
 
@@ -199,11 +202,13 @@ def _expectations(p):
     if isinstance(p, Gamma):
         k, rate = p.concentration, p.rate
         return k / rate, (k.pow(2) + k) / rate.pow(2), ember.digamma(k) - rate.log()
+    if isinstance(p, Pareto):
+        return p.mean, p.variance + p.mean.pow(2), p.scale.log() + p.alpha.reciprocal()
     if isinstance(p, Uniform):
         width = p.high - p.low
         second = (p.high.pow(2) + p.high * p.low + p.low.pow(2)) / 3
         return p.mean, second, (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
-    return p.mean, p.variance + p.mean.pow(2), None     # Normal, Laplace
+    return p.mean, p.variance + p.mean.pow(2), None     # Normal, Laplace, Gumbel
 
 
 def _below_zero(p):
@@ -268,3 +273,90 @@ def _kl_normal_laplace(p, q):
     mean_abs = (math.sqrt(2 / math.pi) * p.scale * ember.exp(-0.5 * (d / p.scale).pow(2))
                 + d * ember.erf(d / (p.scale * math.sqrt(2))))
     return -p.entropy() + (2 * q.scale).log() + mean_abs / q.scale
+
+
+# ------------------------------------------------------------------ transformed families
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    # the same bijections applied to both: the divergence of the bases
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist),
+                         len(p.event_shape) - len(p.base_dist.event_shape))
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    spread = (p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)
+    return spread.log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E_p[exp(-(x - m) / s)] = exp(m / s) Gamma(1 + s_p / s) exp(-mu_p / s)
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return (-ratio.log() + shift + ratio * _EULER
+            + ember.exp(ember.lgamma(1 + ratio) - shift) - (1 + _EULER))
+
+
+def _mgf_at(p, t):
+    """E_p[exp(-t x)] for p an Exponential, Gamma, Normal or Uniform."""
+    if isinstance(p, Exponential):
+        return p.rate / (p.rate + t)
+    if isinstance(p, Gamma):
+        return (p.rate / (p.rate + t)).pow(p.concentration)
+    if isinstance(p, Normal):
+        return ember.exp(-p.loc * t + (p.scale * t).pow(2) / 2)
+    return (ember.exp(-t * p.low) - ember.exp(-t * p.high)) / (t * (p.high - p.low))
+
+
+def _kl_to_gumbel(p, q):
+    # -log q(x) = log s + (x - m) / s + exp(-(x - m) / s)
+    t = q.scale.reciprocal()
+    return (-p.entropy() + q.scale.log() + (p.mean - q.loc) * t
+            + ember.exp(q.loc * t) * _mgf_at(p, t))
+
+
+for _p in (Exponential, Gamma, Normal, Uniform):
+    register_kl(_p, Gumbel)(_kl_to_gumbel)
+register_kl(Gumbel, Normal)(_kl_to_normal)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = (q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1)
+    # p's support starts below q's
+    return ember.where(p.scale < q.scale, float("inf"), result)
+
+
+register_kl(Pareto, Exponential)(_kl_to_exponential)
+register_kl(Pareto, Gamma)(_kl_to_gamma)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    # no finite second moment for alpha <= 2
+    return ember.where(p.alpha <= 2, float("inf"), _kl_to_normal(p, q))
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    _, _, log_mean = _expectations(p)
+    result = (-p.entropy() - q.alpha.log() - q.alpha * q.scale.log()
+              + (q.alpha + 1) * log_mean)
+    return ember.where(p.low < q.scale, float("inf"), result)
+
+
+for _p, _qs, _param in [(Gumbel, (Beta, Exponential, Gamma, Pareto, Uniform), "loc"),
+                        (Beta, (Pareto,), "concentration1"), (Exponential, (Pareto,), "rate"),
+                        (Gamma, (Pareto,), "concentration"), (Laplace, (Pareto,), "loc"),
+                        (Normal, (Pareto,), "loc"), (Pareto, (Beta, Uniform), "scale")]:
+    for _q in _qs:
+        register_kl(_p, _q)(lambda p, q, _param=_param: _infinite(getattr(p, _param)))

@@ -138,7 +138,7 @@ class Independent(Distribution):
         batch_shape = ember.Size(batch_shape)
         new = type(self).__new__(type(self))
         new.base_dist = self.base_dist.expand(
-            batch_shape + self.base_dist.batch_shape[:self.reinterpreted_batch_ndims])
+            batch_shape + self._event_shape[:self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
