@@ -448,54 +448,89 @@ class _Workspace:
 
 
 # Array kernels with PyTorch's operation order. `a` is updated in place; `tmp` is scratch.
-def add_(xp, a, b, alpha, tmp):
-    """a += alpha * b, rounded as PyTorch's add kernel: for float32 with one rounding (its
-    fused multiply-add; see ops.pointwise.add_scaled), otherwise the product and the sum each
-    rounded (float64: NumPy has no fused multiply-add)."""
-    if alpha == 1:
-        return xp.add(a, b, out=a)
-    if xp is np and a.dtype == np.float32:
-        return _fused_add_(a, b, alpha, tmp)
-    return xp.add(a, xp.multiply(b, alpha, out=tmp), out=a)
+# PyTorch's CPU kernels for add (with alpha), lerp and addcmul end in a fused multiply-add on
+# float32: one rounding of `base + x * y`. NumPy has none, so for float32 these kernels compute
+# the product exactly in float64 (24-bit times 24-bit significands fit in 53 bits) and round
+# the sum once to float32 (`_round_once_`): the FMA's result but for astronomically rare double
+# roundings. Other dtypes round the product and the sum each, as NumPy does (float64: PyTorch
+# fuses there too, which ember cannot reproduce without a wider type).
+def _fused(xp, a):
+    return xp is np and a.dtype == np.float32
 
 
-def _fused_add_(a, b, alpha, tmp):
-    """float32 a += alpha * b as one rounding of the exact result: the product is exact in
-    float64, the sum rounded once. The float64 values go through tmp's memory seen as float64
-    (half as many elements, so two or three chunks): nothing is allocated."""
-    alpha = np.float64(np.float32(alpha))           # (PyTorch's alpha is a float32 here)
-    if not (a.flags.c_contiguous and tmp.flags.c_contiguous and b.shape == a.shape) or \
-            a.size < 2 or np.may_share_memory(b, tmp):
-        from ..ops.pointwise import add_scaled      # (the general form, which allocates)
-        a[...] = add_scaled(np, a, b, alpha)
+def _round_once_(a, tmp, exact, *operands):
+    """a[...] = the float32 rounding of the float64 value that `exact(wide, *operands)` writes
+    into `wide`. The operands (arrays shaped as `a`, or numbers) are passed flat, chunk by
+    chunk, with `wide` = tmp's memory seen as float64 (half as many elements, so two or three
+    chunks): nothing is allocated. Small, strided or overlapping cases take a float64 array."""
+    arrays = [o for o in operands if isinstance(o, np.ndarray)]
+    if not (a.flags.c_contiguous and tmp.flags.c_contiguous and a.size >= 2 and
+            all(o.shape == a.shape and o.flags.c_contiguous and
+                not np.may_share_memory(o, tmp) for o in arrays)):
+        wide = np.empty(a.shape, np.float64)
+        exact(wide, *operands)
+        a[...] = wide
         return a
-    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    flat_a = a.reshape(-1)
+    flat = [o.reshape(-1) if isinstance(o, np.ndarray) else o for o in operands]
     k = flat_a.size // 2
     wide = tmp.reshape(-1)[:2 * k].view(np.float64)
     for start in range(0, flat_a.size, k):
         stop = min(start + k, flat_a.size)
         chunk = wide[:stop - start]
-        np.multiply(flat_b[start:stop], alpha, out=chunk)
-        np.add(chunk, flat_a[start:stop], out=chunk)
+        exact(chunk, *(o[start:stop] if isinstance(o, np.ndarray) else o for o in flat))
         flat_a[start:stop] = chunk                   # (the one rounding, to float32)
     return a
 
 
+def _fma(out, x, y, base):
+    """out = x * y + base in float64 (x * y exact for float32 x and y)."""
+    np.multiply(x, y, out=out)
+    return np.add(out, base, out=out)
+
+
+def add_(xp, a, b, alpha, tmp):
+    """a += alpha * b, as PyTorch's add kernel (alpha in a's dtype)."""
+    if alpha == 1:
+        return xp.add(a, b, out=a)
+    if _fused(xp, a):
+        return _round_once_(a, tmp, _fma, b, np.float64(np.float32(alpha)), a)
+    return xp.add(a, xp.multiply(b, alpha, out=tmp), out=a)
+
+
+def _lerp_exact(out, a, end, weight):
+    # the difference end - a is rounded to float32 first, as in PyTorch's kernel
+    np.subtract(end, a, out=out, dtype=np.float32)
+    if abs(weight) < 0.5:
+        return _fma(out, out, weight, a)
+    return _fma(out, out, np.float32(weight) - np.float32(1), end)
+
+
 def lerp_(xp, a, end, weight, tmp):
-    """a = a + weight * (end - a) (for |weight| >= 0.5: end - (end - a) * (1 - weight))."""
+    """a = a + weight * (end - a) (for |weight| >= 0.5: end - (end - a) * (1 - weight)),
+    as PyTorch's lerp kernel (weight in a's dtype)."""
+    if _fused(xp, a):
+        return _round_once_(a, tmp, _lerp_exact, a, end, np.float64(np.float32(weight)))
     diff = xp.subtract(end, a, out=tmp)
     if abs(weight) < 0.5:
         return xp.add(a, xp.multiply(diff, weight, out=diff), out=a)
     return xp.subtract(end, xp.multiply(diff, 1 - weight, out=diff), out=a)
 
 
+def _addcmul_exact(out, a, t1, t2, value):
+    np.multiply(t1, value, out=out, dtype=np.float32)     # value * t1, rounded to float32
+    return _fma(out, out, t2, a)
+
+
 def addcmul_(xp, a, t1, t2, value, tmp):
-    """a += value * t1 * t2."""
+    """a += value * t1 * t2, as PyTorch's addcmul kernel (value * t1 rounded first)."""
+    if _fused(xp, a):
+        return _round_once_(a, tmp, _addcmul_exact, a, t1, t2, np.float32(value))
     return xp.add(a, xp.multiply(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
 
 
 def addcdiv_(xp, a, t1, t2, value, tmp):
-    """a += value * t1 / t2."""
+    """a += value * t1 / t2 (each operation rounded: PyTorch's kernel fuses nothing here)."""
     return xp.add(a, xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
 
 
@@ -506,12 +541,17 @@ def prepared_grad(xp, ws, grad, param, maximize, weight_decay):
     if maximize:
         g = xp.negative(grad, out=ws.get(xp, grad, "grad"))
     if weight_decay != 0:
-        # PyTorch's grad.add(param, alpha=weight_decay): add_'s rounding, into the scratch
-        out = ws.get(xp, grad, "grad")
-        if g is not out:
-            xp.copyto(out, g)
-        g = add_(xp, out, param, weight_decay, ws.get(xp, param, "tmp"))
+        g = grad_add(xp, ws, g, param, weight_decay)
     return g
+
+
+def grad_add(xp, ws, g, other, alpha):
+    """PyTorch's out-of-place g.add(other, alpha=alpha), with add_'s rounding, written into
+    the "grad" scratch array (g may already be it); the parameter's .grad is never changed."""
+    out = ws.get(xp, g, "grad")
+    if g is not out:
+        xp.copyto(out, g)
+    return add_(xp, out, other, alpha, ws.get(xp, g, "tmp"))
 
 
 def params_with_grad(group):

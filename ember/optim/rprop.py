@@ -38,7 +38,8 @@ class Rprop(Optimizer):
             g = xp.negative(grad, out=ws.get(xp, grad, "grad")) if group["maximize"] else grad
             # the factor of each step size: etaplus where the gradient kept its sign,
             # etaminus where it flipped, 1 where either is zero (NaN stays NaN)
-            factor = xp.sign(xp.multiply(g, prev, out=ws.get(xp, param, "tmp")))
+            factor = xp.multiply(g, prev, out=ws.get(xp, param, "tmp"))
+            xp.sign(factor, out=factor)     # (in place: a 0-dim array stays an array)
             factor[factor > 0] = etaplus
             factor[factor < 0] = etaminus
             factor[factor == 0] = 1

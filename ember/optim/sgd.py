@@ -1,7 +1,7 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 from .._tensor import Tensor
-from .optimizer import (Optimizer, add_, check_lr, check_flags, params_with_grad,
-                        prepared_grad, real, scalar, written)
+from .optimizer import (Optimizer, add_, check_lr, check_flags, grad_add,
+                        params_with_grad, prepared_grad, real, scalar, written)
 
 
 class SGD(Optimizer):
@@ -47,8 +47,7 @@ class SGD(Optimizer):
                     add_(xp, b, g, 1 - dampening, tmp)
                     written(buf)
                 if nesterov:
-                    g = xp.add(g, xp.multiply(real(buf._data), momentum, out=tmp),
-                               out=ws.get(xp, g, "grad"))
+                    g = grad_add(xp, ws, g, real(buf._data), momentum)
                 else:
                     g = real(buf._data)
             add_(xp, param, g, -lr, tmp)
