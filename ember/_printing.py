@@ -282,8 +282,14 @@ def _suffixes(t, data, size_suffix):
         show_dtype = t._dtype.name not in _default_dtype_names()
     if show_dtype:
         out.append(f"dtype=ember.{t._dtype.name}")
-    if t.grad_fn is not None:
-        out.append(f"grad_fn=<{t.grad_fn.name()}>")
+    try:
+        name = t.grad_fn.name() if t.grad_fn is not None else None
+    except RuntimeError:
+        # reading grad_fn refuses some views (one made in no_grad whose base was then changed
+        # in place with grad on); PyTorch prints those as `grad_fn=<Invalid>`
+        name = "Invalid"
+    if name is not None:
+        out.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         out.append("requires_grad=True")
     return out

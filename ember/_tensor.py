@@ -725,17 +725,31 @@ INFERENCE_SAVED_ERROR = (
 _VIEW_MODE = "view_mode"    # _extra key: the grad mode ("no_grad"/"inference") a view was made in
 
 
+_UNWRITABLE_VIEW_REASONS = {       # views marked by ops.views.mark_unwritable_views
+    "multi_output": (
+        "This view is the output of a function that returns multiple views. Such functions do "
+        "not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."),
+    "custom_function": (
+        "This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom Function."),
+}
+
+
 def view_mode_error(t, indirect):
     """PyTorch's error for writing (or, indirect, reading the grad_fn after a write through its
-    base) a view made in no_grad or inference mode."""
+    base) a view made in no_grad or inference mode, or one no view+inplace logic may rewrite."""
     mode = t._extra[_VIEW_MODE]
     fn = t._grad_fn
-    if fn is not None:
-        name = re.sub(r"Backward\d*$", "", type(fn).__name__)
-        what = f"Output {t._output_nr} of {name} is a view of a view which was"
-    else:
-        what = "A view was"
+    name = re.sub(r"Backward\d*$", "", type(fn).__name__) if fn is not None else None
     done = "its base or another view of its base has been" if indirect else "is being"
+    if mode in _UNWRITABLE_VIEW_REASONS:
+        return (f"Output {t._output_nr} of {name} is a view and {done} modified inplace. "
+                f"{_UNWRITABLE_VIEW_REASONS[mode]}")
+    what = (f"Output {t._output_nr} of {name} is a view of a view which was" if fn is not None
+            else "A view was")
     if mode == "inference":
         return (f"{what} created in inference mode and {done} modified inplace in normal mode."
                 f"{_VIEW_MODE_ADVICE}".replace("MODE", "inference_mode"))

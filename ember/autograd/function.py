@@ -231,6 +231,11 @@ class Function(metaclass=FunctionMeta):
                     from ..ops.views import CopySlices
                     CopySlices.rebase(o._base, o, _AliasFn(ctx, nr))
             wrapped.append(o)
+        # views among the outputs: PyTorch refuses writing them in place
+        from ..ops.views import mark_unwritable_views, MULTI_OUTPUT, CUSTOM_FUNCTION
+        n_tensors = sum(isinstance(o, Tensor) for o in wrapped)
+        mark_unwritable_views([o for nr, o in enumerate(wrapped) if id(outs[nr]) not in dirty],
+                              MULTI_OUTPUT if n_tensors > 1 else CUSTOM_FUNCTION)
         ctx._n_outputs = len(outs)
         ctx._output_meta = tuple((o._data.shape, o._dtype) if isinstance(o, Tensor)
                                  else ((), None) for o in wrapped)

@@ -162,6 +162,7 @@ def follow_retaining_tensors():
 class AccumulateGrad(Node):
     """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
     __slots__ = ("variable",)
+    __module__ = "builtins"      # PyTorch's C++ nodes show as <class 'AccumulateGrad'>
 
     def __init__(self, variable):
         super().__init__(())

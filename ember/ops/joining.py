@@ -35,8 +35,8 @@ def _(ctx, grad):
 
 
 def _tensor_list(name, tensors):
-    """PyTorch's TypeError for a tensors argument that is no sequence (a Tensor, a number)."""
-    if isinstance(tensors, Tensor) or not hasattr(tensors, "__iter__"):
+    """PyTorch's TypeError for a tensors argument that is no list or tuple."""
+    if not isinstance(tensors, (list, tuple)):      # (not any iterable: a generator, a set)
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
     return list(tensors)

@@ -376,37 +376,36 @@ def _legacy_new(self, *args, device=None):
 Tensor.new = _legacy_new
 
 
-def _uniform_(self, a=0.0, b=1.0, *, generator=None):
-    from .registry import write_into
-    write_into(self, creation._rng(generator).uniform(a, b, self.shape))
+def _fill_random(self, generator, draw):
+    """Write `draw(rng)` into self. An expanded tensor (elements sharing memory) is refused
+    first, with PyTorch's error."""
+    from .registry import check_no_internal_overlap, write_into
+    check_no_internal_overlap(self)
+    write_into(self, draw(creation._rng(generator)))
     return self
+
+
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    return _fill_random(self, generator, lambda rng: rng.uniform(a, b, self.shape))
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    from .registry import write_into
-    write_into(self, creation._rng(generator).normal(mean, std, self.shape))
-    return self
+    return _fill_random(self, generator, lambda rng: rng.normal(mean, std, self.shape))
 
 
 def _random_(self, low=0, high=None, *, generator=None):
-    from .registry import write_into
     if high is None:
         low, high = 0, low if low else 2 ** 24
-    write_into(self, creation._rng(generator).integers(low, high, self.shape))
-    return self
+    return _fill_random(self, generator, lambda rng: rng.integers(low, high, self.shape))
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):
-    from .registry import write_into
     probs = p._data if isinstance(p, Tensor) else p
-    write_into(self, creation._rng(generator).random(self.shape) < probs)
-    return self
+    return _fill_random(self, generator, lambda rng: rng.random(self.shape) < probs)
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
-    from .registry import write_into
-    write_into(self, creation._rng(generator).exponential(1.0 / lambd, self.shape))
-    return self
+    return _fill_random(self, generator, lambda rng: rng.exponential(1.0 / lambd, self.shape))
 
 
 Tensor.uniform_ = _uniform_

@@ -67,6 +67,52 @@ def _promote_to(input, *numbers):
     return input if dtype is input._dtype else input.to(dtype)
 
 
+def _py_number(x):
+    """A NumPy scalar as PyTorch's argument parser reads one given for a Number: an integer as
+    int, anything else as float (np.bool_ too; a complex one loses its imaginary part, with
+    NumPy's warning). Other values are returned as they are."""
+    if isinstance(x, np.generic):
+        return int(x) if isinstance(x, np.integer) else float(x)
+    return x
+
+
+def _number_as_tensor(input, other):
+    """PyTorch's argument parser takes a number given for a Tensor `input` as a tensor of its
+    own (2 -> int64, 2.5 -> the default float dtype) when `other` is a number too:
+    torch.sub(2, 3) is tensor(-1)."""
+    if _is_tensor(input) or _is_tensor(other):
+        return input
+    from .creation import tensor
+    return tensor(input)
+
+
+def _numbers_only(name, args, overloads, number_first=None):
+    """PyTorch's error for an op without that conversion called with numbers alone
+    (torch.pow(2, 3)): `overloads` are its signatures; the one at `number_first` (the
+    number-first overload) says which arguments were of the wrong type."""
+    if any(_is_tensor(a) for a in args):
+        return
+    from .creation import _type_name
+    names = [_type_name(a) for a in args]
+    lines = ""
+    for i, sig in enumerate(overloads):
+        lines += f" * ({sig})\n"
+        if i == number_first:
+            bad = ", ".join(f"!{n}!" for n in names)
+            lines += (f"      didn't match because some of the arguments have invalid types: "
+                      f"({bad})\n")
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(names)}), but expected one of:\n{lines}")
+
+
+# the signatures PyTorch lists in those errors
+_OTHER_OVERLOADS = ("Tensor input, Tensor other, *, Tensor out = None",
+                    "Number self, Tensor other", "Tensor input, Number other, *, Tensor out = None")
+_POW_OVERLOADS = ("Tensor input, Tensor exponent, *, Tensor out = None",
+                  "Number self, Tensor exponent, *, Tensor out = None",
+                  "Tensor input, Number exponent, *, Tensor out = None")
+
+
 def _check_alpha(input, other, alpha):
     if alpha == 1:
         return
@@ -180,6 +226,7 @@ def add(input, other, *, alpha=1, out=None):
 
 
 def sub(input, other, *, alpha=1, out=None):
+    input = _number_as_tensor(input, other)
     _check_bool_sub(input, other)
     if not _is_tensor(input):            # number - tensor
         return rsub(other, input, alpha=alpha, out=out)
@@ -189,6 +236,8 @@ def sub(input, other, *, alpha=1, out=None):
 
 def rsub(input, other, *, alpha=1, out=None):
     """other - alpha * input."""
+    _numbers_only("rsub", (input, other), ("Tensor input, Tensor other, *, Number alpha = 1",
+                                           "Tensor input, Number other, Number alpha = 1"))
     if _is_tensor(other):
         return sub(other, input, alpha=alpha, out=out)
     _check_bool_sub(input, other)
@@ -289,6 +338,7 @@ def _(ctx, grad):
 
 
 def div(input, other, *, rounding_mode=None, out=None):
+    input = _number_as_tensor(input, other)
     if rounding_mode is not None:
         if rounding_mode not in ("floor", "trunc"):
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
@@ -338,6 +388,7 @@ def _(ctx, grad):
 
 
 def remainder(input, other, *, out=None):
+    _numbers_only("remainder", (input, other), _OTHER_OVERLOADS, 1)
     if not _is_tensor(input):
         input = _wrapped(input, other)
     if not _is_tensor(other):
@@ -434,6 +485,7 @@ def _(ctx, grad):
 def pow(input=None, exponent=None, *, out=None, self=None):
     if self is not None:                # torch.pow(self=2, exponent=t): a number base
         input = self
+    _numbers_only("pow", (input, exponent), _POW_OVERLOADS)
     if not _is_tensor(input):           # number ** tensor
         return _out(_pow_scalar_base(_promote_to(exponent, input), base=input), out, "pow")
     if _is_tensor(exponent):
@@ -445,6 +497,7 @@ def pow(input=None, exponent=None, *, out=None, self=None):
 
 
 def float_power(input, exponent):
+    _numbers_only("float_power", (input, exponent), _POW_OVERLOADS)
     return pow(input.double() if _is_tensor(input) else input,
                exponent.double() if _is_tensor(exponent) else exponent)
 
@@ -919,6 +972,7 @@ def clamp(input, min=None, max=None, *, out=None, _name="clamp"):
     _check_clamp_bounds(_name, min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min, max = _py_number(min), _py_number(max)
     if _is_tensor(min) or _is_tensor(max):
         lo = _clamp_bound(min, input)
         hi = _clamp_bound(max, input)
@@ -943,6 +997,7 @@ _clamp_max.derivative(_clamp.derivative_fn)
 
 
 def clamp_min(input, min, *, out=None):
+    min = _py_number(min)
     if isinstance(min, Tensor):
         return clamp(input, min=min, out=out)
     return _out(_clamp_min(_promote_to(input, min), min=min, max=None), out, "clamp_min",
@@ -950,6 +1005,7 @@ def clamp_min(input, min, *, out=None):
 
 
 def clamp_max(input, max, *, out=None):
+    max = _py_number(max)
     if isinstance(max, Tensor):
         return clamp(input, max=max, out=out)
     return _out(_clamp_max(_promote_to(input, max), min=None, max=max), out, "clamp_max",
@@ -981,6 +1037,7 @@ def where(condition, input=None, other=None, *, out=None):
         else:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                                f"tensor with dtype {_type_name(condition._dtype)}")
+    input, other = _py_number(input), _py_number(other)
     if not _is_tensor(input) and not _is_tensor(other):
         from .creation import scalar_tensor
         dtype = D.result_dtype([input, other])
@@ -1045,6 +1102,7 @@ def _(ctx, grad):
 
 
 def masked_fill(input, mask, value):
+    value = _py_number(value)
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_type_name(mask._dtype).lower()}")
@@ -1106,6 +1164,7 @@ def _check_lerp_dtypes(input, end, weight):
 
 
 def lerp(input, end, weight, *, out=None):
+    weight = _py_number(weight)
     _check_lerp_dtypes(input, end, weight)
     if _is_tensor(weight):
         return _out(_lerp_tensor(input, end, weight), out, "lerp")
@@ -1205,6 +1264,7 @@ def _bitwise(name, fn, kernel=None):
     kernel = kernel or name + "_cpu"
 
     def public(input, other, *, out=None):
+        _numbers_only(name, (input, other), _OTHER_OVERLOADS, 1)
         if not _is_tensor(input):          # a number first (2 & t): wrapped
             input = _wrapped(input, other)
         dtype = D.result_dtype([input, other])
@@ -1417,6 +1477,7 @@ def div_(self, other, *, rounding_mode=None):
 def clamp_(self, min=None, max=None, *, _op=_clamp):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min, max = _py_number(min), _py_number(max)
     if _is_tensor(min) or _is_tensor(max):
         lo = _clamp_bound(min, self)
         hi = _clamp_bound(max, self)
@@ -1435,6 +1496,7 @@ def clamp_max_(self, max):
 
 
 def masked_fill_(self, mask, value):
+    value = _py_number(value)
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_type_name(mask._dtype).lower()}")
@@ -1445,6 +1507,7 @@ def masked_fill_(self, mask, value):
 
 
 def lerp_(self, end, weight):
+    weight = _py_number(weight)
     _check_lerp_dtypes(self, end, weight)
     if _is_tensor(weight):
         return _lerp_tensor.inplace(self, end, weight)

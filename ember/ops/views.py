@@ -10,7 +10,7 @@ view of it was written in place) and the regeneration of a view's grad_fn from i
 import numpy as np
 
 from .._backend import backend, numpy_backend as _numpy_backend
-from .._tensor import Tensor
+from .._tensor import Tensor, _VIEW_MODE
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
 from .registry import primitive
@@ -628,6 +628,23 @@ def narrow(self, dim, start, length):
 
 
 # ----------------------------------------------------------------------------- unbind and split
+MULTI_OUTPUT = "multi_output"        # view modes (_tensor._VIEW_MODE) PyTorch refuses to write
+CUSTOM_FUNCTION = "custom_function"  # in place: see mark_unwritable_views
+
+
+def mark_unwritable_views(outs, mode):
+    """Mark tracked views that PyTorch will not let be written in place (nor read the grad_fn
+    of once their base was written): the outputs of a function returning several views
+    (MULTI_OUTPUT: unbind, split, chunk...; their one node cannot be rebased for one output)
+    and a view a custom Function returns (CUSTOM_FUNCTION: rebasing would bypass its backward).
+    The in-place check (check_inplace_allowed) raises view_mode_error for them, as for views
+    made in no_grad mode; views of them inherit the mark (Tensor._make_view)."""
+    for t in outs:
+        if isinstance(t, Tensor) and t._base is not None and t._grad_fn is not None:
+            t._get_extra()[_VIEW_MODE] = mode
+    return outs
+
+
 @primitive("unbind", node="UnbindBackward0", view=True, n_outputs=None)
 def _unbind(xp, self, *, dim, n_outputs):
     return [self[(slice(None),) * dim + (i, Ellipsis)] for i in range(n_outputs)]
@@ -647,7 +664,8 @@ def unbind(self, dim=0):
     if self._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, self._data.ndim)
-    return _unbind(self, dim=d, n_outputs=self._data.shape[d])
+    return mark_unwritable_views(_unbind(self, dim=d, n_outputs=self._data.shape[d]),
+                                 MULTI_OUTPUT)
 
 
 def _split_pieces(xp, self, dim, sizes):
@@ -696,13 +714,15 @@ def split(self, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={_dims(sizes)}")
-        return _split_with_sizes(self, dim=d, sizes=sizes, n_outputs=len(sizes))
+        return mark_unwritable_views(
+            _split_with_sizes(self, dim=d, sizes=sizes, n_outputs=len(sizes)), MULTI_OUTPUT)
     step = int(split_size_or_sections)
     if step < 0 or (step == 0 and size):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                            f"dimension size of {size}")
     sizes = tuple(min(step, size - i) for i in range(0, size, step)) if size else (0,)
-    return _split(self, dim=d, sizes=sizes, n_outputs=len(sizes))
+    return mark_unwritable_views(_split(self, dim=d, sizes=sizes, n_outputs=len(sizes)),
+                                 MULTI_OUTPUT)
 
 
 def chunk(self, chunks, dim=0):
@@ -714,7 +734,8 @@ def chunk(self, chunks, dim=0):
     size = self._data.shape[d]
     if size == 0:
         # PyTorch splits an empty dim into `chunks` empty pieces
-        return _split_with_sizes(self, dim=d, sizes=(0,) * chunks, n_outputs=chunks)
+        return mark_unwritable_views(
+            _split_with_sizes(self, dim=d, sizes=(0,) * chunks, n_outputs=chunks), MULTI_OUTPUT)
     return split(self, -(-size // chunks), dim)
 
 
@@ -865,6 +886,7 @@ class CopySlices(Node):
     derivative sends to its `self` input.
     """
     __slots__ = ("fn", "view_geometry", "base_shape", "base_strides", "real_view", "_n_outputs")
+    __module__ = "builtins"      # PyTorch's C++ nodes show as <class 'CopySlices'>
 
     @classmethod
     def rebase(cls, base, view_tensor, fn):
