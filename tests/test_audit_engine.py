@@ -469,3 +469,13 @@ def test_pack_hooks_see_outputs_already_in_the_graph_and_in_place_results():
         (y.sum() + z.sum()).backward()
         return log, x.grad
     same(scenario)
+
+
+def test_a_linear_layers_weight_gradient_is_a_plain_contiguous_tensor():
+    def scenario(T):
+        T.manual_seed(0)
+        lin = T.nn.Linear(3, 2)
+        lin(T.ones(4, 3)).sum().backward()
+        g = lin.weight.grad
+        return g._base is None, g.is_contiguous(), g.stride(), lin.bias.grad._base is None
+    same(scenario)

@@ -415,16 +415,3 @@ def test_add_alpha_rounds_once(name):
     same(ALPHA[name], rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("kw", [dict(lr=0.1), dict(lr=0.1, momentum=0.9),
-                                dict(lr=0.05, momentum=0.9, dampening=0.3, weight_decay=0.1)])
-def test_sgd_matches_torch_bit_for_bit(kw):
-    """SGD's updates are add_ with an alpha (and weight decay is grad.add(param, alpha=wd))."""
-    def scenario(T):
-        rng = np.random.default_rng(0)
-        p = T.tensor(rng.standard_normal(1000).astype(np.float32), requires_grad=True)
-        opt = T.optim.SGD([p], **kw)
-        for _ in range(20):
-            p.grad = T.tensor(rng.standard_normal(1000).astype(np.float32))
-            opt.step()
-        return p.detach()
-    same(scenario, rtol=0, atol=0)

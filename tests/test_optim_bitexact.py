@@ -1,10 +1,13 @@
 """ember.optim's float32 updates against torch.optim's (single-tensor CPU path) bit for bit.
 
-PyTorch's add (with alpha), lerp and addcmul kernels round a float32 multiply-add once (a
-fused multiply-add); ember's optimizer kernels reproduce that. The optimizers whose update has
-no square root then match torch exactly. Those with one (Adam, AdamW, RMSprop, Adagrad,
-Adadelta, NAdam, RAdam) match to rounding only: torch's float32 sqrt on this CPU build (MKL's
-vector math) is not correctly rounded, NumPy's is, so about one value in six differs by an ulp.
+PyTorch's lerp and addcmul kernels round a float32 multiply-add once (a fused multiply-add);
+ember's optimizer kernels reproduce that, and the optimizers built on them alone (Adamax
+without weight decay, Rprop) match torch exactly. Its add-with-alpha kernel rounds once too,
+but emulating that costs 3-4x the float32 add on every parameter of every SGD step, so ember
+rounds twice there: SGD, ASGD and any weight decay differ from torch by an ulp in about half
+of the values. Optimizers with a square root (Adam, AdamW, RMSprop, Adagrad, Adadelta, NAdam,
+RAdam) match to rounding only: torch's float32 sqrt on this CPU build (MKL's vector math) is
+not correctly rounded, NumPy's is, so about one value in six differs by an ulp.
 """
 import numpy as np
 import pytest
@@ -17,19 +20,20 @@ STEPS = 20
 SHAPES = [(10_000,), (4, 3), (5,), ()]
 
 EXACT = [
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, betas=(0.3, 0.9), maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-4, 1), maximize=True)),
+]
+
+ROUNDING = [
     ("SGD", dict(lr=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.9)),
     ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.3, weight_decay=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.05, maximize=True)),
-    ("Adamax", dict()),
     ("Adamax", dict(lr=0.01, betas=(0.3, 0.9), weight_decay=0.1, maximize=True)),
-    ("Rprop", dict()),
-    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-4, 1), maximize=True)),
     ("ASGD", dict()),
     ("ASGD", dict(lr=0.05, t0=5, weight_decay=0.1, maximize=True)),
-]
-
-ROUNDING = [
     ("Adam", dict()),
     ("Adam", dict(lr=0.01, betas=(0.3, 0.95), weight_decay=0.1, amsgrad=True)),
     ("AdamW", dict()),
@@ -89,11 +93,16 @@ KERNEL_SHAPES = [(10_007,), (4, 3), (1,), ()]
 
 @pytest.mark.parametrize("shape", KERNEL_SHAPES, ids=str)
 @pytest.mark.parametrize("alpha", [-0.01, 0.3, 2.5])
-def test_add_kernel_rounds_like_torch(shape, alpha):
+def test_add_kernel_is_within_an_ulp_of_torch(shape, alpha):
+    # (two roundings where torch rounds once: see the module's docstring)
     a, b, _ = data(shape)
     expected = torch.from_numpy(a.copy()).add_(torch.from_numpy(b), alpha=alpha).numpy()
     got = kernels.add_(np, a.copy(), b, alpha, np.empty_like(a))
-    np.testing.assert_array_equal(got, expected)
+    # the extra rounding of alpha * b (half an ulp of it) and the sum's own rounding (an ulp of
+    # a result at most twice the larger term) stay within a few ulps of the larger term
+    bound = 4 * np.spacing(np.maximum(np.abs(a), np.abs(np.float32(alpha) * b)))
+    assert np.all(np.abs(got - expected) <= bound)
+    assert np.mean(got == expected) > 0.3        # and most results are torch's exactly
 
 
 @pytest.mark.parametrize("shape", KERNEL_SHAPES, ids=str)

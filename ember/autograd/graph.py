@@ -330,9 +330,16 @@ def accumulate_into_grad(variable, new):
     old = variable._grad
     if old is None:
         layout = _grad_layout(variable)
-        if not grad_mode.state.enabled and _owned(new) and _obeys(new, layout):
-            variable._grad = new        # the engine's own result, nobody else holds it
-        else:
+        if not grad_mode.state.enabled and _obeys(new, layout):
+            if _owned(new):
+                variable._grad = new    # the engine's own result, nobody else holds it
+                return
+            if _owned_view(new):
+                # a view of a result nobody else holds (a linear layer's weight gradient is
+                # the transpose of a product): its memory becomes .grad, as a plain tensor
+                variable._grad = new._make(new._data, new._dtype, new._device)
+                return
+        if True:
             # a copy laid out as the contract says (under create_graph it is a graph node:
             # CopyBackwards, or CloneBackward0 for an oddly laid out variable)
             variable._grad = _clone_to_layout(new, layout)
@@ -388,6 +395,15 @@ def _owned(t):
     data = t._data
     return (sys.getrefcount(t) <= 4 and t._base is None and data.base is None
             and sys.getrefcount(data) <= 3 and t._grad_fn is None)
+
+
+def _owned_view(t):
+    # a view covering all of its base, where the view, the base and the base's array are held
+    # only by the engine's references and by each other
+    base = t._base
+    return (base is not None and sys.getrefcount(t) <= 4 and sys.getrefcount(base) <= 3
+            and base._base is None and base._grad_fn is None
+            and t._data.size == base._data.size and sys.getrefcount(base._data) <= 3)
 
 
 # ----------------------------------------------------------------------------- saved tensors

