@@ -74,12 +74,31 @@ def _reduce_dims(dim, ndim, ranges_first=True):
 
 
 # ----------------------------------------------------------------------------- sum / mean
+# float32 sums with at least this many terms added one after another accumulate in float64
+SERIAL_SUM_TERMS = 2048
+
+
+def _sum_np(xp, x, dims, keepdim, acc):
+    """xp.sum accumulated in `acc`, as accurate as PyTorch's cascade sum. NumPy sums the run of
+    innermost reduced dims pairwise (accurate), but adds along a reduced dim ahead of them one
+    term at a time: 30,000 float32 terms of 1/30,000 then sum to 0.9997. Past
+    SERIAL_SUM_TERMS such terms, a float32 sum accumulates in float64 and rounds once."""
+    if acc == np.float32 and dims is not None:
+        inner = x.ndim
+        while inner > 0 and inner - 1 in dims:
+            inner -= 1                          # dims inner.. are the pairwise-summed run
+        serial = math.prod(x.shape[d] for d in dims if d < inner)
+        if serial >= SERIAL_SUM_TERMS:
+            return xp.sum(x, axis=dims, keepdims=keepdim, dtype=np.float64).astype(np.float32)
+    return xp.sum(x, axis=dims, keepdims=keepdim, dtype=acc)
+
+
 def _mean_np(xp, x, dims, keepdim, dtype):
     """Mean as sum / count (an empty mean is 0/0 = nan, without NumPy's warning), accumulated
     in float32 at least."""
     dtype = np.dtype(dtype)
     acc = np.float32 if dtype.itemsize < 4 and dtype.kind != "c" else dtype
-    total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=acc)
+    total = _sum_np(xp, x, dims, keepdim, acc)
     count = x.size if dims is None else _count(x.shape, dims)
     return xp.asarray(total / count if count else total * np.nan).astype(dtype, order="C")
 
@@ -102,8 +121,8 @@ def _(ctx, grad):
 
 @primitive("sum.dim", node="SumBackward1")
 def _sum_dim(xp, self, *, dims, keepdim, dtype):
-    return xp.asarray(xp.sum(self, axis=dims, keepdims=keepdim, dtype=_acc(dtype))).astype(
-        dtype.np, order="C")
+    return xp.asarray(_sum_np(xp, self, dims, keepdim, _acc(dtype))).astype(dtype.np,
+                                                                             order="C")
 
 
 @_sum_dim.derivative
