@@ -12,7 +12,7 @@ import ember.nn.functional as F
 from ..ops.creation import _rng
 from . import constraints
 from .continuous import Gamma
-from .discrete import Categorical, _one_of
+from .discrete import Categorical, _OverCategories, _one_of
 from .distribution import (Distribution, broadcast_all, lazy_property, logits_to_probs,
                            probs_to_logits)
 
@@ -233,7 +233,7 @@ class NegativeBinomial(_CountedTrials):
         return unnormalised - log_norm.masked_fill(n + value == 0.0, 0.0)
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategories):
     """Counts of `total_count` Categorical draws (event shape: the number of classes)."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
@@ -259,18 +259,6 @@ class Multinomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -147,7 +147,24 @@ class Categorical(Distribution):
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
-class OneHotCategorical(Distribution):
+class _OverCategories(Distribution):
+    """A distribution over category counts or one-hot vectors, built on a Categorical whose
+    parameters it shows as its own."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(_OverCategories):
     """A Categorical whose samples are one-hot vectors (event shape: the number of classes)."""
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
@@ -166,18 +183,6 @@ class OneHotCategorical(Distribution):
                               validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):
