@@ -116,7 +116,7 @@ def broadcast_shapes(*shapes):
                                f"of ints, got {s}")
     result = [1] * _builtins.max((len(s) for s in sized), default=0)   # (max: ember's)
     for i, (given, shape) in enumerate(zip(shapes, sized)):
-        for j in range(-1, -len(shape) - 1, -1):
+        for j in _builtins.range(-1, -len(shape) - 1, -1):
             n = shape[j]
             if n == 1 or n == result[j]:
                 continue
@@ -185,4 +185,5 @@ from .ops.pointwise_extra import *  # noqa: E402,F401,F403  (logaddexp, hypot, x
 from .ops.reduction_extra import *  # noqa: E402,F401,F403  (median, quantile, unique, ...)
 from .ops.shape_extra import *  # noqa: E402,F401,F403  (meshgrid, repeat_interleave, kron, ...)
 from .ops.misc_extra import *  # noqa: E402,F401,F403  (gcd, histogram, scatter_reduce, windows, ...)
+from .ops.more_ops import *  # noqa: E402,F401,F403  (gradient, stft, index_reduce, ...)
 from .ops.creation import fill_  # noqa: E402,F401

@@ -608,3 +608,11 @@ for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_
               "pin_memory", "is_shared", "share_memory_", "new_empty_strided", "set_",
               "as_subclass"]:
     setattr(Tensor, _name, getattr(MX, _name))
+
+# ----------------------------------------------------------------------------- more_ops
+from . import more_ops as MO  # noqa: E402
+
+for _name in ["stft", "istft", "cauchy_", "log_normal_", "geometric_", "index_reduce",
+              "index_reduce_", "igamma_", "igammac_", "nonzero_static"]:
+    setattr(Tensor, _name, getattr(MO, _name))
+Tensor.igamma, Tensor.igammac = MO._igamma_method, MO._igammac_method
