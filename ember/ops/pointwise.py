@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .registry import primitive, COMMON, FLOAT
+from .registry import primitive, check_broadcast, COMMON, FLOAT
 
 
 def _special():
@@ -431,6 +431,8 @@ def fmod(input, other, *, out=None):
 
 @primitive("pow", node="PowBackward0", save=("self",), promote=None)
 def _pow_scalar(xp, self, *, exponent):
+    if self.dtype == np.bool_:          # x ** True is x, x ** False is True (NumPy: int8)
+        return xp.logical_or(self, not exponent)
     if _is_int_array(self):
         return _int_pow(xp, self, _cast_like(exponent, self))
     return xp.power(self, _cast_like(exponent, self))
@@ -470,6 +472,7 @@ def _(ctx, grad):
 
 @primitive("pow.scalar_base", node="PowBackward2", save=("result",), promote=None)
 def _pow_scalar_base(xp, exponent, *, base):
+    unsupported("pow", exponent)       # (True ** bool tensor: PyTorch has no Bool kernel)
     if _is_int_array(exponent):
         return _int_pow(xp, xp.full_like(exponent, base), exponent)
     return xp.power(_cast_like(base, exponent), exponent)
@@ -490,7 +493,8 @@ def pow(input=None, exponent=None, *, out=None, self=None):
         return _out(_pow_scalar_base(_promote_to(exponent, input), base=input), out, "pow")
     if _is_tensor(exponent):
         return _out(_pow_tensor(input, exponent), out, "pow")
-    if input._dtype._category < 2 and not isinstance(exponent, float) and exponent < 0 and \
+    if input._dtype._category < 2 and not isinstance(exponent, (float, complex)) and \
+            exponent < 0 and \
             D.result_dtype([input, exponent])._category < 2:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _out(_pow_scalar(_promote_to(input, exponent), exponent=exponent), out, "pow")
@@ -563,14 +567,20 @@ def minimum(input, other, *, out=None):
     return _out(_minimum(input, other), out, "minimum")
 
 
-def fmax(input, other):
-    _require_tensor("fmax", input, other, False)
-    return where(isnan(other), input, where(isnan(input), other, maximum(input, other)))
+def _nan_ignoring(name, extreme):
+    """fmax/fmin: maximum/minimum where a NaN loses to a number."""
+    def public(input, other, *, out=None):
+        _require_tensor(name, input, other, False)
+        if D.result_dtype([input, other]).is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        result = where(isnan(other), input, where(isnan(input), other, extreme(input, other)))
+        return _out(result, out, name)
+    public.__name__ = name
+    return public
 
 
-def fmin(input, other):
-    _require_tensor("fmin", input, other, False)
-    return where(isnan(other), input, where(isnan(input), other, minimum(input, other)))
+fmax = _nan_ignoring("fmax", maximum)
+fmin = _nan_ignoring("fmin", minimum)
 
 
 # ----------------------------------------------------------------------------- unary
@@ -699,12 +709,21 @@ fix = trunc
 frac = _unary("frac", "FracBackward0",
               lambda xp, x: unsupported("frac_cpu", x, "biuc") or x - xp.trunc(x),
               lambda ctx, g: g, save=(), promote=None)
-isnan = _unary("isnan", None, lambda xp, x: xp.isnan(x), None, save=(), promote=None,
-               out_rule="any")
-isinf = _unary("isinf", None, lambda xp, x: xp.isinf(x), None, save=(), promote=None,
-               out_rule="any")
-isfinite = _unary("isfinite", None, lambda xp, x: xp.isfinite(x), None, save=(), promote=None,
-                  out_rule="any")
+def _without_out(public):
+    """An op PyTorch declares with no out= argument (passing one is a TypeError)."""
+    def op(input):
+        return public(input)
+    op.__name__ = op.__qualname__ = public.__name__     # (named in the TypeError)
+    op.op = public.op
+    return op
+
+
+isnan = _without_out(_unary("isnan", None, lambda xp, x: xp.isnan(x), None, save=(),
+                            promote=None))
+isinf = _without_out(_unary("isinf", None, lambda xp, x: xp.isinf(x), None, save=(),
+                            promote=None))
+isfinite = _without_out(_unary("isfinite", None, lambda xp, x: xp.isfinite(x), None, save=(),
+                               promote=None))
 isposinf = _unary("isposinf", None, lambda xp, x: xp.isposinf(x), None, save=(), promote=None,
                   out_rule="bool")
 isneginf = _unary("isneginf", None, lambda xp, x: xp.isneginf(x), None, save=(), promote=None,
@@ -1229,6 +1248,13 @@ def _require_tensor(name, input, other, scalar_other):
                         f"{type(other).__name__}")
 
 
+def _require_tensor_arg(method, other):
+    """A Tensor-only in-place method's TypeError for a number `other` (position 1: after self)."""
+    if not _is_tensor(other):
+        raise TypeError(f"{method}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
 def _predicate(name, fn, promote=COMMON, scalar_other=True):
     op = primitive(name, differentiable=False, promote=promote)(lambda xp, a, b: fn(xp, a, b))
 
@@ -1269,6 +1295,7 @@ def _bitwise(name, fn, kernel=None):
             input = _wrapped(input, other)
         dtype = D.result_dtype([input, other])
         if dtype._category >= 2:
+            check_broadcast((input, other))     # PyTorch reports a bad shape first
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{_type_name(dtype)}'")
         return _out(op(input, other), out, name)
@@ -1280,6 +1307,7 @@ def _shift(xp, a, b, left):
     # PyTorch: shifting by the bit width or more gives 0 (or -1 for a negative number shifted
     # right); NumPy leaves that to the hardware
     a = xp.asarray(a)
+    unsupported("lshift_cpu" if left else "rshift_cpu", a)    # no Bool kernel
     b = xp.asarray(b).astype(a.dtype)
     bits = a.dtype.itemsize * 8
     too_far = (b >= bits) | (b < 0)
@@ -1522,6 +1550,8 @@ def round_(self, *, decimals=None):
 
 def _unary_inplace(public):
     def method(self):
+        if public is abs and self._dtype.is_complex:     # |z| is real: no complex result to hold
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         return public.op.inplace(self)
     method.__name__ = public.__name__ + "_"
     return method
@@ -1534,7 +1564,8 @@ INPLACE = {
     "clamp_": clamp_, "clip_": clamp_,
     "clamp_min_": clamp_min_, "clamp_max_": clamp_max_,
     "masked_fill_": masked_fill_, "lerp_": lerp_, "round_": round_,
-    "atan2_": lambda self, other: _atan2.inplace(self, other),
+    "atan2_": lambda self, other: _require_tensor_arg("atan2_", other) or
+    _atan2.inplace(self, other),
     "addcmul_": lambda self, t1, t2, *, value=1: _addcmul.inplace(self, t1, t2, value=value),
     "addcdiv_": lambda self, t1, t2, *, value=1: _addcdiv.inplace(self, t1, t2, value=value),
     "logit_": lambda self, eps=None: _logit.inplace(self, eps=eps),

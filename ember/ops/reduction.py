@@ -103,9 +103,18 @@ def _mean_np(xp, x, dims, keepdim, dtype):
     return xp.asarray(total / count if count else total * np.nan).astype(dtype, order="C")
 
 
+def _narrowed(x, dtype):
+    """PyTorch converts the input to a narrower float dtype= before reducing: each element is
+    rounded to it first (the sum itself is still accumulated wide)."""
+    npd = np.dtype(dtype.np)
+    if x.dtype.kind == "f" and npd.kind in "fV" and npd.itemsize < x.dtype.itemsize:
+        return x.astype(npd)
+    return x
+
+
 @primitive("sum", node="SumBackward0")
 def _sum_all(xp, self, *, dtype):
-    return xp.asarray(xp.sum(self, dtype=_acc(dtype))).astype(dtype.np)
+    return xp.asarray(xp.sum(_narrowed(self, dtype), dtype=_acc(dtype))).astype(dtype.np)
 
 
 def _spread(grad, shape):
@@ -121,7 +130,8 @@ def _(ctx, grad):
 
 @primitive("sum.dim", node="SumBackward1")
 def _sum_dim(xp, self, *, dims, keepdim, dtype):
-    return xp.asarray(_sum_np(xp, self, dims, keepdim, _acc(dtype))).astype(dtype.np,
+    return xp.asarray(_sum_np(xp, _narrowed(self, dtype), dims, keepdim, _acc(dtype))).astype(
+        dtype.np,
                                                                              order="C")
 
 
@@ -206,7 +216,7 @@ def _tname(dtype):
 # ----------------------------------------------------------------------------- prod
 @primitive("prod", node="ProdBackward0", save=("self", "result"))
 def _prod_all(xp, self, *, dtype):
-    return xp.asarray(xp.prod(self, dtype=_acc(dtype))).astype(dtype.np)
+    return xp.asarray(xp.prod(_narrowed(self, dtype), dtype=_acc(dtype))).astype(dtype.np)
 
 
 @_prod_all.derivative
@@ -216,8 +226,11 @@ def _(ctx, grad):
 
 @primitive("prod.dim", node="ProdBackward1", save=("self", "result"))
 def _prod_dim(xp, self, *, dim, keepdim, dtype):
-    return xp.asarray(xp.prod(self, axis=dim, keepdims=keepdim, dtype=_acc(dtype))).astype(
-        dtype.np)
+    # along a dim, PyTorch multiplies float16/bfloat16 in their own precision (rounding after
+    # each step), not in float32 as its full product and its sums do
+    acc = dtype.np if dtype in (D.float16, D.bfloat16) else _acc(dtype)
+    return xp.asarray(xp.prod(_narrowed(self, dtype), axis=dim, keepdims=keepdim,
+                              dtype=acc)).astype(dtype.np)
 
 
 @_prod_dim.derivative
@@ -258,6 +271,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dtype = dtype or _sum_dtype(input._dtype)
     if dim is None:
         return _out(_prod_all(input, dtype=dtype), out, "prod", "any")
+    dim = int_arg("prod", "dim", dim, 2)        # (one dim only, as PyTorch's prod)
     return _out(_prod_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim,
                           dtype=dtype), out, "prod", "any")
 
@@ -464,9 +478,11 @@ def _dof(count, correction):
     return float(count - correction)
 
 
-def _var_np(xp, x, dims, correction, keepdim):
+def _var_np(xp, x, dims, correction, keepdim, root=False):
+    """The variance (its square root with `root`: std), computed wide and rounded once."""
     n = _count(x.shape, dims)
-    wide = x.astype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind != "c" else x
+    # accumulated in double, as PyTorch's CPU kernel: (1e38 - mean) ** 2 overflows float32
+    wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
     mean = _mean_np(xp, wide, dims, True, wide.dtype)
     centered = wide - mean
     sq = (centered * centered.conj()).real if x.dtype.kind == "c" else centered * centered
@@ -474,6 +490,8 @@ def _var_np(xp, x, dims, correction, keepdim):
     out = xp.sum(sq, axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)
     if not n:
         out = out * np.nan                                              # empty: nan
+    if root:        # before rounding to a half-precision result, as PyTorch: sqrt of the wide var
+        out = xp.sqrt(out)
     # in x's real dtype, C-contiguous as PyTorch's results are (NumPy keeps x's memory order)
     return xp.asarray(out).astype(_real_dtype(x), order="C")
 
@@ -502,7 +520,7 @@ _var.derivative(_var_grad)
 
 @primitive("std", node="StdBackward0", save=("self", "result"))
 def _std(xp, self, *, dims, correction, keepdim, count):
-    return xp.sqrt(_var_np(xp, self, dims, correction, keepdim))
+    return _var_np(xp, self, dims, correction, keepdim, root=True)
 
 
 def _std_grad(ctx, grad, result):
@@ -550,7 +568,7 @@ def _(ctx, grad_var, grad_mean):
 
 @primitive("std_mean", node="StdMeanBackward0", save=("self", "result"), n_outputs=2)
 def _std_mean(xp, self, *, dims, correction, keepdim, count):
-    return (xp.sqrt(_var_np(xp, self, dims, correction, keepdim)),
+    return (_var_np(xp, self, dims, correction, keepdim, root=True),
             _welford_mean(xp, self, dims, keepdim))
 
 
@@ -884,7 +902,7 @@ def _(ctx, grad):
 
 def cumsum(input, dim=REQUIRED, *, dtype=None, out=None):
     dim = int_arg("cumsum", "dim", dim, 2)
-    if out is not None and out._dtype is D.bool_:
+    if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
         raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
     return _out(_cumsum(input, dim=wrap_dim(dim, input._data.ndim),
                         dtype=dtype or _sum_dtype(input._dtype)), out, "cumsum", "any")
@@ -930,5 +948,7 @@ def _cumprod_grad_with_zeros(grad, x, dim):
 
 def cumprod(input, dim=REQUIRED, *, dtype=None, out=None):
     dim = int_arg("cumprod", "dim", dim, 2)
+    if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
+        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
     return _out(_cumprod(input, dim=wrap_dim(dim, input._data.ndim),
                          dtype=dtype or _sum_dtype(input._dtype)), out, "cumprod")

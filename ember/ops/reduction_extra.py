@@ -241,6 +241,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
                                       f"'{_tname(out._dtype)}'")
         return _out(nansum(input, dim, keepdim, dtype=dtype), out, "nansum", "any")
     dtype = dtype or _sum_dtype(input._dtype)
+    if dtype.is_complex and input._dtype.is_floating_point:   # (ints have no NaNs: a sum)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_tname(dtype)}'")
     return _nansum(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
                    dtype=dtype)
 
@@ -251,9 +253,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
                                       f"'{_tname(out._dtype)}'")
         return _out(nanmean(input, dim, keepdim, dtype=dtype), out, "nanmean", "any")
-    if (dtype or input._dtype)._category < 2:
+    # the input must be floating whatever dtype= says; then dtype= must be too
+    if input._dtype._category < 2:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {_tname(dtype or input._dtype)}")
+                           f"but got {_tname(input._dtype)}")
+    if dtype is not None and dtype._category < 2:
+        raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: {_tname(dtype)}")
     count = (~input.isnan()).sum(dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -287,6 +293,8 @@ def _(ctx, grad_min, grad_max):
 
 def aminmax(input, *, dim=None, keepdim=False):
     ndim = input._data.ndim
+    if input._dtype.is_complex:
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(input._dtype)}'")
     if dim is None:
         if input._data.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
