@@ -365,8 +365,51 @@ def _legacy_type(dtype):
     return f"ember.{_type_name(dtype)}Tensor"
 
 
-def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
-    """PyTorch's argument checks (and its messages) for a convolution; returns (input, batched)."""
+def _uses_mkldnn(input, weight, groups):
+    """Whether PyTorch's CPU convolution would pick its oneDNN backend: that decides which of
+    two messages a dtype mismatch gets. Its heuristic: float32 input, and grouped, or a kernel
+    over 3x3, or a batch, or a large input (1-D shapes are seen with a unit height)."""
+    if input._dtype is not D.float32:
+        return False
+    shape = list(input.shape) if input.dim() != 3 else [*input.shape[:2], 1, input.shape[2]]
+    return (groups > 1 or (weight.shape[-1] > 3 and weight.dim() > 3 and weight.shape[-2] > 3)
+            or shape[0] > 1 or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
+def _check_conv_dtypes(input, weight, bias, d, transposed, groups):
+    """PyTorch's dtype checks of (batched) input, weight and bias, in its order and with the
+    message of the backend it would use; returns the bias to use."""
+    mkldnn = _uses_mkldnn(input, weight, groups)
+
+    def mismatch(other, what):
+        if mkldnn:
+            return RuntimeError(f"Input type ({_legacy_type(input._dtype)}) and {what} type "
+                                f"({_legacy_type(other._dtype)}) should be the same or input "
+                                f"should be a MKLDNN tensor and {what} is a dense tensor")
+        return RuntimeError(f"expected scalar type {_type_name(input._dtype)} but found "
+                            f"{_type_name(other._dtype)}")
+    bias_differs = bias is not None and bias._dtype is not input._dtype
+    if bias_differs and not transposed:
+        # the forward convolution compares the bias first, with the C++ type names
+        raise RuntimeError(f"Input type ({_c_name(input._dtype)}) and bias type "
+                           f"({_c_name(bias._dtype)}) should be the same")
+    if weight._dtype is not input._dtype:
+        raise mismatch(weight, "weight")
+    if bias_differs:
+        if mkldnn or d == 3:
+            raise mismatch(bias, "bias")
+        # the 1-D/2-D transposed fallback adds the bias in the input's dtype
+        if not D.can_cast(bias._dtype, input._dtype):
+            raise RuntimeError(f"result type {_type_name(bias._dtype)} can't be cast to the "
+                               f"desired output type {_type_name(input._dtype)}")
+        bias = bias.to(input._dtype)
+    return bias
+
+
+def _check_conv_inputs(name, input, weight, bias, d, transposed, groups, stride,
+                       string_padding=False):
+    """PyTorch's argument checks (and its messages) for a convolution; returns (input, bias,
+    batched)."""
     dim = input.dim()
     if dim not in (d + 1, d + 2):
         raise RuntimeError(f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to "
@@ -375,20 +418,17 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
     if not batched:
         input = input.unsqueeze(0)
     if weight.dim() != d + 2:
-        raise RuntimeError("weight should have at least three dimensions" if weight.dim() < 3
-                           else f"Expected {d + 2}-dimensional input for {d + 2}-dimensional "
-                                f"weight {list(weight.shape)}, but got {d + 1}-dimensional "
-                                f"input of size {list(input.shape)} instead")
-    if input._dtype is not weight._dtype:
-        if weight._dtype is D.float32 or input._dtype is not D.float32:
-            raise RuntimeError(f"expected scalar type {_type_name(input._dtype)} but found "
-                               f"{_type_name(weight._dtype)}")
-        raise RuntimeError(f"Input type ({_legacy_type(input._dtype)}) and weight type "
-                           f"({_legacy_type(weight._dtype)}) should be the same or input "
-                           f"should be a MKLDNN tensor and weight is a dense tensor")
-    if bias is not None and bias._dtype is not input._dtype:
-        raise RuntimeError(f"Input type ({_c_name(input._dtype)}) and bias type "
-                           f"({_c_name(bias._dtype)}) should be the same")
+        if weight.dim() < 3:
+            raise RuntimeError("weight should have at least three dimensions")
+        # PyTorch takes the dimensionality from the weight: the stride (already expanded to
+        # `d` values) must match it, then the input's rank
+        _tuple(_tuple(stride, d, "stride"), weight.dim() - 2, "stride")
+        w = weight.dim()
+        raise RuntimeError(f"Expected {w}-dimensional input for {w}-dimensional weight"
+                           f"{'' if string_padding else ' '}{list(weight.shape)}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} "
+                           f"instead")
+    bias = _check_conv_dtypes(input, weight, bias, d, transposed, groups)
     wshape = list(weight.shape)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -407,7 +447,7 @@ def _check_conv_inputs(name, input, weight, bias, d, transposed, groups):
         raise RuntimeError(f"Given {given} of size {wshape}, expected bias to be 1-dimensional "
                            f"with {out_ch} elements, but got bias of size {list(bias.shape)} "
                            f"instead")
-    return input, batched
+    return input, bias, batched
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
@@ -429,7 +469,8 @@ def _check_geometry(stride, padding, dilation):
 
 
 def _convnd(name, d, input, weight, bias, stride, padding, dilation, groups):
-    input, batched = _check_conv_inputs(name, input, weight, bias, d, False, groups)
+    input, bias, batched = _check_conv_inputs(name, input, weight, bias, d, False, groups,
+                                              stride, padding == "same")
     stride = _tuple(stride, d, "stride")
     dilation = _tuple(dilation, d, "dilation")
     kernel = weight.shape[2:]
@@ -481,7 +522,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transposend(name, d, input, weight, bias, stride, padding, output_padding, groups,
                       dilation):
-    input, batched = _check_conv_inputs(name, input, weight, bias, d, True, groups)
+    input, bias, batched = _check_conv_inputs(name, input, weight, bias, d, True, groups,
+                                              stride)
     stride = _tuple(stride, d, "stride")
     padding = _tuple(padding, d, "padding")
     dilation = _tuple(dilation, d, "dilation")
@@ -1367,13 +1409,35 @@ def _(ctx, grad):
                       stride=ctx.stride)
 
 
+def _check_fold_geometry(kernel, dilation, padding, stride, stride_first=False):
+    """torch's checks (and messages) of fold/unfold's 2-d window geometry, in its order (fold
+    checks the stride right after the kernel, unfold last)."""
+    checks = [("kernel size", "kernel", kernel, min(kernel) > 0, "greater than zero"),
+              ("dilation", "dilation", dilation, min(dilation) > 0, "greater than zero"),
+              ("padding", "pad", padding, min(padding) >= 0, "non-negative")]
+    stride_check = ("stride", "stride", stride, min(stride) > 0, "greater than zero")
+    checks.insert(1 if stride_first else 3, stride_check)
+    for name, short, values, ok, cond in checks:
+        if not ok:
+            raise RuntimeError(f"{name} should be {cond}, but got {short}_height: {values[0]} "
+                               f"{short}_width: {values[1]}")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() < 3:
         input.size(max(input.dim(), 1))     # torch reads a dim that is not there: its IndexError
     _check_batch_mode(input, 2)
-    return _im2col_op(input, kernel=_tuple(kernel_size, 2, "kernel_size"),
-                      dilation=_tuple(dilation, 2, "dilation"),
-                      padding=_tuple(padding, 2, "padding"), stride=_tuple(stride, 2, "stride"))
+    kernel, dilation = _tuple(kernel_size, 2, "kernel_size"), _tuple(dilation, 2, "dilation")
+    padding, stride = _tuple(padding, 2, "padding"), _tuple(stride, 2, "stride")
+    _check_fold_geometry(kernel, dilation, padding, stride)
+    blocks = [_conv_out(s, k, st, p, dl) for s, k, st, p, dl in
+              zip(input.shape[-2:], kernel, stride, padding, dilation)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(input.shape[-2:])}, "
+                           f"kernel_size={kernel}, dilation={dilation}, padding={padding}, "
+                           f"calculated shape of the array of sliding blocks as "
+                           f"{tuple(blocks)}, but its components must be at least one.")
+    return _im2col_op(input, kernel=kernel, dilation=dilation, padding=padding, stride=stride)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -1385,6 +1449,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     args = dict(output_size=_tuple(output_size, 2, "output_size"), kernel=kernel,
                 dilation=_tuple(dilation, 2, "dilation"), padding=_tuple(padding, 2, "padding"),
                 stride=_tuple(stride, 2, "stride"))
+    _check_fold_geometry(kernel, args["dilation"], args["padding"], args["stride"],
+                         stride_first=True)
     channels = input.shape[-2]
     # the messages name the dims of the batched input (1: channels, 2: blocks), also unbatched
     if channels % _prod(kernel):

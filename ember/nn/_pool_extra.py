@@ -5,6 +5,8 @@ The max-pooling machinery (windows, argmax, indices into each input plane, the s
 adjoint, the adaptive max-pool primitives and their checks) lives in `_conv.py`; this file
 reuses it.
 """
+import math
+
 from .. import _dtype as D
 from ..ops.registry import primitive
 from . import _conv as C
@@ -153,25 +155,33 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 # ============================================================================ power-average pooling
-def _lp_pool(input, norm_type, window, pooled):
+def _lp_pool(input, norm_type, window, pooled, max_pooled):
     """(sum over each window of x**p) ** (1/p), as torch composes it: an average pool of x**p
-    times the window size, with negative averages (odd p) clamped to zero."""
+    times the window size, with negative averages (odd p) clamped to zero; p = +-inf is the
+    max (min) of |x| over each window."""
+    if norm_type == math.inf:
+        return max_pooled(input.abs())
+    if norm_type == -math.inf:
+        return -max_pooled(-input.abs())
     out = pooled(input.pow(norm_type))
     return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size,
-                    lambda x: C.avg_pool1d(x, kernel_size, stride, 0, ceil_mode))
+                    lambda x: C.avg_pool1d(x, kernel_size, stride, 0, ceil_mode),
+                    lambda x: C.max_pool1d(x, kernel_size, stride, 0, 1, ceil_mode))
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     kw, kh = (kernel_size,) * 2 if isinstance(kernel_size, int) else kernel_size
     return _lp_pool(input, norm_type, kw * kh,
-                    lambda x: C.avg_pool2d(x, kernel_size, stride, 0, ceil_mode))
+                    lambda x: C.avg_pool2d(x, kernel_size, stride, 0, ceil_mode),
+                    lambda x: C.max_pool2d(x, kernel_size, stride, 0, 1, ceil_mode))
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     kd, kw, kh = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
     return _lp_pool(input, norm_type, kd * kw * kh,
-                    lambda x: C.avg_pool3d(x, kernel_size, stride, 0, ceil_mode))
+                    lambda x: C.avg_pool3d(x, kernel_size, stride, 0, ceil_mode),
+                    lambda x: C.max_pool3d(x, kernel_size, stride, 0, 1, ceil_mode))

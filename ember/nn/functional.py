@@ -1115,7 +1115,8 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     xp = _xp(weight)
     rows = xp.unique(input._data.reshape(-1))
     data = weight._data
-    norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    # the vector p-norm of each row (max |w| for p = inf)
+    norms = xp.linalg.norm(data[rows], ord=float(norm_type), axis=1)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
     weight._version_counter.bump()
@@ -1129,7 +1130,9 @@ def one_hot(tensor, num_classes=-1):
     if data.size and data.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(data.max()) + 1 if data.size else 0
+        if not data.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
     elif data.size and data.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (data[..., None] == _xp(tensor).arange(num_classes)).astype(np.int64)
