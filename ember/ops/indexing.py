@@ -838,23 +838,24 @@ def _(ctx, grad):
     return grad.flip(ctx.dims)
 
 
-def _flip_dims(args, dims, position):
-    """flip's dims as PyTorch's parser takes them: given positionally (ints, or one sequence,
-    parsed as a size is; at `position`) or as the keyword `dims` (a sequence only)."""
+def _flip_dims(args, dims, position, name="flip"):
+    """flip's (or tile's, `name`) dims as PyTorch's parser takes them: given positionally (ints,
+    or one sequence, parsed as a size is; at `position`) or as the keyword `dims` (a sequence
+    only)."""
     from .creation import _sizes
     if args and dims is not REQUIRED:
-        raise TypeError("flip() got multiple values for argument 'dims'")
+        raise TypeError(f"{name}() got multiple values for argument 'dims'")
     if not args:
-        require("flip", "dims", dims, position)
+        require(name, "dims", dims, position)
         if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
-            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not "
+            raise TypeError(f"{name}(): argument 'dims' must be tuple of ints, not "
                             f"{type(dims).__name__}")
         return tuple(d.__index__() for d in dims)
     if position == 2 and not isinstance(args[0], (tuple, list)):   # torch.flip(x, 0)
-        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+        raise TypeError(f"{name}(): argument 'dims' (position 2) must be tuple of ints, not "
                         f"{type(args[0]).__name__}")
     try:
-        return _sizes("flip", args, "dims")
+        return _sizes(name, args, "dims")
     except TypeError as e:                          # (_sizes' messages are for position 1)
         raise TypeError(str(e).replace("(position 1)", f"(position {position})")) from None
 
@@ -949,11 +950,21 @@ def repeat(self, *sizes):
     return _repeat(self, repeats=tuple(max(r, 0) for r in reps))
 
 
-def tile(input, dims):
-    dims = tuple(dims)
-    if len(dims) < input._data.ndim:
-        dims = (1,) * (input._data.ndim - len(dims)) + dims
-    return _repeat(input, repeats=dims)
+def tile(input, *args, dims=REQUIRED):
+    """torch.tile(input, dims): dims is a sequence."""
+    if len(args) > 1:
+        raise TypeError(f"tile() takes 2 positional arguments but {len(args) + 1} were given")
+    return _tile(input, _flip_dims(args, dims, 2, "tile"))
+
+
+def tile_method(self, *args, dims=REQUIRED):
+    """Tensor.tile(*dims): ints, one sequence, or the keyword dims."""
+    return _tile(self, _flip_dims(args, dims, 1, "tile"))
+
+
+def _tile(input, dims):
+    # tile is repeat with dims padded by leading 1s to the input's rank
+    return repeat(input, *((1,) * (input._data.ndim - len(dims)) + dims))
 
 
 def _tri(name, node, fn):

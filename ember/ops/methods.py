@@ -60,6 +60,7 @@ for _name in _SAME_NAME[P]:
 
 # methods whose argument parsing differs from the function's
 Tensor.flip = indexing.flip_method
+Tensor.tile = indexing.tile_method
 
 
 def _sort(self, dim=-1, descending=False, stable=False):
