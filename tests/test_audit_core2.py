@@ -292,3 +292,12 @@ def test_version_is_a_number_read_at_that_moment():
         return [type(v).__name__, v, x._version, x._version == v, view._version,
                 T.ones(2)._version]
     same(scenario)
+
+
+def test_in_place_results_with_extra_leading_dims():
+    def scenario(T):
+        return [catch(lambda: T.tensor([1., 2, 3]).sub_(T.ones(1, 3))),
+                catch(lambda: T.tensor([1., 2, 3]).copysign_(T.ones(1, 3))),
+                catch(lambda: T.tensor(1.).clamp_(T.tensor(0), T.tensor([1.5]))),
+                catch(lambda: T.zeros(3).copy_(T.ones(1, 3)))]
+    same(scenario)

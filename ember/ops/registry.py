@@ -613,6 +613,8 @@ def write_into(target, value):
     if data.ndim == 0 and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
     try:
+        if getattr(value, "ndim", 0) > data.ndim:
+            raise ValueError    # (NumPy would drop leading 1s: [1, 3] into [3] is PyTorch's error)
         xp_of(target._device).copyto(data, value, casting="unsafe")
     except ValueError:
         if getattr(value, "shape", ()) == data.shape:
