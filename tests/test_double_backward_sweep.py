@@ -437,6 +437,48 @@ CASES = {
     "nonzero_index": (lambda T, x: x[c(T, MASK)] ** 3, [arr(3, 4)], 2),
     "setitem_tensor_index": (lambda T, x, v: _setitem_adv(T, x, v) * x,
                              [arr(3, 4), arr(2, 4)], 2),
+    # ---- linear ops whose backward torch gives the forward's input (for its shape): the first
+    # derivative has a graph to it, and the next one is zeros (None for grid_sample); and the
+    # ops whose backward has no derivative (torch's error)
+    "avg_pool2d_plain": (lambda T, x: F(T).avg_pool2d(x, 3, stride=2, padding=1,
+                                                      count_include_pad=False),
+                         [arr(1, 2, 5, 5)], 3),
+    "avg_pool1d_plain": (lambda T, x: F(T).avg_pool1d(x, 2), [arr(2, 2, 6)], 2),
+    "avg_pool3d_plain": (lambda T, x: F(T).avg_pool3d(x, 2, divisor_override=3),
+                         [arr(1, 1, 4, 4, 4)], 2),
+    "adaptive_avg_pool1d_plain": (lambda T, x: F(T).adaptive_avg_pool1d(x, 3), [arr(2, 2, 7)], 2),
+    "adaptive_avg_pool2d_plain": (lambda T, x: F(T).adaptive_avg_pool2d(x, (2, 3)),
+                                  [arr(1, 2, 5, 7)], 2),
+    "adaptive_avg_pool3d_plain": (lambda T, x: F(T).adaptive_avg_pool3d(x, (2, 3, 2)),
+                                  [arr(1, 1, 5, 7, 3)], 3),
+    "interp_area_plain": (lambda T, x: F(T).interpolate(x, size=(2, 3), mode="area"),
+                          [arr(1, 1, 5, 6)], 2),
+    "interp_area_3d_plain": (lambda T, x: F(T).interpolate(x, size=(2, 3, 2), mode="area"),
+                             [arr(1, 1, 5, 6, 3)], 2),
+    "pad_reflect_plain": (lambda T, x: F(T).pad(x, (1, 2, 2, 1), mode="reflect"),
+                          [arr(1, 2, 3, 4)], 2),
+    "pad_reflect_1d_3d": (lambda T, a, b: [F(T).pad(a, (2, 1), mode="reflect"),
+                                           F(T).pad(b, (1, 1, 0, 1, 1, 0), mode="reflect")],
+                          [arr(2, 4), arr(1, 2, 3, 3)], 2),
+    "pad_replicate_plain": (lambda T, x: F(T).pad(x, (1, 2, 2, 1), mode="replicate"),
+                            [arr(1, 2, 3, 4)], 2),
+    "pad_replicate_1d_3d_negative": (
+        lambda T, a, b: [F(T).pad(a, (-1, 2), mode="replicate"),
+                         F(T).pad(b, (1, 1, 0, -1, 2, 0), mode="replicate")],
+        [arr(2, 4), arr(1, 2, 3, 3)], 2),
+    "grid_sample_bicubic_plain": (lambda T, x: F(T).grid_sample(
+        x, c(T, GRID), mode="bicubic", align_corners=True), [arr(1, 1, 4, 4)], 2),
+    "grid_sample_bilinear_input": (lambda T, x: F(T).grid_sample(
+        x, c(T, GRID), padding_mode="border", align_corners=False), [arr(1, 2, 4, 4)], 2),
+    "grid_sample_nearest_3d_input": (lambda T, x: F(T).grid_sample(
+        x, c(T, np.full((1, 2, 1, 2, 3), 0.2)), mode="nearest", align_corners=False),
+        [arr(1, 1, 3, 3, 3)], 2),
+    "hardsigmoid_refused": (lambda T, x: F(T).hardsigmoid(x), [arr(3, 4, low=-4, high=4)], 2),
+    "multi_margin_refused": (lambda T, x: F(T).multi_margin_loss(x, c(T, IDX3)), [arr(3, 4)], 2),
+    "multi_margin_p2_weight_refused": (lambda T, x: F(T).multi_margin_loss(
+        x, c(T, IDX3), p=2, weight=c(T, np.array([1.0, 2.0, 0.5, 1.5]))), [arr(3, 4)], 2),
+    "conv2d_no_bias_order3": (lambda T, x, w: F(T).conv2d(x, w, padding=1),
+                              [arr(1, 2, 4, 4), arr(3, 2, 3, 3)], 3),
     # ---- RNN cells
     "rnn_cell": (lambda T, x, h, *w: _cell(T, "RNNCell", x, h, w),
                  [arr(2, 3), arr(2, 4), arr(4, 3), arr(4, 4), arr(4), arr(4)], 2),
@@ -562,4 +604,89 @@ def test_tile_method_forms():
     def scenario(T):
         x = T.arange(6.).reshape(2, 3)
         return [x.tile(2, 1), x.tile((2,)), x.tile(dims=(1, 2)), x.tile([3])]
+    same(scenario)
+
+
+FIRST_DERIVATIVE_GRAPHS = {
+    "avg_pool2d": lambda T, x: T.nn.functional.avg_pool2d(x, 2),
+    "avg_pool1d": lambda T, x: T.nn.functional.avg_pool1d(x.squeeze(0), 2),
+    "avg_pool3d": lambda T, x: T.nn.functional.avg_pool3d(x, (1, 2, 3), padding=(0, 1, 1)),
+    "adaptive_avg_pool2d": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 3),
+    "adaptive_avg_pool1d": lambda T, x: T.nn.functional.adaptive_avg_pool1d(x.squeeze(0), 3),
+    "adaptive_avg_pool3d": lambda T, x: T.nn.functional.adaptive_avg_pool3d(x, 2),
+    "interp_area": lambda T, x: T.nn.functional.interpolate(x, size=(2, 3), mode="area"),
+    "interp_bilinear": lambda T, x: T.nn.functional.interpolate(x, size=(5, 3),
+                                                                mode="bilinear"),
+    "pad_reflect": lambda T, x: T.nn.functional.pad(x, (1, 2, 2, 1), mode="reflect"),
+    "pad_reflect_1d": lambda T, x: T.nn.functional.pad(x.squeeze(0), (1, 2), mode="reflect"),
+    "pad_replicate": lambda T, x: T.nn.functional.pad(x, (1, 2, 2, 1), mode="replicate"),
+    "pad_replicate_3d": lambda T, x: T.nn.functional.pad(x, (1, 0, 1, 2, 0, 1),
+                                                         mode="replicate"),
+    "pad_circular": lambda T, x: T.nn.functional.pad(x, (1, 2, 2, 1), mode="circular"),
+    "pad_constant": lambda T, x: T.nn.functional.pad(x, (1, 2, 2, 1)),
+    "grid_sample_bicubic": lambda T, x: T.nn.functional.grid_sample(
+        x, T.tensor(GRID), mode="bicubic", align_corners=True),
+    "grid_sample_nearest": lambda T, x: T.nn.functional.grid_sample(
+        x, T.tensor(GRID), mode="nearest", align_corners=True),
+    "hardsigmoid": lambda T, x: T.nn.functional.hardsigmoid(x * 4),
+    "multi_margin_loss": lambda T, x: T.nn.functional.multi_margin_loss(
+        x.reshape(4, 4), T.tensor(np.array([0, 3, 1, 1]))),
+}
+
+
+@pytest.mark.parametrize("name", list(FIRST_DERIVATIVE_GRAPHS))
+def test_first_derivative_graph(name):
+    # the first derivative's flags and node (torch's AvgPool2DBackwardBackward0, ...), and
+    # the next derivative by the input: zeros without a graph, nothing (torch's error without
+    # allow_unused), or torch's not-implemented error
+    data = arr(1, 1, 4, 4)
+
+    def scenario(T):
+        x = T.tensor(data, requires_grad=True)
+        g, = T.autograd.grad(FIRST_DERIVATIVE_GRAPHS[name](T, x).sum(), x, create_graph=True)
+        found = [g, g.requires_grad, g.grad_fn and g.grad_fn.name()]
+        if g.requires_grad:
+            gg = catch(T.autograd.grad, (g * g).sum(), x, create_graph=True,
+                       allow_unused=True)
+            found += [gg if gg[0] == "raised" else
+                      [(_plain(t), t.requires_grad, t.grad_fn) for t in gg if t is not None],
+                      catch(lambda: T.autograd.grad(g.sum(), x)[0])]
+        return found
+    same(scenario)
+
+
+def test_conv2d_second_and_third_derivative_graphs():
+    # the second derivative of a convolution by x and w along constant directions reads x and
+    # w only for their shapes: no graph, so a third derivative is torch's error
+    data = arr(1, 2, 4, 4), arr(3, 2, 3, 3)
+
+    def scenario(T):
+        x, w = (T.tensor(a, requires_grad=True) for a in data)
+        gx, gw = T.autograd.grad(T.nn.functional.conv2d(x, w).sum(), (x, w), create_graph=True)
+        hx, hw = T.autograd.grad(gx.sum() + gw.sum(), (x, w), create_graph=True)
+        found = [(t, t.requires_grad, t.grad_fn and t.grad_fn.name()) for t in (gx, gw, hx, hw)]
+        found.append(catch(T.autograd.grad, hx.sum() + hw.sum(), (x, w), allow_unused=True))
+        # along directions that depend on x and w, every order has a graph
+        gx, gw = T.autograd.grad(T.nn.functional.conv2d(x, w).sum(), (x, w), create_graph=True)
+        hx, hw = T.autograd.grad((gx * gx).sum() + (gw * gw).sum(), (x, w), create_graph=True)
+        # (torch builds w's term from transposes around a convolution: only x's node compared)
+        found += [(hx, hx.requires_grad, hx.grad_fn.name()), (hw, hw.requires_grad)]
+        found.append(list(T.autograd.grad((hx * hx).sum() + (hw * hw).sum(), (x, w))))
+        return found
+    same(scenario, rtol=1e-9)
+
+
+def test_pad_and_interpolate_size_errors():
+    # (found by the sweep) negative pads that consume a dim, and an output size of the wrong
+    # length, raise torch's errors
+    def scenario(T):
+        x = T.arange(7.).reshape(1, 1, 7)
+        f = T.nn.functional
+        return [catch(lambda p=p: f.pad(x, p).tolist()) for p in [(-4, -4), (-8, 2), (2, -8),
+                                                                  (-4, -3), (-7, 0)]] + \
+            [catch(lambda p=p: f.pad(x, p, mode="circular").tolist())
+             for p in [(-4, -4), (-4, -3), (-3, -4)]] + \
+            [catch(f.interpolate, T.ones(1, 1, 4, 4), size=s, mode=m)
+             for s, m in [((2, 3, 4), "nearest"), ([2], "bilinear"), ((2, 3, 4), "area")]] + \
+            [catch(f.interpolate, T.ones(1, 1, 4, 4), scale_factor=(2, 3, 4))]
     same(scenario)

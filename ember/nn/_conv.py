@@ -17,9 +17,52 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..ops.creation import _check_sizes
+from ..ops.creation import _check_sizes, zeros
 from ..ops.linalg import _product
 from ..ops.registry import primitive, xp_of
+
+
+# ============================================================================ double-backward nodes
+# torch passes some linear ops' backward the forward's input, for its shape only: under
+# create_graph the first derivative then has a graph to that input (AvgPool2DBackwardBackward0,
+# ...), and the next derivative by it is zeros (or nothing, for grid_sample). A few ops'
+# backwards have no derivative at all: the node is there, and differentiating through it
+# raises torch's error.
+def _zero_input_grad(ctx, gg, i):
+    """The derivative of such a backward by input i (the forward's input): zeros."""
+    if not ctx.needs_input_grad[i]:
+        return None
+    return zeros(ctx.input_shape(i), dtype=ctx.input_dtype(i), device=gg.device)
+
+
+@primitive("_grid_sampler_backward", node="GridSampler2DBackwardBackward0")
+def _grid_sampler_backward_node(xp, value, input):
+    """`value` (grid_sample's input gradient, computed in ember ops), recorded on the node torch
+    shows: its derivative by the input is nothing (torch's "not used in the graph")."""
+    return value
+
+
+@_grid_sampler_backward_node.derivative
+def _(ctx, gg):
+    return gg, None
+
+
+_GRID_SAMPLER_3D_BACKWARD = primitive("_grid_sampler_backward",
+                                      node="GridSampler3DBackwardBackward0")(
+    _grid_sampler_backward_node.forward)
+_GRID_SAMPLER_3D_BACKWARD.derivative(_grid_sampler_backward_node.derivative_fn)
+
+
+@primitive("_not_implemented_backward", node="torch::autograd::NotImplemented")
+def _not_implemented_backward(xp, value, input, *, backward):
+    """`value` (a first derivative) recorded on torch's node for a `backward` that has
+    no derivative."""
+    return value
+
+
+@_not_implemented_backward.derivative
+def _(ctx, gg):
+    raise RuntimeError(f"derivative for aten::{ctx.backward} is not implemented")
 
 
 # ============================================================================ array helpers
@@ -336,10 +379,20 @@ def _(ctx, ggi, ggw, ggb):
         if ggb is not None:
             term = ggb.reshape((1, -1) + (1,) * (g.ndim - 2)).expand(g.shape)
             d_g = term if d_g is None else d_g + term
+    # (x and w give these two only their shapes: detached, as torch's terms have no graph
+    # to them, so the next derivative is None where torch's is)
     if needs[1] and ggw is not None:
-        d_x = _convolution_backward(g, x, ggw, output_mask=(True, False, False), **opts)[0]
+        # the input gradient F_x^T g with weight ggw, as torch writes it: the transposed
+        # convolution (ConvolutionBackward0), with the output padding that gives x's size
+        flipped = dict(opts, transposed=not opts["transposed"], output_padding=(0,) * (g.ndim - 2))
+        if not opts["transposed"]:
+            bare = _transposed_out(g.shape[2:], ggw.shape[2:], opts["stride"], opts["padding"],
+                                   opts["dilation"], flipped["output_padding"])
+            flipped["output_padding"] = tuple(n - b for n, b in zip(x.shape[2:], bare))
+        d_x = _convolution(g, ggw, None, **flipped)
     if needs[2] and ggi is not None:
-        d_w = _convolution_backward(g, ggi, w, output_mask=(False, True, False), **opts)[1]
+        d_w = _convolution_backward(g, ggi, w.detach(), output_mask=(False, True, False),
+                                    **opts)[1]
     return d_g, d_x, d_w
 
 
@@ -572,6 +625,10 @@ def _constant_pad_nd(xp, self, *, pad, value):
     # `pad` is in PyTorch's order: (last_lo, last_hi, second_last_lo, ...); negative crops
     d = len(pad) // 2
     pairs = _pad_pairs(pad)
+    # torch narrows by the negative pads first
+    sizes = self.shape[self.ndim - d:]
+    if any(n + min(lo, 0) + min(hi, 0) < 0 for (lo, hi), n in zip(pairs, sizes)):
+        raise RuntimeError("narrow(): length must be non-negative.")
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0))
                  for (lo, hi), n in zip(pairs, self.shape[self.ndim - d:]))
     x = self[(Ellipsis,) + crop]
@@ -626,23 +683,23 @@ def _make_pad_op(mode, d):
     unpad = {"reflect": _unpad_reflect, "replicate": _unpad_replicate}[mode]
     node = f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{d}DBackward0"
 
-    @primitive(f"{mode}_pad{d}d", node=node)
+    @primitive(f"{mode}_pad{d}d", node=node, save=("self",))
     def forward(xp, self, *, pairs):
         width = [(0, 0)] * (self.ndim - d) + list(pairs)
         return xp.pad(self, width, mode=np_mode)
 
+    # (`self`, the forward's input, only for its shape: see _zero_input_grad)
     @primitive(f"{mode}_pad{d}d_backward", node=node.replace("Backward0", "BackwardBackward0"))
-    def backward(xp, grad, *, pairs, sizes):
-        return xp.ascontiguousarray(unpad(xp, grad, pairs, sizes))
+    def backward(xp, grad, self, *, pairs):
+        return xp.ascontiguousarray(unpad(xp, grad, pairs, self.shape[-d:]))
 
     @forward.derivative
     def _(ctx, grad):
-        sizes = ctx.input_shape()[-d:]
-        return backward(grad, pairs=ctx.pairs, sizes=tuple(sizes))
+        return backward(grad, ctx.self, pairs=ctx.pairs)
 
     @backward.derivative
     def _(ctx, gg):
-        return forward(gg, pairs=ctx.pairs)
+        return forward(gg, pairs=ctx.pairs), _zero_input_grad(ctx, gg, 1)
 
     return forward
 
@@ -724,6 +781,8 @@ def _circular_pad(input, pairs):
     out_shape = list(input.shape)
     for axis, (lo, hi) in zip(axes, pairs):
         out_shape[axis] += lo + hi
+        if out_shape[axis] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
     out = zeros(out_shape, dtype=input.dtype, device=input.device)
     middle, source = out, input
     for axis, (lo, hi) in zip(axes, pairs):
@@ -1083,24 +1142,25 @@ def _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out, count_i
 
 
 def _make_avg_pool_ops(node):
-    @primitive(node, node=node)
+    @primitive(node, node=node, save=("self",))
     def forward(xp, self, *, kernel, stride, padding, out, count_include_pad, divisor_override):
         return _avg_pool_raw(xp, self, kernel, stride, padding, out, count_include_pad,
                              divisor_override)
 
+    # (`self`, the forward's input, only for its shape: see _zero_input_grad)
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
-    def backward(xp, grad, *, input_shape, kernel, stride, padding, out, count_include_pad,
+    def backward(xp, grad, self, *, kernel, stride, padding, out, count_include_pad,
                  divisor_override):
-        return _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out,
+        return _avg_unpool_raw(xp, grad, self.shape, kernel, stride, padding, out,
                                count_include_pad, divisor_override)
 
     @forward.derivative
     def _(ctx, grad):
-        return backward(grad, input_shape=tuple(ctx.input_shape()), **_avg_options(ctx))
+        return backward(grad, ctx.self, **_avg_options(ctx))
 
     @backward.derivative
     def _(ctx, gg):
-        return forward(gg, **_avg_options(ctx))
+        return forward(gg, **_avg_options(ctx)), _zero_input_grad(ctx, gg, 1)
 
     return forward
 
@@ -1176,21 +1236,25 @@ def _apply_axes(xp, x, mats):
 
 
 def _make_axes_op(node):
-    @primitive(node, node=node)
+    # torch's adaptive average pooling backward reads the forward's input (for its shape: see
+    # _zero_input_grad); its interpolations' backward does not
+    reads_input = node.startswith("AdaptiveAvgPool")
+
+    @primitive(node, node=node, save=("self",) if reads_input else ())
     def forward(xp, self, *, mats):
         return _apply_axes(xp, self, mats)
 
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
-    def backward(xp, grad, *, mats):
+    def backward(xp, grad, self, *, mats):
         return _apply_axes(xp, grad, tuple(m.T for m in mats))
 
     @forward.derivative
     def _(ctx, grad):
-        return backward(grad, mats=ctx.mats)
+        return backward(grad, ctx.self if reads_input else None, mats=ctx.mats)
 
     @backward.derivative
     def _(ctx, gg):
-        return forward(gg, mats=ctx.mats)
+        return forward(gg, mats=ctx.mats), _zero_input_grad(ctx, gg, 1)
 
     return forward
 
@@ -1567,6 +1631,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     if size is None and scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
+    if isinstance(size, (tuple, list)) and len(size) != d:
+        raise ValueError(f"Input and output must have the same number of spatial dimensions, "
+                         f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                         f"output size of {size}. Please provide input tensor in (N, C, d1, d2, "
+                         f"...,dK) format and output size in (o1, o2, ...,oK) format.")
     needed = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
     if needed is not None and d != needed:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
@@ -1591,7 +1660,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if len(scales) != d:
             raise ValueError(f"Input and scale_factor must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{list(sizes)} and scale_factor of shape {list(scales)}.")
+                             f"{list(sizes)} and scale_factor of shape {scale_factor}. "
+                             f"Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                             f"and scale_factor in (s1, s2, ...,sK) format.")
         out = tuple(int(math.floor(n * s)) for n, s in zip(sizes, scales))
         if recompute_scale_factor:
             scales = (None,) * d

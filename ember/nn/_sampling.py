@@ -21,6 +21,7 @@ from ..ops.creation import zeros
 from ..ops.joining import cat, stack
 from ..ops.linalg import matmul
 from .functional import _const      # a constant tensor (index, mask, slope) on a device
+from ._conv import _grid_sampler_backward_node, _GRID_SAMPLER_3D_BACKWARD
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -237,6 +238,9 @@ def _grid_sampler_derivative(ctx, g):
         flat = zeros(n * int(np.prod(sizes)), c, dtype=g.dtype, device=g.device)
         flat = flat.index_add(0, _const(xp.concatenate(index), g), cat(sources))
         grad_input = flat.reshape((n,) + tuple(sizes) + (c,)).movedim(-1, 1)
+        # on torch's node, which has an edge to the input (see _zero_input_grad)
+        tag = _grid_sampler_backward_node if k == 2 else _GRID_SAMPLER_3D_BACKWARD
+        grad_input = tag(grad_input, input)
     if needs[1]:
         if mode == "nearest":
             grad_grid = zeros(grid.shape, dtype=g.dtype, device=g.device)

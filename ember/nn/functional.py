@@ -385,8 +385,11 @@ def softsign(input):
 _hardsigmoid = _elementwise(
     "hardsigmoid", "HardsigmoidBackward0",
     lambda xp, self: (xp.clip(self + 3, 0, 6) / 6).astype(self.dtype),
-    # torch's kernel multiplies by the float32 constant 1/6, also in float64
-    lambda ctx, g: g * ((ctx.self > -3) & (ctx.self < 3)) * _ONE_SIXTH_F32)
+    # torch's kernel multiplies by the float32 constant 1/6, also in float64; its backward
+    # has no derivative
+    lambda ctx, g: _not_implemented_backward(
+        g * ((ctx.self > -3) & (ctx.self < 3)) * _ONE_SIXTH_F32, ctx.self,
+        backward="hardsigmoid_backward"))
 _ONE_SIXTH_F32 = float(np.float32(1 / 6))
 
 
@@ -1845,7 +1848,9 @@ def _(ctx, g):
     coef = coef / c
     # x[j] enters its own term with +coef; x[y] enters every term with -coef
     grad_rows = coef - onehot * coef.sum(1, keepdim=True)
-    return (grad_rows * _row_grad(ctx, g, n)).reshape(shape)
+    # (torch's multi_margin_loss_backward has no derivative)
+    return _not_implemented_backward((grad_rows * _row_grad(ctx, g, n)).reshape(shape), x,
+                                     backward="multi_margin_loss_backward")
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -1940,7 +1945,7 @@ from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, 
                     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                     adaptive_max_pool1d, adaptive_max_pool2d, unfold, fold, interpolate, pad,
                     scaled_dot_product_attention)
-from ._conv import conv_transpose3d  # noqa: E402
+from ._conv import conv_transpose3d, _not_implemented_backward  # noqa: E402
 
 
 def _deprecated_upsample(name):
