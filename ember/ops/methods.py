@@ -163,11 +163,11 @@ def _div_(self, other, *, rounding_mode=None):
 Tensor.div_ = Tensor.true_divide_ = _div_
 
 for _name in ["pow", "remainder", "fmod", "atan2", "neg", "abs", "sign", "reciprocal", "sqrt",
-              "rsqrt", "square", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+              "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
               "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
               "atanh", "sigmoid", "erf", "erfc", "erfinv", "relu", "floor", "ceil", "trunc",
               "frac", "round", "logit", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max",
-              "masked_fill", "lerp", "addcmul", "addcdiv", "floor_divide", "maximum", "minimum",
+              "masked_fill", "lerp", "addcmul", "addcdiv", "floor_divide",
               "tril", "triu", "index_add", "masked_scatter", "negative", "absolute", "fix",
               "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
               "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
@@ -377,43 +377,6 @@ def _legacy_new(self, *args, device=None):
 Tensor.new = _legacy_new
 
 
-def _fill_random(self, generator, draw):
-    """Write `draw(rng)` into self. An expanded tensor (elements sharing memory) is refused
-    first, with PyTorch's error."""
-    from .registry import check_no_internal_overlap, write_into
-    check_no_internal_overlap(self)
-    write_into(self, draw(creation._rng(generator)))
-    return self
-
-
-def _uniform_(self, a=0.0, b=1.0, *, generator=None):
-    return _fill_random(self, generator, lambda rng: rng.uniform(a, b, self.shape))
-
-
-def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    return _fill_random(self, generator, lambda rng: rng.normal(mean, std, self.shape))
-
-
-def _random_(self, low=0, high=None, *, generator=None):
-    if high is None:
-        low, high = 0, low if low else 2 ** 24
-    return _fill_random(self, generator, lambda rng: rng.integers(low, high, self.shape))
-
-
-def _bernoulli_(self, p=0.5, *, generator=None):
-    probs = p._data if isinstance(p, Tensor) else p
-    return _fill_random(self, generator, lambda rng: rng.random(self.shape) < probs)
-
-
-def _exponential_(self, lambd=1.0, *, generator=None):
-    return _fill_random(self, generator, lambda rng: rng.exponential(1.0 / lambd, self.shape))
-
-
-Tensor.uniform_ = _uniform_
-Tensor.normal_ = _normal_
-Tensor.random_ = _random_
-Tensor.bernoulli_ = _bernoulli_
-Tensor.exponential_ = _exponential_
 Tensor.bernoulli = lambda self, p=None, *, generator=None: creation.bernoulli(self, p,
                                                                               generator=generator)
 Tensor.multinomial = creation.multinomial
@@ -613,7 +576,32 @@ for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_
 # ----------------------------------------------------------------------------- more_ops
 from . import more_ops as MO  # noqa: E402
 
-for _name in ["stft", "istft", "cauchy_", "log_normal_", "geometric_", "index_reduce",
+for _name in ["stft", "istft", "cauchy_", "log_normal_", "geometric_", "uniform_", "normal_",
+              "exponential_", "random_", "bernoulli_", "index_reduce",
               "index_reduce_", "igamma_", "igammac_", "nonzero_static"]:
     setattr(Tensor, _name, getattr(MO, _name))
 Tensor.igamma, Tensor.igammac = MO._igamma_method, MO._igammac_method
+
+
+# ----------------------------------------------------------------------------- Tensor-only args
+def _tensor_only(method, name, arg):
+    """x.<name>(number) for a method with no Number overload: PyTorch's TypeError names the
+    method and the argument as the first after self (the functions say position 2)."""
+    def checked(self, *args, **kwargs):
+        if args or arg in kwargs:
+            P._require_tensor_arg(name, args[0] if args else kwargs[arg], arg)
+        return method(self, *args, **kwargs)
+    checked.__name__ = name
+    return checked
+
+
+_TENSOR_ONLY = {
+    **{name: "other" for name in (
+        "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
+        "logical_and_", "logical_or_", "logical_xor_", "hypot", "hypot_", "nextafter",
+        "nextafter_", "ldexp", "ldexp_", "logaddexp", "logaddexp2", "gcd", "gcd_", "lcm", "lcm_",
+        "atan2", "arctan2", "atan2_", "arctan2_", "dist", "cross", "inner", "kron", "vdot", "matmul")},
+    "heaviside": "values", "heaviside_": "values", "dot": "tensor", "outer": "vec2",
+    "mm": "mat2"}
+for _name, _arg in _TENSOR_ONLY.items():
+    setattr(Tensor, _name, _tensor_only(getattr(Tensor, _name), _name, _arg))

@@ -299,15 +299,26 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 
 # ----------------------------------------------------------------------------- random fills
-def _random_fill(name, node, draw):
+def _random_fill(name, node, draw, inputs=1):
     """x.<name>_(...): fill x in place with draws from a distribution; a primitive so that
-    the graph shows PyTorch's node (whose gradient is zero: the values do not depend on x)."""
-    op = primitive(name, node=node)(
-        lambda xp, self, *, args, rng: np.asarray(draw(rng, self.shape, *args), self.dtype))
+    the graph shows PyTorch's node (whose gradient is zero: the values do not depend on x).
+    A complex x gets independent draws for its real and imaginary parts. `inputs`: the tensor
+    operands (x, and bernoulli_'s tensor of probabilities)."""
+    def forward(xp, self, *tensors, args, rng):
+        out = draw(rng, self.shape, *tensors, *args)
+        if self.dtype.kind == "c":
+            out = out + 1j * draw(rng, self.shape, *tensors, *args)
+        return np.asarray(out, self.dtype)
+    if inputs == 1:
+        op = primitive(name, node=node)(lambda xp, self, *, args, rng: forward(
+            xp, self, args=args, rng=rng))
+    else:
+        op = primitive(name, node=node)(lambda xp, self, p, *, args, rng: forward(
+            xp, self, p, args=args, rng=rng))
 
     @op.derivative
     def _(ctx, grad):
-        return grad.new_zeros(grad.shape)
+        return (grad.new_zeros(grad.shape),) * inputs
     return op
 
 
@@ -317,13 +328,46 @@ _log_normal = _random_fill("log_normal_", "LogNormalBackward0",
                            lambda rng, shape, mean, std: rng.lognormal(mean, std, shape))
 _geometric = _random_fill("geometric_", "GeometricBackward0",
                           lambda rng, shape, p: rng.geometric(p, shape))
+_uniform = _random_fill("uniform_", "UniformBackward0",
+                        lambda rng, shape, a, b: rng.uniform(a, b, shape))
+_normal = _random_fill("normal_", "NormalBackward0",
+                       lambda rng, shape, mean, std: rng.normal(mean, std, shape))
+_exponential = _random_fill("exponential_", "ExponentialBackward0",
+                            lambda rng, shape, lambd: rng.exponential(1.0 / lambd, shape))
+# random_(from, to) / random_(to) / random_(): PyTorch's three overloads, three node names
+_randoms = [_random_fill("random_", f"RandomBackward{k}",
+                         lambda rng, shape, low, high: rng.integers(low, high, shape,
+                                                                    endpoint=True))
+            for k in builtins.range(3)]
+_bernoulli = _random_fill("bernoulli_", "BernoulliBackward2",
+                          lambda rng, shape, p: rng.random(shape) < p)
+_bernoulli_tensor = _random_fill("bernoulli_", "BernoulliBackward1",
+                                 lambda rng, shape, p: rng.random(shape) < p, inputs=2)
 
 
-def _continuous_only(self, kind):
+def _check_fill(self):
+    """PyTorch refuses a leaf that requires grad before it looks at the fill's arguments."""
+    from ..autograd import grad_mode
+    from .registry import check_inplace_allowed
+    if grad_mode.state.enabled and self._requires_grad:
+        check_inplace_allowed(self)
+
+
+def _continuous_only(self, kind, name=None):
+    """name: how the message names the dtype (Cauchy's: the C++ type name)."""
     if self._dtype._category != 2:
         raise RuntimeError(f"{kind} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{_CPP_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}")
+                           f"{(name or _scalar_type_name)(self._dtype)}")
+
+
+def _scalar_type_name(dtype):
+    from .._printing import scalar_type_name
+    return scalar_type_name(dtype)
+
+
+def _cpp_type_name(dtype):
+    return _CPP_TYPE_NAMES.get(dtype.name, dtype.name)
 
 
 # (the C++ type names PyTorch's message prints)
@@ -333,13 +377,15 @@ _CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
 
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
+    _check_fill(self)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    _continuous_only(self, "Cauchy")
+    _continuous_only(self, "Cauchy", _cpp_type_name)
     return _cauchy.inplace(self, args=(median, sigma), rng=creation._rng(generator))
 
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
+    _check_fill(self)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if self._dtype._category != 2:
@@ -348,11 +394,106 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 
 
 def geometric_(self, p, *, generator=None):
+    _check_fill(self)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     if self._dtype is D.bool_ or self._dtype._category == 3:
         raise creation._not_implemented("geometric_cpu", self._dtype)
     return _geometric.inplace(self, args=(p,), rng=creation._rng(generator))
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    _check_fill(self)
+    dtype = self._dtype
+    if dtype._category < 2:
+        raise creation._not_implemented("check_uniform_bounds", dtype)
+    if dtype._category == 2:
+        # the bounds and their distance must be finite in self's dtype
+        top = D.finfo(dtype).max
+        for which, value in (("from", from_), ("to", to)):
+            if not -top <= value <= top:
+                raise RuntimeError(f"{which} is out of bounds for "
+                                   f"{creation._C_TYPE_NAMES[dtype.name]}")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
+    if dtype._category == 2 and to - from_ > top:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{_scalar_type_name(dtype)}>::max(), but found to={to:g} and "
+                           f"from={from_:g} which result in to-from to exceed the limit")
+    return _uniform.inplace(self, args=(from_, to), rng=creation._rng(generator))
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _check_fill(self)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if self._dtype._category < 2:
+        raise creation._not_implemented("normal_kernel_cpu", self._dtype)
+    if self._dtype.is_complex:          # the variance is split between the two parts
+        std = std / np.sqrt(2)
+    return _normal.inplace(self, args=(mean, std), rng=creation._rng(generator))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    _check_fill(self)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    _continuous_only(self, "Exponential")
+    return _exponential.inplace(self, args=(lambd,), rng=creation._rng(generator))
+
+
+def random_(self, *args, generator=None, **bounds):
+    """random_(): integers from 0 to the most the dtype holds exactly; random_(to): [0, to);
+    random_(from, to): [from, to), or from `from` up to that most when to is None."""
+    _check_fill(self)
+    args += tuple(bounds[k] for k in ("from", "to") if k in bounds)
+    dtype = self._dtype
+    if not args and dtype.is_complex:
+        raise creation._not_implemented("random_kernel_cpu", dtype)
+    if dtype.is_complex:
+        creation._check_random_bounds(0, 1, dtype)      # (raises for complex)
+    # the most: the dtype's largest integer, or (floating) the last one held exactly
+    most = 1 if dtype is D.bool_ else int(np.iinfo(dtype.np).max) if dtype._category < 2 else \
+        2 ** {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
+    low, high = (0, args[0]) if len(args) == 1 else args if args else (0, None)
+    if high is None:
+        high = most
+    else:
+        low, high = _index(low), _index(high)
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        creation._check_random_bounds(low, high, dtype)
+        high -= 1                                       # (drawn with the end included)
+    # PyTorch's overloads random_(from, to), random_(to), random_(): three node names
+    return _randoms[2 - len(args)].inplace(self, args=(low, high), rng=creation._rng(generator))
+
+
+def _index(x):
+    return int(x.item()) if isinstance(x, Tensor) else x.__index__()
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    _check_fill(self)
+    rng = creation._rng(generator)
+    if isinstance(p, Tensor):
+        if self._dtype.is_complex:
+            raise creation._not_implemented("bernoulli_tensor_cpu_self_", self._dtype)
+        if p._dtype._category < 2:
+            raise creation._not_implemented("bernoulli_tensor_cpu_p_", p._dtype)
+        probs = p._data
+        if np.any((probs < 0) | (probs > 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
+        return _bernoulli_tensor.inplace(self, p.expand(self.shape), args=(),
+                                         rng=rng)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    if self._dtype.is_complex:
+        raise creation._not_implemented("bernoulli_scalar_cpu_", self._dtype)
+    return _bernoulli.inplace(self, args=(p,), rng=rng)
 
 
 # ----------------------------------------------------------------------------- index_reduce

@@ -1248,10 +1248,10 @@ def _require_tensor(name, input, other, scalar_other):
                         f"{type(other).__name__}")
 
 
-def _require_tensor_arg(method, other):
-    """A Tensor-only in-place method's TypeError for a number `other` (position 1: after self)."""
+def _require_tensor_arg(method, other, arg="other"):
+    """A Tensor-only method's TypeError for a number `other` (position 1: after self)."""
     if not _is_tensor(other):
-        raise TypeError(f"{method}(): argument 'other' (position 1) must be Tensor, not "
+        raise TypeError(f"{method}(): argument '{arg}' (position 1) must be Tensor, not "
                         f"{type(other).__name__}")
 
 
@@ -1558,14 +1558,14 @@ def _unary_inplace(public):
 
 
 INPLACE = {
-    "pow_": pow_, "float_power_": float_power_, "remainder_": remainder_, "fmod_": fmod_,
+    # square_ is pow_(2) (PowBackward0), whose node saves self as it was before the write
+    "pow_": pow_, "square_": lambda self: pow_(self, 2), "float_power_": float_power_, "remainder_": remainder_, "fmod_": fmod_,
     "floor_divide_": floor_divide_,
     "div_": div_, "true_divide_": div_, "divide_": div_,
     "clamp_": clamp_, "clip_": clamp_,
     "clamp_min_": clamp_min_, "clamp_max_": clamp_max_,
     "masked_fill_": masked_fill_, "lerp_": lerp_, "round_": round_,
-    "atan2_": lambda self, other: _require_tensor_arg("atan2_", other) or
-    _atan2.inplace(self, other),
+    "atan2_": lambda self, other: _atan2.inplace(self, other),
     "addcmul_": lambda self, t1, t2, *, value=1: _addcmul.inplace(self, t1, t2, value=value),
     "addcdiv_": lambda self, t1, t2, *, value=1: _addcdiv.inplace(self, t1, t2, value=value),
     "logit_": lambda self, eps=None: _logit.inplace(self, eps=eps),
@@ -1573,9 +1573,27 @@ INPLACE = {
         self, nan=nan, posinf=posinf, neginf=neginf),
 }
 for _public in (neg, abs, sign, reciprocal, sqrt, rsqrt, exp, exp2, expm1, log, log2, log10,
-                log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh,
+                log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
                 sigmoid, erf, erfc, erfinv, relu, floor, ceil, trunc, frac):
     INPLACE[_public.__name__ + "_"] = _unary_inplace(_public)
+
+
+def _inplace_without_derivative(public, node):
+    """public's in-place form, which PyTorch records under a node of its own (`node`) that has
+    no derivative: backward through it raises."""
+    op = primitive(public.__name__ + "_", node=node, promote=FLOAT)(
+        lambda xp, self: public.op.forward(xp, self))
+
+    @op.derivative
+    def _(ctx, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {public.__name__}' "
+                                  f"is not implemented.")
+    return lambda self: op.inplace(self)
+
+
+for _public, _node in ((asinh, "AsinhBackward1"), (acosh, "AcoshBackward1"),
+                       (atanh, "AtanhBackward1")):
+    INPLACE[_public.__name__ + "_"] = _inplace_without_derivative(_public, _node)
 for _alias, _name in (("negative_", "neg_"), ("absolute_", "abs_"), ("fix_", "trunc_"),
                       ("arcsin_", "asin_"), ("arccos_", "acos_"), ("arctan_", "atan_"),
                       ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"), ("arctanh_", "atanh_"),
