@@ -361,7 +361,10 @@ INTERNAL_OVERLAP_ERROR = (
 
 def _grad_layout(variable):
     """PyTorch's gradient layout contract: the strides `variable.grad` gets, those of the
-    variable when it is dense and non-overlapping, or None for contiguous ones."""
+    variable when it is dense and non-overlapping (CONTIGUOUS for row-major ones, the common
+    case, without computing strides), or None for the others (then row-major)."""
+    if variable._data.flags.c_contiguous:
+        return CONTIGUOUS
     from ..ops.creation import _non_overlapping_and_dense
     strides = variable.stride()
     if variable._data.size == 0 or not _non_overlapping_and_dense(variable.shape, strides):
@@ -369,10 +372,13 @@ def _grad_layout(variable):
     return strides
 
 
+CONTIGUOUS = "contiguous"
+
+
 def _obeys(grad, layout):
+    if layout is None or layout is CONTIGUOUS:
+        return grad._data.flags.c_contiguous or grad.is_contiguous()
     strides = grad.stride()
-    if layout is None:
-        return grad.is_contiguous()
     # a dim of size one may have any stride
     return all(a == b or n == 1 for a, b, n in zip(strides, layout, grad.shape))
 
@@ -380,8 +386,11 @@ def _obeys(grad, layout):
 def _clone_to_layout(new, layout):
     if layout is None:
         return new.clone(memory_format=_contiguous_format())
-    from ..ops.creation import empty_strided
-    copy = empty_strided(tuple(new.shape), layout, dtype=new._dtype, device=new._device)
+    from ..ops.creation import empty, empty_strided
+    if layout is CONTIGUOUS:
+        copy = empty(tuple(new.shape), dtype=new._dtype, device=new._device)
+    else:
+        copy = empty_strided(tuple(new.shape), layout, dtype=new._dtype, device=new._device)
     return copy.copy_(new)
 
 
