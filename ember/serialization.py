@@ -381,6 +381,77 @@ _ALLOWED.update({("torch", name): _StorageType(dt) for name, dt in _STORAGE_DTYP
 _ALLOWED.update({("torch", name): dt for name, dt in D.ALIASES.items()})
 
 
+# Names the user trusts beyond the allowlist: "module.qualname" -> the object.
+_SAFE_GLOBALS = {}
+
+
+def _entry_name(entry):
+    # an entry is an object (named by where it is defined) or an (object, "module.name") pair
+    return entry[1] if isinstance(entry, tuple) else f"{entry.__module__}.{entry.__qualname__}"
+
+
+def _safe_global(name):
+    entry = _SAFE_GLOBALS.get(name)
+    return entry[0] if isinstance(entry, tuple) else entry
+
+
+def add_safe_globals(safe_globals):
+    """Trust these classes/functions (or (object, "module.name") pairs) in weights-only loads."""
+    for entry in safe_globals:
+        _SAFE_GLOBALS[_entry_name(entry)] = entry
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS.values())
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """Context manager: `add_safe_globals` for the duration of a `with` block."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._saved = dict(_SAFE_GLOBALS)
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        _SAFE_GLOBALS.clear()
+        _SAFE_GLOBALS.update(self._saved)
+
+
+# modules no weights-only load may take a name from, even if the user allowlists it
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")
+_UNSAFE = ("In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+           "`ember.load` from `False` to `True`. Re-running `ember.load` with `weights_only` "
+           "set to `False` will likely succeed, but it can result in arbitrary code execution. "
+           "Do it only if you got the file from a trusted source.")
+_DOCS = ("\n\nCheck the documentation of torch.load to learn more about types accepted by "
+         "default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
+def _weights_only_refusal(module, name):
+    """torch's message for a weights-only load meeting a name it does not allow."""
+    if module in _BLOCKED_MODULES:
+        return (f"Weights only load failed. {_UNSAFE}\n\n\nTrying to load unsupported GLOBAL "
+                f"{module}.{name} whose module {module} is blocked.{_DOCS}\n(ember) If you "
+                f"trust the file's source, pass weights_only=False.")
+    # protocol 2 names Python 3's builtins __builtin__; torch shows builtins unqualified
+    shown = name if module in ("builtins", "__builtin__") else f"{module}.{name}"
+    return ("Weights only load failed. This file can still be loaded, to do so you have two "
+            "options, \033[1mdo those steps only if you trust the source of the checkpoint"
+            f"\033[0m. \n\t(1) {_UNSAFE}\n\t(2) Alternatively, to load with "
+            "`weights_only=True` please check the recommended steps in the following error "
+            f"message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {shown} was not "
+            f"an allowed global by default. Please use `ember.serialization.add_safe_globals"
+            f"([{shown}])` or the `ember.serialization.safe_globals([{shown}])` context manager "
+            f"to allowlist this global if you trust this class/function.{_DOCS}")
+
+
 class _Unpickler(pickle.Unpickler):
     """Reads data.pkl: storages come from the archive, names only from the allowlist."""
 
@@ -390,9 +461,12 @@ class _Unpickler(pickle.Unpickler):
         self._map_location = map_location
         self._weights_only = weights_only
         self._storages = {}
+        self.user_error = None
 
     def find_class(self, module, name):
         found = _ALLOWED.get((module, name))
+        if found is None and module not in _BLOCKED_MODULES:
+            found = _safe_global(f"{module}.{name}")
         if found is not None:
             return found
         if not self._weights_only:
@@ -400,11 +474,7 @@ class _Unpickler(pickle.Unpickler):
                 from .nn import parameter
                 return getattr(parameter, name)
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(
-            f"Weights only load failed: the checkpoint refers to {module}.{name}, which is not "
-            f"one of the types a checkpoint may contain (tensors, containers, numbers, "
-            f"strings). ember refuses to load it because loading it could run code from the "
-            f"file. If you trust the file's source, pass weights_only=False.")
+        raise pickle.UnpicklingError(_weights_only_refusal(module, name))
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
@@ -413,11 +483,31 @@ class _Unpickler(pickle.Unpickler):
         _, storage_type, key, location, numel = pid
         storage = self._storages.get(key)
         if storage is None:
-            array = self._read_storage(str(key), storage_type.dtype, numel)
-            device = _target_device(str(location), self._map_location)
-            storage = _LoadedStorage(array, storage_type.dtype, device)
+            dtype = storage_type.dtype
+            array = self._read_storage(str(key), dtype, numel)
+            if _is_location_function(self._map_location):
+                array, device = self._call_map_location(array, dtype, str(location))
+            else:
+                device = _target_device(str(location), self._map_location)
+            storage = _LoadedStorage(array, dtype, device)
             self._storages[key] = storage
         return storage
+
+    def _call_map_location(self, array, dtype, location):
+        """map_location(storage, location) -> the storage to use (None: the saved location)."""
+        from ._storage import UntypedStorage
+        try:
+            result = self._map_location(UntypedStorage(Tensor._make(array, dtype)), location)
+        except Exception as e:
+            self.user_error = e          # the user's function failed: raise its error as is
+            raise
+        if result is None:
+            return array, _target_device(location, None)
+        if not isinstance(result, UntypedStorage):
+            raise TypeError(f"map_location returned {type(result).__name__}, expected a "
+                            f"storage or None")
+        owner = result._owner
+        return owner._host().reshape(-1).view(dtype.np), owner._device
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
@@ -426,8 +516,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
     With weights_only=True (the default, as in torch) only tensors, dtypes, devices, sizes and
     plain containers/numbers/strings can be loaded; anything else raises UnpicklingError and
-    no code from the file is ever run. `map_location` may be a device, a device string, or a
-    dict from saved location to device.
+    no code from the file is ever run (`add_safe_globals` trusts more names). `map_location`
+    may be a device, a device string, a dict from saved location to device, or a function
+    f(storage, location) returning the storage to use (None: the saved location).
     """
     if pickle_module is not None or mmap:
         raise NotImplementedError("ember.load supports neither pickle_module nor mmap")
@@ -439,14 +530,57 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     return _load_archive(f, map_location, weights_only)
 
 
+# the first object pickled in a checkpoint of torch's legacy (pre-1.6, not zip) format
+_LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
+
+
+def _not_zip_error(e):
+    return (f"cannot read the checkpoint: it is not a PyTorch zip checkpoint, or it is "
+            f"truncated or corrupted ({e}). (ember reads the format torch.save has written "
+            f"since PyTorch 1.6, not the legacy format.)")
+
+
+def _reject_non_zip(file, weights_only):
+    """Raise torch's error for a file that is not a zip archive.
+
+    torch reads such a file as its legacy format, whose first pickled object is a magic
+    number: it raises the unpickler's own error when the bytes are no pickle at all (for
+    weights_only=True its own unpickler's, which ember does not mimic) and RuntimeError
+    "Invalid magic number" for any other first object. No code from the file is run: the
+    magic number needs no global names.
+    """
+    try:
+        magic = _Unpickler(file, None, True, None).load()
+    except pickle.UnpicklingError as e:
+        if "Weights only load failed" not in str(e):
+            if not weights_only:
+                raise
+            raise CheckpointError(_not_zip_error(e)) from None
+        magic = None                       # a name: whatever it is, it is not the number
+    except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+        if not weights_only and isinstance(e, EOFError):
+            raise
+        raise CheckpointError(_not_zip_error(e)) from None
+    if type(magic) is int and magic == _LEGACY_MAGIC:
+        raise CheckpointError(_not_zip_error("a legacy-format checkpoint"))
+    raise RuntimeError("Invalid magic number; corrupt file?")
+
+
 def _load_archive(file, map_location, weights_only):
+    start = file.tell()
+    is_zip = file.read(4) == b"PK\x03\x04"       # what torch checks to choose a reader
+    file.seek(start)
+    if not is_zip:
+        _reject_non_zip(file, weights_only)
     try:
         archive = zipfile.ZipFile(file)
     except (zipfile.BadZipFile, EOFError, OSError) as e:
         raise CheckpointError(
-            f"cannot read the checkpoint: it is not a PyTorch zip checkpoint, or it is "
-            f"truncated or corrupted ({e}). (ember reads the format torch.save has written "
-            f"since PyTorch 1.6, not the legacy format.)") from None
+            "PytorchStreamReader failed reading zip archive: failed finding central directory. "
+            "This is an internal miniz error. If you are seeing this error, there is a high "
+            "likelihood that your checkpoint file is corrupted. This can happen if the "
+            "checkpoint was not saved properly, was transferred incorrectly, or the file was "
+            "modified after saving.\n(ember) " + _not_zip_error(e)) from None
     with archive:
         names = archive.namelist()
         pickles = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
@@ -473,7 +607,12 @@ def _load_archive(file, map_location, weights_only):
             return unpickler.load()
         except (pickle.UnpicklingError, CheckpointError):
             raise
-        except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+        except Exception as e:
+            if e is unpickler.user_error:
+                raise
+            if not isinstance(e, (EOFError, ValueError, TypeError, KeyError, IndexError,
+                                  AttributeError)):
+                raise
             raise CheckpointError(f"checkpoint is corrupted: its data.pkl cannot be read "
                                   f"({type(e).__name__}: {e})") from None
 
@@ -507,17 +646,19 @@ def _read_record(archive, name, into=None):
                               f"failed ({e})") from None
 
 
+def _is_location_function(map_location):
+    # as in torch, a map_location that is not None, a device (string) or a dict is called
+    return not (map_location is None or isinstance(map_location, (str, dict, _device_cls)))
+
+
 def _target_device(location, map_location):
     """The device a storage saved at `location` is loaded onto."""
     if isinstance(map_location, dict):
         target = map_location.get(location, location)
     elif isinstance(map_location, (str, _device_cls)):
         target = map_location
-    elif map_location is None:
+    else:                                  # None (a function is handled by the unpickler)
         target = location
-    else:
-        raise TypeError("ember.load: map_location must be None, a device, a device string or "
-                        "a dict of device strings")
     target = _device_cls(str(target))
     if target.type == "cuda":
         from . import cuda

@@ -120,6 +120,9 @@ def random_split(dataset, lengths, generator=None):
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, frac in enumerate(lengths):
+            if not 0 <= frac <= 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
