@@ -163,16 +163,16 @@ def _require_real(x, message):
     return x
 
 
-def _one_dim(fname, input, n, dim, norm, forward):
-    """(dim wrapped, n or the input's size, scale mode) for a 1-D transform."""
+def _one_dim(fname, input, n, dim):
+    """(dim wrapped, n or the input's size) for a 1-D transform; the callers check `norm`
+    last, after the sizes and dtypes, in PyTorch's order."""
     _check_int(fname, "n", n)
     _check_int(fname, "dim", dim)
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = wrap_dim(dim, input.ndim)
     n = input.shape[dim] if n is None else n
-    mode = _mode(norm, forward)
-    return dim, n, mode
+    return dim, n
 
 
 def _n_dims(input, s, dim, norm, forward):
@@ -200,18 +200,20 @@ def _n_dims(input, s, dim, norm, forward):
 
 # ============================================================================ 1-D
 def fft(input, n=None, dim=-1, norm=None):
-    dim, n, mode = _one_dim("fft", input, n, dim, norm, True)
+    dim, n = _one_dim("fft", input, n, dim)
     _check_size(n)
     x = _resize(_as_float(input), (dim,), (n,))
+    mode = _mode(norm, True)
     if x._dtype.is_complex:
         return _fft_c2c(x, dim=(dim,), normalization=mode, forward=True)
     return _fft_r2c(x, dim=(dim,), normalization=mode, onesided=False)
 
 
 def ifft(input, n=None, dim=-1, norm=None):
-    dim, n, mode = _one_dim("ifft", input, n, dim, norm, False)
+    dim, n = _one_dim("ifft", input, n, dim)
     _check_size(n)
     x = _resize(_as_float(input), (dim,), (n,))
+    mode = _mode(norm, False)
     if x._dtype.is_complex:
         return _fft_c2c(x, dim=(dim,), normalization=mode, forward=False)
     # a real signal's inverse transform is the conjugate of its forward one
@@ -219,31 +221,33 @@ def ifft(input, n=None, dim=-1, norm=None):
 
 
 def rfft(input, n=None, dim=-1, norm=None):
-    dim, n, mode = _one_dim("rfft", input, n, dim, norm, True)
+    dim, n = _one_dim("rfft", input, n, dim)
     x = _require_real(input, "rfft expects a real input tensor")
     _check_size(n)
     x = _resize(x, (dim,), (n,))
+    mode = _mode(norm, True)
     return _fft_r2c(x, dim=(dim,), normalization=mode, onesided=True)
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
-    dim, n, mode = _one_dim("ihfft", input, n, dim, norm, False)
+    dim, n = _one_dim("ihfft", input, n, dim)
     x = _require_real(input, "ihfft expects a real input tensor")
     _check_size(n)
     x = _resize(x, (dim,), (n,))
+    mode = _mode(norm, False)
     return conj(_fft_r2c(x, dim=(dim,), normalization=mode, onesided=True))
 
 
 def _hermitian_to_real(fname, input, n, dim, norm, forward, conjugate):
     """irfft (forward=False) and hfft (forward=True, the conjugate's inverse transform):
     n output points (default 2*(m-1)) from the first n//2+1 bins of a Hermitian signal."""
-    dim, _, mode = _one_dim(fname, input, n, dim, norm, forward)
+    dim, _ = _one_dim(fname, input, n, dim)
     n = 2 * (input.shape[dim] - 1) if n is None else n
     _check_size(n)
     x = _resize(_as_complex(input), (dim,), (n // 2 + 1,))
     if conjugate:
         x = conj(x)
-    return _fft_c2r(x, dim=(dim,), normalization=mode, last_dim_size=n)
+    return _fft_c2r(x, dim=(dim,), normalization=_mode(norm, forward), last_dim_size=n)
 
 
 def irfft(input, n=None, dim=-1, norm=None):
@@ -365,13 +369,17 @@ def _frequencies(fname, n, d, dtype, device, requires_grad, onesided):
             raise NotImplementedError(f"\"arange_cpu\" not implemented for "
                                       f"'{scalar_type_name(dtype)}'")
         raise RuntimeError(f"{fname} requires a floating point or complex dtype")
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    # n/2 truncates toward zero, as in C++: rfftfreq(-1) has one bin
+    count = int(n / 2) + 1 if onesided else n
+    if count < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {count}: "
+                           f"[{count}]")
     npd = dtype.np
-    k = np.arange(n // 2 + 1 if onesided else n, dtype=npd)
+    k = np.arange(count, dtype=npd)
     if not onesided:
         k[(n + 1) // 2:] -= n           # the negative frequencies, after the positive ones
-    scale = 1.0 / (n * float(d)) if n else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.float64(1.0) / (n * float(d))     # rfftfreq(0): 0 * inf, a NaN as in PyTorch
     out = tensor(k * npd.type(scale), dtype=dtype, device=device)
     return out.requires_grad_(requires_grad) if requires_grad else out
 

@@ -406,7 +406,7 @@ def svd(A, full_matrices=True, *, driver=None):
 
 @_with_out("linalg.svdvals")
 def svdvals(A, *, driver=None):
-    _check_svd("linalg.svdvals", A)
+    _check_svd("linalg.svd", A)         # PyTorch names the op it calls
     if _recording(A):                   # the gradient needs the singular vectors
         return _svd(A, full_matrices=False)[1]
     xp = _xp(A)
@@ -557,7 +557,7 @@ def eigh(A, UPLO="L"):
 
 @_with_out("linalg.eigvalsh")
 def eigvalsh(A, UPLO="L"):
-    _check_hermitian("linalg.eigvalsh", A)
+    _check_hermitian("linalg.eigh", A)      # PyTorch names the op it calls
     _check_uplo("linalg.eigvalsh", UPLO)
     if _recording(A):
         return _eigh(A, UPLO=UPLO)[0]
@@ -881,6 +881,9 @@ def _check_float_or_double(A):
 @_with_out("linalg.matrix_rank")
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     _check_float_or_double(A)
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
+                           "least 2 dimensions.")
     _check_matrix("torch.linalg.matrix_rank", A)
     if tol is not None:                 # the old spelling of atol
         atol, rtol = tol, 0.0
@@ -895,20 +898,37 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     return Tensor._make(xp.asarray(rank), D.int64, A._device)
 
 
+def _check_norm_dtype(fn, A, dtype):
+    """The dtype= of a norm: float or complex as A is, and no narrower than A's."""
+    if dtype._category < 2:
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
+                           f"{_tname(dtype)}")
+    if (dtype._category == 3) != (A._dtype._category == 3):
+        kind = "complex" if A._dtype._category == 3 else "real"
+        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{_tname(dtype)}")
+    if D.promote_types(A._dtype, dtype) is not dtype:
+        raise RuntimeError(f"{fn}: the dtype of the input ({_tname(A._dtype)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({_tname(dtype)})")
+
+
 @_with_out("linalg.matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     from .reduction import vector_norm
     from ._utils import wrap_dim
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
-                           "dimensions.")
-    if A._dtype._category < 2:
-        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_tname(A._dtype)}")
+    numeric_ord = not isinstance(ord, str)
+    if numeric_ord and ord not in (1, -1, 2, -2, float("inf"), float("-inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")   # checked first
+    _check_matrix("linalg.matrix_norm", A)
+    if ord in ("nuc", 2, -2) and A._data.dtype.itemsize < 4:   # these need an SVD
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{_tname(A._dtype)}")
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                            f"{' '.join(map(str, dim))}")
     if dtype is not None:
+        _check_norm_dtype("linalg.matrix_norm", A, dtype)
         A = A.to(dtype)
     d0, d1 = (wrap_dim(d, A._data.ndim) for d in dim)
     if d0 == d1:
@@ -919,8 +939,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         if ord == "fro":
             return vector_norm(A, 2, (d0, d1), keepdim)
-    elif ord not in (1, -1, 2, -2, float("inf"), float("-inf")):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if ord in ("nuc", 2, -2):
         S = svdvals(A.movedim((d0, d1), (-2, -1)))
         if ord == 2 and S.shape[-1] == 0:
@@ -936,7 +954,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     sums = A.abs().sum(summed, keepdim=keepdim)
     if not keepdim and summed < picked:
         picked -= 1
-    return sums.amax(picked, keepdim=keepdim) if ord > 0 else sums.amin(picked, keepdim=keepdim)
+    if ord < 0:
+        return sums.amin(picked, keepdim=keepdim)
+    # a max of absolute values: 0 (its identity) over an empty dimension, as in PyTorch
+    return sums.amax(picked, keepdim=keepdim) if sums.shape[picked] else \
+        sums.sum(picked, keepdim=keepdim)
 
 
 @_with_out("linalg.norm")
@@ -961,11 +983,22 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 @_with_out("linalg.cond")
 def cond(A, p=None):
-    _check_matrix("linalg.cond", A)
+    if A._data.ndim < 2:
+        where = f"linalg.cond(ord={p}): The input tensor A" if isinstance(p, str) else \
+            "linalg.cond: The input tensor"
+        raise RuntimeError(f"{where} must have at least 2 dimensions.")
+    if A._data.shape[-1] == 0 and A._data.shape[-2] == 0:     # empty matrices: 0, as PyTorch
+        from .creation import zeros
+        return zeros(A._data.shape[:-2], dtype=_real_dtype(A), device=A.device)
     if p in (None, 2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
-    _check_square(f"linalg.cond(ord={p})", A)
+    n, m = A._data.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {n} by {m} matrices")
+    # the dtype checks of the SVD or the inverse it computes
+    _check_svd("linalg.svd", A) if p == "nuc" else _check_square("linalg.inv", A)
     try:
         return matrix_norm(A, p) * matrix_norm(_LX.inv(A), p)
     except _LinAlgError:
@@ -1442,6 +1475,11 @@ def vecdot(x, y, *, dim=-1):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {_tname(x._dtype)} and y of type {_tname(y._dtype)} "
                            f"instead")
+    n, m = x._data.shape, y._data.shape
+    if len(n) == len(m) == 1 and n != m:        # two vectors go to dot, which never broadcasts
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n[0]}] and src [{m[0]}] "
+                           f"to have the same number of elements, but got {n[0]} and {m[0]} "
+                           f"elements respectively")
     return (x.conj() * y).sum(dim)
 
 
