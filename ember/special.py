@@ -6,15 +6,16 @@ lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/s
 from .ops.pointwise import (erf, erfc, erfinv, exp2, expm1, log1p, logit, sigmoid as expit,
                             round as _round, _out)
 from .ops.pointwise_extra import xlogy, lgamma as gammaln, digamma, digamma as psi, polygamma, sinc
-from .ops.misc_extra import i0, mvlgamma as _mvlgamma
+from .ops.misc_extra import i0, multigammaln as _multigammaln
 from .ops.reduction import logsumexp
+from .ops._utils import REQUIRED, int_arg
 from .ops import reduction as _reduction
 from .ops.special_extra import (entr, erfcx, ndtr, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, zeta,
                                 spherical_bessel_j0, bessel_j0, bessel_j1, gammainc, gammaincc)
 
 
 def multigammaln(input, p, *, out=None):
-    return _out(_mvlgamma(input, p), out, "special_multigammaln")
+    return _out(_multigammaln("special_multigammaln", input, p), out, "special_multigammaln")
 
 
 def round(input, *, decimals=0, out=None):
@@ -22,12 +23,13 @@ def round(input, *, decimals=0, out=None):
     return _round(input, decimals=decimals, out=out)
 
 
-def softmax(input, dim, *, dtype=None):
-    return _reduction.softmax(input, dim, dtype)
+def softmax(input, dim=REQUIRED, *, dtype=None):
+    # (dim is required: unlike torch.softmax's, None is not accepted)
+    return _reduction.softmax(input, int_arg("special_softmax", "dim", dim, 2), dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):
-    return _reduction.log_softmax(input, dim, dtype)
+def log_softmax(input, dim=REQUIRED, *, dtype=None):
+    return _reduction.log_softmax(input, int_arg("special_log_softmax", "dim", dim, 2), dtype)
 
 
 __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",

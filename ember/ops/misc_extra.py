@@ -15,7 +15,7 @@ from .. import _backend
 from .. import _dtype as D
 from .._tensor import Tensor, is_inference as _is_inference_tensor
 from .._printing import scalar_type_name
-from ._utils import return_type as _return_type, wrap_dim
+from ._utils import return_type as _return_type, wrap_dim, int_arg
 from .registry import primitive, COMMON, FLOAT
 from . import views as V
 from .pointwise import _mul_scalar, _div_scalar
@@ -764,11 +764,18 @@ def _mvlgamma_check(input, p):
     return input if input._dtype._category >= 2 else input.to(D._default[0])
 
 
-def mvlgamma(input, p):
+def multigammaln(name, input, p):
+    """mvlgamma under the name its errors carry (torch.mvlgamma, torch.special.multigammaln)."""
+    p = int_arg(name, "p", p, 2)
     return _mvlgamma(_mvlgamma_check(input, p), p=p)
 
 
+def mvlgamma(input, p):
+    return multigammaln("mvlgamma", input, p)
+
+
 def mvlgamma_(self, p):
+    p = int_arg("mvlgamma_", "p", p, 1)       # a method only: p is its first argument
     _mvlgamma_check(self, p)
     return _mvlgamma.inplace(self, p=p)
 

@@ -865,7 +865,10 @@ def round(input, *, decimals=None, out=None):
 def _logit(xp, self, *, eps=None):
     unsupported("logit_cpu", self, "c")
     if eps is not None:
-        self = xp.clip(self, _cast_like(eps, self), _cast_like(1 - eps, self))
+        # below eps -> eps, else above 1 - eps -> 1 - eps: unlike a clip, an eps over 0.5
+        # sends every x below eps to eps
+        lo, hi = _cast_like(eps, self), _cast_like(1 - eps, self)
+        self = xp.where(self < lo, lo, xp.where(self > hi, hi, self))
     return xp.log(self / (1 - self))
 
 
@@ -873,9 +876,9 @@ def _logit(xp, self, *, eps=None):
 def _(ctx, grad):
     x = ctx.self
     g = grad / (x * (1 - x))
-    if ctx.eps is not None:
-        g = where((x < ctx.eps) | (x > 1 - ctx.eps), _zeros(g), g)
-    return g
+    if ctx.eps is None or ctx.eps < 0:      # no clamping: outside [0, 1] there is no logit
+        return where((x < 0) | (x > 1), _zeros(g) * math.nan, g)
+    return where((x < ctx.eps) | (x > 1 - ctx.eps), _zeros(g), g)
 
 
 def logit(input, eps=None, *, out=None):

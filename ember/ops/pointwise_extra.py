@@ -312,10 +312,13 @@ rad2deg = _unary("rad2deg", "Rad2DegBackward0",
 
 
 def _sinc_forward(xp, x):
+    dtype = x.dtype
+    if x.dtype.kind == "f" and x.dtype.itemsize < 4 or dtype.name == "bfloat16":
+        x = x.astype(xp.float32)      # half precision is evaluated in float32, then rounded
     px = x * x.dtype.type(math.pi)
     with _sp._quiet(xp):
         y = xp.sin(px) / px
-    return xp.where(x == 0, xp.ones_like(y), y)
+    return xp.where(x == 0, xp.ones_like(y), y).astype(dtype)
 
 
 def _sinc_derivative(ctx, grad):
@@ -366,9 +369,9 @@ def _polygamma_kernel(xp, n, x):
     """
     sign = 1.0 if n % 2 else -1.0
     fact = float(math.factorial(n))
-    lowest = float(xp.min(x)) if x.size else _SHIFT_TO
-    steps = int(min(max(0.0, math.ceil(_SHIFT_TO - lowest)), _MAX_SHIFTS)) \
-        if math.isfinite(lowest) else 0
+    # (infinities take no part: they would stop the shifting of every other element)
+    lowest = float(xp.min(x, where=xp.isfinite(x), initial=_SHIFT_TO))
+    steps = int(min(max(0.0, math.ceil(_SHIFT_TO - lowest)), _MAX_SHIFTS))
     y = x
     acc = xp.zeros_like(x)
     for _ in range(steps):
@@ -390,8 +393,21 @@ def _polygamma(xp, self, *, n):
     unsupported({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), self, "c")
     if n == 0:
         return _sp.digamma(xp, self)
+    x = self.astype(xp.float64)
     with _sp._quiet(xp):
-        y = _polygamma_kernel(xp, n, self.astype(xp.float64))
+        y = _polygamma_kernel(xp, n, x)
+        if n == 1:
+            # PyTorch's trigamma reflects x < 0: psi_1(x) = pi^2 / sin^2(pi x) - psi_1(1 - x),
+            # so its poles come out as large finite numbers (sin(pi x) in the input's
+            # precision, float32 at least)
+            low = self.dtype.type if self.dtype.itemsize >= 4 else xp.float32
+            sin = xp.sin(self.astype(low) * low(math.pi)).astype(xp.float64)
+            y = xp.where(x < 0, math.pi ** 2 / sin ** 2 - _polygamma_kernel(xp, n, 1 - x), y)
+        else:
+            # psi_n = (-1)^(n+1) n! zeta(n+1, x): at 0, the negative integers and -inf this is
+            # a signed infinity (of zeta's +inf), at +inf nan
+            pole = (x <= 0) & (x == xp.floor(x))
+            y = xp.where(pole, (1 if n % 2 else -1) * math.inf, xp.where(x == math.inf, xp.nan, y))
     return y.astype(self.dtype)
 
 

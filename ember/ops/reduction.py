@@ -689,20 +689,23 @@ def _vector_norm_of(x, ord, dim, keepdim, dtype):
             not hasattr(ord, "__float__"):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
-    if dtype is not None:
-        x = x.to(dtype)
     ord = float(ord)
     dims = _reduce_dims(dim, x._data.ndim, False)
     if (ord < 0 or ord == float("inf")) and x._data.size == 0:
         _check_norm_identity(ord, x.shape, dim, dims)
+    if dtype is not None:       # checked after the empty reduction, as PyTorch does
+        from .linalg_decomp import _check_norm_dtype
+        _check_norm_dtype("linalg.vector_norm", x, dtype)
+        x = x.to(dtype)
     return _vector_norm(x, ord=ord, dims=dims, keepdim=keepdim)
 
 
 def _check_norm_identity(ord, shape, dim, dims):
     # max, min and negative powers have no value for an empty reduction (PyTorch's
-    # message has no space before "because")
+    # message has no space before "because", and names the dim as the caller wrote it)
+    given = [dim] if isinstance(dim, int) else dim
     what = "an empty tensor " if dim is None or dim == [] or dim == () else next(
-        (f"the dimension {d}" for d in dims if shape[d] == 0), None)
+        (f"the dimension {g}" for g in given if shape[wrap_dim(g, len(shape))] == 0), None)
     if what is not None:
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on {what}"
                            f"because {'' if what.endswith(' ') else 'this dimension is empty and '}"

@@ -24,13 +24,22 @@ _INV_SQRT_2PI = 0.39894228040143267794       # 1 / sqrt(2 pi)
 _SQRT_2PI = 2.5066282746310005024            # sqrt(2 pi)
 
 
-def _unary(name, node, kernel, derivative, save=("self",)):
+def _no_half(kernel_name, x):
+    """PyTorch's error for the kernels that have no float16 / bfloat16 version."""
+    if x.dtype.itemsize == 2:          # (integers were promoted to float before this)
+        unsupported(kernel_name, x, x.dtype.kind)
+
+
+def _unary(name, node, kernel, derivative, save=("self",), halves=True):
     """A one-input primitive (integers compute in the default float dtype; complex raises
-    PyTorch's error) and its public form."""
+    PyTorch's error, and so do float16 / bfloat16 where `halves` is False) and its public
+    form."""
     kernel_name = name.replace("special_", "") + "_cpu"
 
     def forward(xp, self):
         unsupported(kernel_name, self, "c")
+        if not halves:
+            _no_half(kernel_name, self)
         return kernel(xp, self)
     op = primitive(name, node=node, save=save, promote=FLOAT,
                    differentiable=derivative is not None)(forward)
@@ -100,7 +109,7 @@ def _erfcx_derivative(ctx, grad):
 
 
 erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", lambda xp, x: _erfcx_kernel(xp, x),
-               _erfcx_derivative, save=("self", "result"))
+               _erfcx_derivative, save=("self", "result"), halves=False)
 
 
 # ----------------------------------------------------------------------------- ndtr family
@@ -129,7 +138,7 @@ def _log_ndtr_derivative(ctx, grad):
 
 log_ndtr = _unary("special_log_ndtr", "SpecialLogNdtrBackward0",
                   lambda xp, x: _log_ndtr_kernel(xp, x), _log_ndtr_derivative,
-                  save=("self", "result"))
+                  save=("self", "result"), halves=False)
 
 
 @_sp._float_function
@@ -159,7 +168,7 @@ def _ndtri_derivative(ctx, grad):
 
 
 ndtri = _unary("special_ndtri", "SpecialNdtriBackward0", lambda xp, x: _ndtri_kernel(xp, x),
-               _ndtri_derivative, save=("result",))
+               _ndtri_derivative, save=("result",), halves=False)
 
 
 # ----------------------------------------------------------------------------- i0e, i1e
@@ -231,7 +240,8 @@ def _spherical_j0_kernel(xp, x, wide):
 
 
 spherical_bessel_j0 = _unary("special_spherical_bessel_j0", None,
-                             lambda xp, x: _spherical_j0_kernel(xp, x), None, save=())
+                             lambda xp, x: _spherical_j0_kernel(xp, x), None, save=(),
+                             halves=False)
 
 
 # ----------------------------------------------------------------------------- bessel_j0, bessel_j1
@@ -275,9 +285,9 @@ def _bessel_j_kernel(n):
 _bessel_j0_kernel = _bessel_j_kernel(0)
 _bessel_j1_kernel = _bessel_j_kernel(1)
 bessel_j0 = _unary("special_bessel_j0", None, lambda xp, x: _bessel_j0_kernel(xp, x), None,
-                   save=())
+                   save=(), halves=False)
 bessel_j1 = _unary("special_bessel_j1", None, lambda xp, x: _bessel_j1_kernel(xp, x), None,
-                   save=())
+                   save=(), halves=False)
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -373,11 +383,13 @@ def _zeta64(xp, s, q):
     # zeta(inf, q) = q^-inf: 1 at q == 1, inf below; PyTorch's kernel gives nan above
     out = xp.where(xp.isposinf(s), xp.where(q == 1, 1.0, xp.where(q < 1, np.inf, np.nan)), out)
     out = xp.where(xp.isposinf(q), np.nan, out)
-    return xp.where((s == 1.0) | pole_q, np.inf, out)
+    # (at a pole of q an s below 1 stays nan)
+    return xp.where((s == 1.0) | pole_q & ~(s < 1.0), np.inf, out)
 
 
 def _zeta_forward(xp, self, other):
     unsupported("zeta_cpu", self, "c")
+    _no_half("zeta_cpu", self)
     dtype = self.dtype
     with _sp._quiet(xp):
         return _zeta64(xp, _as_float64(xp, self), _as_float64(xp, other)).astype(dtype)
