@@ -99,3 +99,10 @@ def test_zeta_edge_values(q):
     s = [0.0, 1.0, 2.0, 0.5, -1.0, INF, -INF, NAN, 3.0, 1.0001, -0.5, -2.0]
     same(lambda T: T.special.zeta(T.tensor(s, dtype=T.float64), T.tensor(q, dtype=T.float64)),
          rtol=1e-10)
+
+
+def test_mvlgamma_method_counts_p_as_its_first_argument():
+    def scenario(T):
+        x = T.tensor([3.])
+        return [catch(x.mvlgamma, 2.0), x.mvlgamma(2), catch(x.mvlgamma, True)]
+    same(scenario)

@@ -561,7 +561,7 @@ Tensor.is_distributed = lambda self: False
 
 
 # ----------------------------------------------------------------------------- misc_extra ops
-from . import misc_extra as MX  # noqa: E402
+from . import _utils, misc_extra as MX  # noqa: E402
 
 for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_physical",
               "conj_physical_", "isreal", "histogram", "renorm", "renorm_", "put", "put_",
@@ -572,6 +572,8 @@ for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_
               "pin_memory", "is_shared", "share_memory_", "new_empty_strided", "set_",
               "as_subclass"]:
     setattr(Tensor, _name, getattr(MX, _name))
+# (as a method, p is the first argument: PyTorch's errors count from there)
+Tensor.mvlgamma = lambda self, p: MX.mvlgamma(self, _utils.int_arg("mvlgamma", "p", p, 1))
 
 # ----------------------------------------------------------------------------- more_ops
 from . import more_ops as MO  # noqa: E402
