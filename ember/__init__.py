@@ -187,3 +187,6 @@ from .ops.shape_extra import *  # noqa: E402,F401,F403  (meshgrid, repeat_interl
 from .ops.misc_extra import *  # noqa: E402,F401,F403  (gcd, histogram, scatter_reduce, windows, ...)
 from .ops.more_ops import *  # noqa: E402,F401,F403  (gradient, stft, index_reduce, ...)
 from .ops.creation import fill_  # noqa: E402,F401
+from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
+from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
+from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)

@@ -868,7 +868,12 @@ class Generator:
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
+        if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = seed.__index__()
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % 2 ** 64          # (torch keeps a negative seed as its uint64 bits)
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
@@ -887,6 +892,10 @@ class Generator:
 
     def set_state(self, state):
         import pickle
+        if not isinstance(state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
+        if state._dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
         return self
 
@@ -895,7 +904,7 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    default_generator.manual_seed(seed)
+    default_generator.manual_seed(int(seed))      # (torch's global one takes any int()-able)
     return default_generator
 
 
