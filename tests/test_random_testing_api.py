@@ -288,3 +288,22 @@ def test_compile_is_transparent():
                                   "T.compile(3)", "T.compile(lambda x: x, mode='bogus')"])
 def test_compile_errors(call):
     same(lambda T: catch(lambda: eval(call, {"T": T})))
+
+
+W_GLOBAL = {}
+
+
+def test_non_reentrant_checkpoint_keeps_the_plain_graph_and_reaches_global_parameters():
+    def scenario(T):
+        W_GLOBAL[T] = T.tensor([0.5, -1.0, 2.0], requires_grad=True)
+
+        def block(x):                       # reaches its weight through a global
+            return (x * W_GLOBAL[T]).sin() * 2
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = T.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        name = type(y.grad_fn).__name__
+        y.sum().backward()
+        z = T.utils.checkpoint.checkpoint(block, T.ones(3), use_reentrant=False)
+        gx, = T.autograd.grad(z.sum(), W_GLOBAL[T])
+        return [name, x.grad, W_GLOBAL[T].grad, z.requires_grad, gx]
+    same(scenario)

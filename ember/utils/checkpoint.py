@@ -1,18 +1,20 @@
 """ember.utils.checkpoint: activation checkpointing, as torch.utils.checkpoint.
 
-The forward runs without recording a graph; the backward runs it again (with the random state it
-first saw, so dropout draws the same mask) and differentiates that. Gradients equal those of the
-plain call. Both of torch's variants are built on one autograd.Function: with use_reentrant=True
-only the tensor arguments are its inputs (as torch: no gradient when none requires grad); with
-use_reentrant=False the parameters the function reaches (see _parameters_of) are inputs too, so
-that they get gradients, also through autograd.grad. (Parameters reached only through globals are
-missed by that variant in ember.) With use_reentrant=True the backward is a nested backward, as
-torch's, accumulating into every leaf the function used.
+Both of torch's variants recompute the forward during backward, with the random state it first
+saw (so dropout draws the same mask); gradients equal those of the plain call.
+- use_reentrant=True: an autograd.Function whose forward runs without recording a graph and
+  whose backward runs the function again and backpropagates through it (a nested backward,
+  accumulating into every leaf the function used). Only the tensor arguments are its inputs.
+- use_reentrant=False: the forward records its graph as usual, under saved-tensor hooks that
+  keep none of the tensors its ops save; the first time backward reads one, the function runs
+  again and hands over what it saved, in the same order. The graph is the plain call's (its
+  nodes, every parameter reached however the function reaches it).
 """
 import warnings
 
-from ..autograd import Function, grad as _grad, backward as _backward
+from ..autograd import Function, backward as _backward
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import saved_tensors_hooks
 from .. import random as _random
 from .._tensor import Tensor
 
@@ -29,17 +31,18 @@ _WHEN = {"torch.utils.checkpoint": "Starting in PyTorch 2.9, calling checkpoint 
 
 
 class _Checkpoint(Function):
+    """The reentrant variant (see the module's docstring)."""
+
     @staticmethod
-    def forward(ctx, run, reentrant, preserve_rng_state, n_args, *inputs):
-        # (inputs: the call's arguments, then the parameters that are inputs too)
-        ctx.run, ctx.reentrant, ctx.n_args, ctx.inputs = run, reentrant, n_args, inputs
+    def forward(ctx, run, preserve_rng_state, *inputs):
+        ctx.run, ctx.inputs = run, inputs
         ctx.rng_state = _random.get_rng_state() if preserve_rng_state else None
-        return run(*inputs[:n_args])
+        return run(*inputs)
 
     @staticmethod
     def backward(ctx, *grad_outputs):
         args = [x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
-                for x in ctx.inputs[:ctx.n_args]]
+                for x in ctx.inputs]
         with _random.fork_rng(enabled=ctx.rng_state is not None), enable_grad():
             if ctx.rng_state is not None:
                 _random.set_rng_state(ctx.rng_state)
@@ -47,41 +50,12 @@ class _Checkpoint(Function):
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grad_outputs)
                  if isinstance(o, Tensor) and o.requires_grad and g is not None]
-        inputs = args + list(ctx.inputs[ctx.n_args:])     # (the parameters themselves)
-        wanted = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
-        if ctx.reentrant:
-            # torch's reentrant variant: a nested backward, accumulating into every leaf the
-            # function used (parameters it closes over included)
-            if pairs:
-                _backward([o for o, _ in pairs], [g for _, g in pairs])
-            grads = iter(x.grad for x in wanted)
-        else:
-            grads = iter(_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                               allow_unused=True) if pairs and wanted else [None] * len(wanted))
-        return (None,) * 4 + tuple(
-            next(grads) if isinstance(x, Tensor) and x.requires_grad else None for x in inputs)
-
-
-def _parameters_of(function):
-    """The tensors requiring grad that `function` reaches without arguments: an nn.Module's
-    parameters, a bound method's module's, those of modules or tensors in its closure."""
-    owners = [function, getattr(function, "__self__", None)]
-    for cell in getattr(function, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:                                # (a cell not yet filled)
-            continue
-        owners.extend(value if isinstance(value, (list, tuple)) else [value])
-    found = {}
-    for owner in owners:
-        if isinstance(owner, Tensor):
-            tensors = [owner]
-        elif callable(getattr(owner, "parameters", None)) and not isinstance(owner, type):
-            tensors = list(owner.parameters())
-        else:
-            continue
-        found.update((id(t), t) for t in tensors if t.requires_grad)
-    return tuple(found.values())
+        if pairs:
+            # a nested backward, accumulating into every leaf the function used (parameters
+            # it closes over included), as torch's reentrant variant
+            _backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) and x.requires_grad
+                                    else None for x in args)
 
 
 def _choose_variant(use_reentrant, caller):
@@ -97,12 +71,41 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     reentrant = _choose_variant(use_reentrant, "torch.utils.checkpoint")
     if reentrant and kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    params = () if reentrant else _parameters_of(function)
     if reentrant and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                       stacklevel=2)
     run = (lambda *a: function(*a, **kwargs)) if kwargs else function
-    return _Checkpoint.apply(run, reentrant, preserve_rng_state, len(args), *args, *params)
+    if not reentrant:
+        return _checkpoint_without_reentry(run, args, preserve_rng_state)
+    return _Checkpoint.apply(run, preserve_rng_state, *args)
+
+
+def _checkpoint_without_reentry(run, args, preserve_rng_state):
+    rng_state = _random.get_rng_state() if preserve_rng_state else None
+    count = [0]                 # how many tensors the forward's ops saved
+    recomputed = []             # what the recomputed forward's ops saved, in the same order
+
+    def pack(_):
+        count[0] += 1
+        return count[0] - 1
+
+    def unpack(index):
+        if not recomputed:
+            detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor)
+                        else a for a in args]
+
+            def keep(tensor):
+                recomputed.append(tensor)
+                return len(recomputed) - 1
+            with _random.fork_rng(enabled=rng_state is not None), enable_grad(), \
+                    saved_tensors_hooks(keep, recomputed.__getitem__):
+                if rng_state is not None:
+                    _random.set_rng_state(rng_state)
+                run(*detached)
+        return recomputed[index]
+
+    with saved_tensors_hooks(pack, unpack):
+        return run(*args)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
