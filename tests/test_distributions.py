@@ -141,15 +141,20 @@ KL_PAIRS = {
 }
 
 
+def kl_scenario(make_pair, a, b):
+    """A scenario: KL(p || q) for the pair `make_pair(distributions, a, b)` makes from the
+    parameter values a and b, and its gradients by them (shared by the distributions tests)."""
+    def scenario(T):
+        ta, tb = _t(T, a, grad=True), _t(T, b, grad=True)
+        p, q = make_pair(T.distributions, ta, tb)
+        kl = T.distributions.kl_divergence(p, q)
+        return kl, _grads(T, [ta, tb], kl)
+    return scenario
+
+
 @pytest.mark.parametrize("pair", KL_PAIRS)
 def test_kl_divergence_and_its_gradients(pair):
-    def scenario(T):
-        a = _t(T, [0.5, -1.2], grad=True)
-        b = _t(T, [1.5, 0.3], grad=True)
-        p, q = KL_PAIRS[pair](T.distributions, a, b)
-        kl = T.distributions.kl_divergence(p, q)
-        return kl, _grads(T, [a, b], kl)
-    same(scenario, rtol=1e-5, atol=1e-5)
+    same(kl_scenario(KL_PAIRS[pair], [0.5, -1.2], [1.5, 0.3]), rtol=1e-5, atol=1e-5)
 
 
 def test_kl_infinite_and_zero_cases():

@@ -9,17 +9,7 @@ import torch
 
 import ember
 from tests.differential import catch, same
-
-
-def _t(T, data, grad=False, dtype=None):
-    return T.tensor(data, dtype=dtype or T.float32, requires_grad=grad)
-
-
-def _grads(T, params, out):
-    if not out.requires_grad:
-        return "constant"
-    grads = T.autograd.grad(out.sum(), params, allow_unused=True, retain_graph=True)
-    return [g if g is not None else "none" for g in grads]
+from test_distributions import _grads, _t, kl_scenario
 
 
 def _or_error(fn):
@@ -380,13 +370,8 @@ KL_PAIRS = {
 
 @pytest.mark.parametrize("pair", KL_PAIRS)
 def test_kl_divergence_and_its_gradients(pair):
-    def scenario(T):
-        a = _t(T, [[0.5, 1.2, 3.0], [2.0, 0.7, 0.4]], grad=True)
-        b = _t(T, [[1.5, 0.3, 1.0], [0.6, 2.5, 4.0]], grad=True)
-        p, q = KL_PAIRS[pair](T.distributions, a, b)
-        kl = T.distributions.kl_divergence(p, q)
-        return kl, _grads(T, [a, b], kl)
-    same(scenario, rtol=1e-4, atol=1e-5)
+    same(kl_scenario(KL_PAIRS[pair], [[0.5, 1.2, 3.0], [2.0, 0.7, 0.4]],
+                     [[1.5, 0.3, 1.0], [0.6, 2.5, 4.0]]), rtol=1e-4, atol=1e-5)
 
 
 def test_kl_infinite_and_unsupported_cases():
