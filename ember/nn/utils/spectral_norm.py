@@ -8,6 +8,7 @@ from ...ops import linalg as L
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter
 from .parametrizations import _output_dim
+from .weight_norm import remove_norm_hook
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "spectral_norm", "remove_spectral_norm"]
@@ -149,13 +150,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Undo spectral_norm: `<name>` becomes a parameter holding the current weight."""
-    for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            break
-    else:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    remove_norm_hook(module, SpectralNorm, name, "spectral_norm")
     for store, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
                         (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
         # (as in PyTorch, the load pre-hook, stored wrapped, is not recognised and stays)

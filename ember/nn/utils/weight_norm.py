@@ -62,9 +62,16 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Undo weight_norm: `<name>` becomes a parameter holding the current weight."""
+    remove_norm_hook(module, WeightNorm, name, "weight_norm")
+    return module
+
+
+def remove_norm_hook(module, kind, name, what):
+    """Remove the forward pre-hook of class `kind` that normalises `<name>` (weight_norm's or
+    spectral_norm's), restoring `<name>` as a parameter; PyTorch's error if there is none."""
     for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+            return
+    raise ValueError(f"{what} of '{name}' not found in {module}")
