@@ -561,19 +561,18 @@ Tensor.is_distributed = lambda self: False
 
 
 # ----------------------------------------------------------------------------- misc_extra ops
-from . import _utils, misc_extra as MX  # noqa: E402
+from . import misc_extra as MX  # noqa: E402
 
 for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_physical",
               "conj_physical_", "isreal", "histogram", "renorm", "renorm_", "put", "put_",
               "masked_scatter", "masked_scatter_", "scatter_reduce", "scatter_reduce_",
-              "select_scatter", "slice_scatter", "diagonal_scatter", "mvlgamma", "mvlgamma_",
+              "select_scatter", "slice_scatter", "diagonal_scatter", "mvlgamma_",
               "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "is_conj", "is_neg",
               "resolve_conj", "resolve_neg", "is_inference", "apply_", "map_", "is_pinned",
               "pin_memory", "is_shared", "share_memory_", "new_empty_strided", "set_",
               "as_subclass"]:
     setattr(Tensor, _name, getattr(MX, _name))
-# (as a method, p is the first argument: PyTorch's errors count from there)
-Tensor.mvlgamma = lambda self, p: MX.mvlgamma(self, _utils.int_arg("mvlgamma", "p", p, 1))
+Tensor.mvlgamma = MX.mvlgamma_method
 
 # ----------------------------------------------------------------------------- more_ops
 from . import more_ops as MO  # noqa: E402

@@ -774,6 +774,11 @@ def mvlgamma(input, p):
     return multigammaln("mvlgamma", input, p)
 
 
+def mvlgamma_method(self, p):
+    """Tensor.mvlgamma: as a method, p is the first argument (PyTorch's errors count so)."""
+    return mvlgamma(self, int_arg("mvlgamma", "p", p, 1))
+
+
 def mvlgamma_(self, p):
     p = int_arg("mvlgamma_", "p", p, 1)       # a method only: p is its first argument
     _mvlgamma_check(self, p)
