@@ -479,3 +479,38 @@ def test_a_linear_layers_weight_gradient_is_a_plain_contiguous_tensor():
         g = lin.weight.grad
         return g._base is None, g.is_contiguous(), g.stride(), lin.bias.grad._base is None
     same(scenario)
+
+
+def test_multi_grad_hooks_of_two_threads_each_see_their_own_backward():
+    # thread A's backward pauses inside a hook while thread B's backward is in progress; A's
+    # multi-grad hook must still count A's gradients, not B's run
+    import threading
+
+    def scenario(T):
+        log = {}
+        a_paused, b_inside, a_done = threading.Event(), threading.Event(), threading.Event()
+
+        def thread_a():
+            x, y = T.ones(2, requires_grad=True), T.ones(2, requires_grad=True)
+            u, v = x * 2, y * 3
+            T.autograd.graph.register_multi_grad_hook(
+                (u, v), lambda gs: log.setdefault("a", [g.tolist() for g in gs]))
+            s = (u + v).sum()
+            s.register_hook(lambda g: (a_paused.set(), b_inside.wait(5), g)[-1])
+            s.backward()
+            a_done.set()
+
+        def thread_b():
+            a_paused.wait(5)
+            w = T.ones(3, requires_grad=True)
+            t = (w * 5).sum()
+            t.register_hook(lambda g: (b_inside.set(), a_done.wait(5), g)[-1])
+            t.backward()
+
+        threads = [threading.Thread(target=f) for f in (thread_a, thread_b)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        return log
+    assert same(scenario) == {"a": [[1.0, 1.0], [1.0, 1.0]]}

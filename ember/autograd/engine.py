@@ -9,6 +9,7 @@ node runs. Derivatives run with grad mode set to `create_graph`, which is all hi
 gradients need.
 """
 import heapq
+import threading
 import itertools
 
 from . import grad_mode
@@ -67,7 +68,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
-    _runs.append(Run(dependencies, wanted))
+    runs = _runs.stack
+    runs.append(Run(dependencies, wanted))
     try:
         while heap:
             node = _heappop(heap)[1]
@@ -137,7 +139,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                         _heappush(heap, (-child._seq, child))     # (ready(), inlined: hot)
     finally:
         grad_mode.state.enabled = previous_mode
-        _runs.pop()
+        runs.pop()
     return captured
 
 
@@ -154,13 +156,21 @@ class Run:
         return node in self.dependencies and (self.wanted is None or node in self.wanted)
 
 
-_runs = []      # the backward runs in progress, innermost last (a hook may run a backward)
+class _Runs(threading.local):
+    # the backward runs in progress in this thread, innermost last (a hook may run a backward);
+    # per thread, as torch's: backwards in two threads never see each other's run
+    def __init__(self):
+        self.stack = []
+
+
+_runs = _Runs()
 
 
 def current_run():
-    if not _runs:
+    runs = _runs.stack
+    if not runs:
         raise AssertionError("expected this hook to be called inside a backward call")
-    return _runs[-1]
+    return runs[-1]
 
 
 def _count_dependencies(roots):
