@@ -28,8 +28,7 @@ def _array_view(xp, a, kind, args):
     raise AssertionError(kind)
 
 
-@primitive("_embed", node="EmbedBackward0")
-def _embed(xp, grad, *, shape, kind, args):
+def _embed_forward(xp, grad, *, shape, kind, args):
     out = xp.zeros(shape, grad.dtype)
     if kind == "unfold":
         # windows may overlap: accumulate through flat positions
@@ -51,8 +50,7 @@ def _positions(xp, shape, kind, args):
                        (slice(None, None, args["step"]),)]
 
 
-@_embed.derivative
-def _(ctx, grad):
+def _embed_derivative(ctx, grad):
     kind, a = ctx.kind, ctx.args
     if kind == "select":
         return grad.select(a["dim"], a["index"])
@@ -61,6 +59,18 @@ def _(ctx, grad):
     if kind == "diagonal":
         return grad.diagonal(a["offset"], a["dim1"], a["dim2"])
     return grad.unfold(a["dimension"], a["size"], a["step"])
+
+
+# one op per view kind, as each is its own node in torch's graph (SelectBackwardBackward0, ...)
+_EMBEDS = {}
+for _kind in ("select", "slice", "diagonal", "unfold"):
+    _EMBEDS[_kind] = primitive(f"{_kind}_backward",
+                               node=f"{_kind.capitalize()}BackwardBackward0")(_embed_forward)
+    _EMBEDS[_kind].derivative(_embed_derivative)
+
+
+def _embed(grad, *, shape, kind, args):
+    return _EMBEDS[kind](grad, shape=shape, kind=kind, args=args)
 
 
 def select_backward(grad, shape, dim, index):

@@ -233,8 +233,15 @@ def conj_physical(input):
     return _conj_physical(input) if input._dtype.is_complex else input
 
 
+# the in-place form is its own node in torch's graph; same kernel and derivative
+_conj_physical_ = primitive("conj_physical_", node="ConjPhysicalBackward1")(
+    _conj_physical.forward)
+_conj_physical_.derivative(_conj_physical.derivative_fn)
+
+
 def conj_physical_(self):
-    return _conj_physical.inplace(self) if self._dtype.is_complex else self
+    # (recorded for real tensors too, as torch does; the kernel is then the identity)
+    return _conj_physical_.inplace(self)
 
 
 def isreal(input):

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from .registry import primitive, check_broadcast, COMMON, FLOAT
 
 
@@ -1018,10 +1019,33 @@ _clamp_max = primitive("clamp_max", node="ClampMaxBackward0", save=("self",), pr
 _clamp_max.derivative(_clamp.derivative_fn)
 
 
+# ... and so is clamp_min/clamp_max with one tensor bound (clamp(min=tensor) is ClampBackward0)
+@primitive("clamp_min.Tensor", node="ClampMinBackward1", save=("self", "min"), promote=COMMON)
+def _clamp_min_tensor(xp, self, min):
+    return _clamp_tensor.forward(xp, self, min, None, has_min=True, has_max=False)
+
+
+@primitive("clamp_max.Tensor", node="ClampMaxBackward1", save=("self", "max"), promote=COMMON)
+def _clamp_max_tensor(xp, self, max):
+    return _clamp_tensor.forward(xp, self, None, max, has_min=False, has_max=True)
+
+
+@_clamp_min_tensor.derivative
+def _(ctx, grad):
+    zero = _zeros(grad)
+    return where(ctx.self >= ctx.min, grad, zero), where(ctx.self < ctx.min, grad, zero)
+
+
+@_clamp_max_tensor.derivative
+def _(ctx, grad):
+    zero = _zeros(grad)
+    return where(ctx.self <= ctx.max, grad, zero), where(ctx.self > ctx.max, grad, zero)
+
+
 def clamp_min(input, min, *, out=None):
     min = _py_number(min)
     if isinstance(min, Tensor):
-        return clamp(input, min=min, out=out)
+        return _out(_clamp_min_tensor(input, min), out, "clamp_min", "clamp")
     return _out(_clamp_min(_promote_to(input, min), min=min, max=None), out, "clamp_min",
                 "clamp")
 
@@ -1029,7 +1053,7 @@ def clamp_min(input, min, *, out=None):
 def clamp_max(input, max, *, out=None):
     max = _py_number(max)
     if isinstance(max, Tensor):
-        return clamp(input, max=max, out=out)
+        return _out(_clamp_max_tensor(input, max), out, "clamp_max", "clamp")
     return _out(_clamp_max(_promote_to(input, max), min=None, max=max), out, "clamp_max",
                 "clamp")
 
@@ -1265,7 +1289,33 @@ def _predicate(name, fn, promote=COMMON, scalar_other=True):
         _require_tensor(name, input, other, scalar_other)
         return _out(op(input, other), out, name, "any")     # (out may have any dtype)
     public.__name__ = name
+    public.kernel = fn
     return public
+
+
+def _comparison_inplace(predicate, node):
+    """`x.eq_(other)` and the other in-place comparisons. On a tensor in a graph PyTorch records
+    the comparison as a node (EqBackward0 for a number, EqBackward1 for a tensor) whose
+    gradients are zeros: the 0/1 result is constant in its inputs. Without a graph it is the
+    plain comparison written into self."""
+    kernel, name = predicate.kernel, predicate.__name__
+    with_number = primitive(f"{name}_.Scalar", node=f"{node}Backward0")(
+        lambda xp, self, *, other: kernel(xp, self, other))
+    with_tensor = primitive(f"{name}_.Tensor", node=f"{node}Backward1")(
+        lambda xp, self, other: kernel(xp, self, other))
+    with_number.derivative(lambda ctx, grad: _zeros(grad))
+    with_tensor.derivative(lambda ctx, grad: (_zeros(grad), _zeros(grad)))
+
+    def method(self, other):
+        from .methods import _inplace_via
+        if not (grad_mode.state.enabled and (self._requires_grad or
+                                             getattr(other, "_requires_grad", False))):
+            return _inplace_via(predicate)(self, other)
+        if _is_tensor(other):
+            return with_tensor.inplace(self, other)
+        return with_number.inplace(self, other=_py_number(other))
+    method.__name__ = f"{name}_"
+    return method
 
 
 eq = _predicate("eq", lambda xp, a, b: xp.equal(a, b))
@@ -1519,10 +1569,15 @@ def clamp_(self, min=None, max=None, *, _op=_clamp):
 
 
 def clamp_min_(self, min):
-    return clamp_(self, min=min, _op=_clamp_min)        # (torch's own node for one bound)
+    # torch's own nodes for one bound
+    if _is_tensor(min):
+        return _clamp_min_tensor.inplace(self, min)
+    return clamp_(self, min=min, _op=_clamp_min)
 
 
 def clamp_max_(self, max):
+    if _is_tensor(max):
+        return _clamp_max_tensor.inplace(self, max)
     return clamp_(self, max=max, _op=_clamp_max)
 
 
@@ -1561,6 +1616,9 @@ def _unary_inplace(public):
 
 
 INPLACE = {
+    **{f"{name}_": _comparison_inplace(fn, node) for name, fn, node in [
+        ("eq", eq, "Eq"), ("ne", ne, "Ne"), ("lt", lt, "Lt"), ("le", le, "Le"), ("gt", gt, "Gt"),
+        ("ge", ge, "Ge")]},
     # square_ is pow_(2) (PowBackward0), whose node saves self as it was before the write
     "pow_": pow_, "square_": lambda self: pow_(self, 2), "float_power_": float_power_, "remainder_": remainder_, "fmod_": fmod_,
     "floor_divide_": floor_divide_,
