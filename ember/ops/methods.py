@@ -96,7 +96,12 @@ def _inplace_via(fn):
     out of place, then copy into self (the copy is the op's node, as PyTorch's graph shows for
     composite in-place ops)."""
     def method(self, *args, **kwargs):
-        result = fn(self, *args, **kwargs)
+        try:
+            result = fn(self, *args, **kwargs)
+        except NotImplementedError:     # a dtype without a kernel: PyTorch reports shapes first
+            from .registry import check_inplace_shape
+            check_inplace_shape(self, (self,) + tuple(a for a in args if isinstance(a, Tensor)))
+            raise
         if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
             from .._printing import scalar_type_name
             raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to "

@@ -38,6 +38,7 @@ def _integer_binary(name, fn):
         # the kernel runs in the result dtype: an int tensor with a bool one is fine
         dtype = D.result_dtype([input, other])
         if dtype._category >= 2 or dtype is D.bool_:
+            P.check_broadcast((input, other))       # (PyTorch reports the shapes first)
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{scalar_type_name(dtype)}'")
 

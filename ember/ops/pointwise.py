@@ -138,10 +138,14 @@ def _int_pow(xp, base, exponent):
     return xp.where(negative, small, out).astype(out.dtype)
 
 
-def unsupported(kernel, x, kinds="b"):
+def unsupported(kernel, x, kinds="b", other=None):
     """PyTorch's error for a dtype its kernel has no implementation for (kinds: NumPy dtype
-    kinds that raise; "b" bool, "iu" integers)."""
+    kinds that raise; "b" bool, "iu" integers). `other`: an elementwise kernel's other operand,
+    for PyTorch reports shapes that do not broadcast before the dtype (NumPy's ValueError
+    here becomes that error in the registry)."""
     if getattr(x, "dtype", None) is not None and x.dtype.kind in kinds:
+        if other is not None:
+            np.broadcast_shapes(np.shape(x), np.shape(other))
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_type_name(D.from_numpy_dtype(x.dtype))}'")
 
@@ -317,7 +321,7 @@ def _check_int_zero(xp, self, other):
 
 @primitive("div.rounding", node="DivBackward2", promote=COMMON)
 def _div_rounding(xp, self, other, *, rounding_mode):
-    unsupported(f"div_{rounding_mode}_cpu", self, "bc")
+    unsupported(f"div_{rounding_mode}_cpu", self, "bc", other)
     _check_int_zero(xp, self, other)
     if _is_int_array(self):
         if rounding_mode == "floor":
@@ -364,7 +368,7 @@ def floor_divide(input, other, *, out=None):
 
 @primitive("remainder", node="RemainderBackward1", save=("self", "other"), promote=COMMON)
 def _remainder(xp, self, other):
-    unsupported("remainder_cpu", self, "bc")
+    unsupported("remainder_cpu", self, "bc", other)
     _check_int_zero(xp, self, other)
     return xp.remainder(self, other)
 
@@ -399,7 +403,7 @@ def remainder(input, other, *, out=None):
 
 @primitive("fmod", node="FmodBackward1", save=("self", "other"), promote=COMMON)
 def _fmod(xp, self, other):
-    unsupported("fmod_cpu", self, "bc")
+    unsupported("fmod_cpu", self, "bc", other)
     _check_int_zero(xp, self, other)
     return xp.fmod(self, other)
 
@@ -509,7 +513,7 @@ def float_power(input, exponent):
 
 @primitive("atan2", node="Atan2Backward0", save=("self", "other"), promote=FLOAT)
 def _atan2(xp, self, other):
-    unsupported("atan2_cpu", self, "c")
+    unsupported("atan2_cpu", self, "c", other)
     return xp.arctan2(self, other)
 
 
@@ -1320,10 +1324,10 @@ def _comparison_inplace(predicate, node):
 
 eq = _predicate("eq", lambda xp, a, b: xp.equal(a, b))
 ne = _predicate("ne", lambda xp, a, b: xp.not_equal(a, b))
-lt = _predicate("lt", lambda xp, a, b: unsupported("lt_cpu", a, "c") or xp.less(a, b))
-le = _predicate("le", lambda xp, a, b: unsupported("le_cpu", a, "c") or xp.less_equal(a, b))
-gt = _predicate("gt", lambda xp, a, b: unsupported("gt_cpu", a, "c") or xp.greater(a, b))
-ge = _predicate("ge", lambda xp, a, b: unsupported("ge_cpu", a, "c") or xp.greater_equal(a, b))
+lt = _predicate("lt", lambda xp, a, b: unsupported("lt_cpu", a, "c", b) or xp.less(a, b))
+le = _predicate("le", lambda xp, a, b: unsupported("le_cpu", a, "c", b) or xp.less_equal(a, b))
+gt = _predicate("gt", lambda xp, a, b: unsupported("gt_cpu", a, "c", b) or xp.greater(a, b))
+ge = _predicate("ge", lambda xp, a, b: unsupported("ge_cpu", a, "c", b) or xp.greater_equal(a, b))
 less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 logical_and = _predicate("logical_and", lambda xp, a, b: xp.logical_and(a, b), promote=None,
                          scalar_other=False)

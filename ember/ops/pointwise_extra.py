@@ -28,7 +28,7 @@ def _require_tensors(name, input, other, other_name="other"):
 # ----------------------------------------------------------------------------- logaddexp
 @primitive("logaddexp", node="LogaddexpBackward0", save=("self", "other"), promote=COMMON)
 def _logaddexp(xp, self, other):
-    unsupported("logaddexp_cpu", self, "biu")
+    unsupported("logaddexp_cpu", self, "biu", other)
     if self.dtype.kind == "c":
         # log(e^a + e^b) = m + log1p(e^(n - m)), m the operand with the larger real part
         big = xp.where(self.real >= other.real, self, other)
@@ -47,7 +47,7 @@ def _(ctx, grad):
 
 @primitive("logaddexp2", node="Logaddexp2Backward0", save=("self", "other"), promote=COMMON)
 def _logaddexp2(xp, self, other):
-    unsupported("logaddexp2_cpu", self, "biuc")
+    unsupported("logaddexp2_cpu", self, "biuc", other)
     return xp.logaddexp2(self, other)
 
 
@@ -70,7 +70,7 @@ def logaddexp2(input, other, *, out=None):
 # ----------------------------------------------------------------------------- hypot
 @primitive("hypot", node="HypotBackward0", save=("self", "other", "result"), promote=COMMON)
 def _hypot(xp, self, other):
-    unsupported("hypot_cpu", self, "biuc")
+    unsupported("hypot_cpu", self, "biuc", other)
     return xp.hypot(self, other)
 
 
@@ -91,8 +91,8 @@ def x_times_log(kernel, log):
     function): 0 where x == 0, whatever y (even where the log is -inf or nan), but a nan y
     stays nan."""
     def forward(xp, self, other):
-        unsupported(kernel, self, "c")
-        unsupported(kernel, other, "c")
+        unsupported(kernel, self, "c", other)
+        unsupported(kernel, other, "c", self)
         if not hasattr(other, "dtype"):
             other = self.dtype.type(other)      # a Python number: in the tensor's dtype
         with _sp._quiet(xp):
@@ -154,7 +154,7 @@ def xlogy_(self, other):
 
 # ----------------------------------------------------------------------------- copysign
 def _copysign_forward(xp, self, other):
-    unsupported("copysign_cpu", self, "c")
+    unsupported("copysign_cpu", self, "c", other)
     return xp.copysign(self, other)
 
 
@@ -224,7 +224,7 @@ def heaviside(input, values, *, out=None):
 # ----------------------------------------------------------------------------- nextafter
 @primitive("nextafter", node="NextafterBackward0", promote=COMMON)
 def _nextafter(xp, self, other):
-    unsupported("nextafter_cpu", self, "biuc")
+    unsupported("nextafter_cpu", self, "biuc", other)
     return xp.nextafter(self, other)
 
 

@@ -1,0 +1,28 @@
+"""Which error PyTorch reports first: for elementwise ops whose kernel lacks the operands'
+dtype, shapes that do not broadcast are reported before the dtype."""
+import pytest
+
+from differential import same, catch
+
+CASES = {
+    "remainder": lambda T, a, b: T.remainder(a, b), "fmod": lambda T, a, b: T.fmod(a, b),
+    "lt": lambda T, a, b: T.lt(a, b), "ge": lambda T, a, b: a >= b,
+    "atan2": lambda T, a, b: T.atan2(a, b), "copysign": lambda T, a, b: T.copysign(a, b),
+    "xlogy": lambda T, a, b: T.xlogy(a, b), "floor_divide": lambda T, a, b: a // b,
+    "div_trunc": lambda T, a, b: T.div(a, b, rounding_mode="trunc"),
+    "logaddexp2": lambda T, a, b: T.logaddexp2(a, b), "hypot": lambda T, a, b: T.hypot(a, b),
+    "nextafter": lambda T, a, b: T.nextafter(a, b), "gcd": lambda T, a, b: T.gcd(a, b),
+    "lt_": lambda T, a, b: a.lt_(b), "remainder_": lambda T, a, b: a.remainder_(b),
+    "modulo": lambda T, a, b: a % b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", ["complex64", "float32", "bool", "int64"])
+@pytest.mark.parametrize("shapes", [((2,), (3,)), ((3,), (3,)), ((2, 1), (3,))])
+def test_shape_errors_come_before_dtype_errors(name, dtype, shapes):
+    def scenario(T):
+        a = T.ones(shapes[0], dtype=getattr(T, dtype))
+        b = T.ones(shapes[1], dtype=getattr(T, dtype))
+        return catch(CASES[name], T, a, b)
+    same(scenario)
