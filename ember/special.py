@@ -11,7 +11,16 @@ from .ops.reduction import logsumexp
 from .ops._utils import REQUIRED, int_arg
 from .ops import reduction as _reduction
 from .ops.special_extra import (entr, erfcx, ndtr, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, zeta,
-                                spherical_bessel_j0, bessel_j0, bessel_j1, gammainc, gammaincc)
+                                spherical_bessel_j0, bessel_j0, bessel_j1, gammainc, gammaincc,
+                                chebyshev_polynomial_t, chebyshev_polynomial_u,
+                                chebyshev_polynomial_v, chebyshev_polynomial_w,
+                                shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+                                shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
+                                hermite_polynomial_h, hermite_polynomial_he,
+                                laguerre_polynomial_l, legendre_polynomial_p,
+                                bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
+                                modified_bessel_k0, modified_bessel_k1,
+                                scaled_modified_bessel_k0, scaled_modified_bessel_k1, airy_ai)
 
 
 def multigammaln(input, p, *, out=None):
@@ -32,8 +41,15 @@ def log_softmax(input, dim=REQUIRED, *, dtype=None):
     return _reduction.log_softmax(input, int_arg("special_log_softmax", "dim", dim, 2), dtype)
 
 
-__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
-           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
-           "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
-           "polygamma", "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
-           "xlogy", "zeta"]
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+           "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+           "gammainc", "gammaincc", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he",
+           "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p",
+           "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln",
+           "ndtr", "ndtri", "polygamma", "psi", "round", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0",
+           "xlog1py", "xlogy", "zeta"]

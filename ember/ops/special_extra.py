@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import special as _sp
 from . import misc_extra as _misc
+from .creation import _fused_multiply_add
 from .pointwise import (_out, _wrapped, _zeros, _promote_to, _add_scalar, _mul_scalar,
                         unsupported, where)
 from .pointwise_extra import _require_tensors, x_times_log
@@ -30,10 +31,10 @@ def _no_half(kernel_name, x):
         unsupported(kernel_name, x, x.dtype.kind)
 
 
-def _unary(name, node, kernel, derivative, save=("self",), halves=True):
+def _unary(name, node, kernel, derivative, save=("self",), halves=True, param="input"):
     """A one-input primitive (integers compute in the default float dtype; complex raises
     PyTorch's error, and so do float16 / bfloat16 where `halves` is False) and its public
-    form."""
+    form, whose argument PyTorch calls `param`."""
     kernel_name = name.replace("special_", "") + "_cpu"
 
     def forward(xp, self):
@@ -46,9 +47,18 @@ def _unary(name, node, kernel, derivative, save=("self",), halves=True):
     if derivative is not None:
         op.derivative(derivative)
 
-    def public(input, *, out=None):
-        return _out(op(input), out, name)
+    if param == "x":                    # (PyTorch's name for a few of them)
+        def public(x, *, out=None):
+            if not isinstance(x, Tensor):
+                from .creation import _type_name
+                raise TypeError(f"{name}(): argument 'x' (position 1) must be Tensor, not "
+                                f"{_type_name(x)}")
+            return _out(op(x), out, name)
+    else:
+        def public(input, *, out=None):
+            return _out(op(input), out, name)
     public.__name__ = name.replace("special_", "")
+    public.__qualname__ = name          # (named so in Python's argument-count errors)
     public.op = op
     return public
 
@@ -241,7 +251,7 @@ def _spherical_j0_kernel(xp, x, wide):
 
 spherical_bessel_j0 = _unary("special_spherical_bessel_j0", None,
                              lambda xp, x: _spherical_j0_kernel(xp, x), None, save=(),
-                             halves=False)
+                             halves=False, param="x")
 
 
 # ----------------------------------------------------------------------------- bessel_j0, bessel_j1
@@ -257,10 +267,22 @@ _BESSEL_POINTS = 80
 _BESSEL_ANGLES = [2.0 * math.pi * (k + 0.5) / _BESSEL_POINTS for k in range(_BESSEL_POINTS)]
 
 
-def _bessel_j_kernel(n):
+def _hankel_sums(n):
+    """(P, Q) of Hankel's expansion for order n as functions of w: J_n(w) = sqrt(2 / (pi w))
+    (P cos(w - phase) - Q sin(w - phase)) and Y_n(w) = sqrt(2 / (pi w)) (P sin(w - phase)
+    + Q cos(w - phase)), phase = (2n + 1) pi / 4."""
     hankel = _hankel_coefficients(n)
-    p_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[0::2])]     # in 1/x^2
-    q_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[1::2])]     # times 1/x, in 1/x^2
+    p_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[0::2])]     # in 1/w^2
+    q_coeffs = [(-1) ** k * c for k, c in enumerate(hankel[1::2])]     # times 1/w, in 1/w^2
+
+    def sums(xp, w):
+        inv2 = 1.0 / (w * w)
+        return _sp._horner(xp, inv2, p_coeffs), _sp._horner(xp, inv2, q_coeffs) / w
+    return sums
+
+
+def _bessel_j_kernel(n):
+    hankel = _hankel_sums(n)
 
     def kernel(xp, x, wide):
         a = xp.abs(x)
@@ -272,10 +294,8 @@ def _bessel_j_kernel(n):
                              math.sin(t) * xp.sin(v * math.sin(t)))
         inner = total / _BESSEL_POINTS
         w = xp.maximum(a, _BESSEL_SWITCH)
-        inv2 = 1.0 / (w * w)
         phase = w - (2 * n + 1) * math.pi / 4
-        p_sum = _sp._horner(xp, inv2, p_coeffs)
-        q_sum = _sp._horner(xp, inv2, q_coeffs) / w
+        p_sum, q_sum = hankel(xp, w)
         outer = xp.sqrt(2.0 / (math.pi * w)) * (p_sum * xp.cos(phase) - q_sum * xp.sin(phase))
         y = xp.where(near, inner, outer)
         return y if n % 2 == 0 else xp.where(xp.signbit(x), -y, y)     # J1 is odd (J1(-0) = -0)
@@ -290,29 +310,259 @@ bessel_j1 = _unary("special_bessel_j1", None, lambda xp, x: _bessel_j1_kernel(xp
                    save=(), halves=False)
 
 
-# ----------------------------------------------------------------------------- binary ops
-def _binary(name, nodes, forward, derivative):
-    """A two-operand primitive in PyTorch's three forms (tensor-tensor, number-tensor and
-    tensor-number, nodes ...Backward0/1/2) and its public form."""
-    ops = [primitive(f"{name}{suffix}", node=node, save=("self", "other"), promote=FLOAT)(forward)
-           for suffix, node in zip(("", ".self_scalar", ".other_scalar"), nodes)]
-    for op in ops:
-        op.derivative(derivative)
+# ----------------------------------------------------------------------------- bessel_y0, bessel_y1
+# x < 25: Neumann's series Y0(x) = (2/pi) (log(x/2) + gamma) J0(x) - (4/pi) sum_k (-1)^k J_2k(x) / k
+# and its derivative Y1 = -Y0' (with J0' = -J1), every J_m by the trapezoidal rule of J0's
+# integral cos(m t - x sin t), summed over k first (the weights _NEUMANN_A, _NEUMANN_B below):
+# J_2k(x) / k is below 1e-30 by 2k = 80, and the rule on 160 points is exact for these orders
+# (its first error is J_(160 - 80)). x >= 25: Hankel's expansion, as for J. Accurate to about
+# 1e-16 in absolute terms.
+_NEUMANN_POINTS = 160
+_NEUMANN_TERMS = 40
+_NEUMANN_ANGLES = [2.0 * math.pi * (j + 0.5) / _NEUMANN_POINTS for j in range(_NEUMANN_POINTS)]
+# sum_k (-1)^k cos(2k t) / k and sum_k (-1)^k sin(2k t) / k at each angle
+_NEUMANN_A = [math.fsum((-1) ** k * math.cos(2 * k * t) / k for k in range(1, _NEUMANN_TERMS + 1))
+              for t in _NEUMANN_ANGLES]
+_NEUMANN_B = [math.fsum((-1) ** k * math.sin(2 * k * t) / k for k in range(1, _NEUMANN_TERMS + 1))
+              for t in _NEUMANN_ANGLES]
+_EULER_GAMMA = 0.57721566490153286061
 
-    def public(input, other, *, out=None):
+
+def _bessel_y_kernel(n):
+    hankel = _hankel_sums(n)
+
+    def kernel(xp, x, wide):
+        near = x < _BESSEL_SWITCH
+        v = xp.where(near & (x > 0), x, 1.0)
+        j0 = j1 = s = ds = xp.zeros_like(v)
+        for t, a, b in zip(_NEUMANN_ANGLES, _NEUMANN_A, _NEUMANN_B):
+            # cos(m t - phi) with phi = v sin t: J_m's integrand
+            phi = v * math.sin(t)
+            c, si = xp.cos(phi), xp.sin(phi)
+            j0 = j0 + c
+            j1 = j1 + (math.cos(t) * c + math.sin(t) * si)
+            s = s + (a * c + b * si)                              # sum (-1)^k J_2k / k
+            ds = ds + math.sin(t) * (b * c - a * si)              # its derivative in v
+        j0, j1, s, ds = (u / _NEUMANN_POINTS for u in (j0, j1, s, ds))
+        log_term = xp.log(v / 2.0) + _EULER_GAMMA
+        if n == 0:
+            inner = (2.0 / math.pi) * log_term * j0 - (4.0 / math.pi) * s
+        else:
+            inner = -(2.0 / math.pi) * (j0 / v - log_term * j1) + (4.0 / math.pi) * ds
+        w = xp.maximum(x, _BESSEL_SWITCH)
+        phase = w - (2 * n + 1) * math.pi / 4
+        p_sum, q_sum = hankel(xp, w)
+        outer = xp.sqrt(2.0 / (math.pi * w)) * (p_sum * xp.sin(phase) + q_sum * xp.cos(phase))
+        y = xp.where(near, inner, outer)
+        # -inf at 0, nan below and at +inf (as PyTorch's kernel has them)
+        y = xp.where(x == 0, -np.inf, y)
+        return xp.where((x < 0) | xp.isposinf(x), np.nan, y)
+    return _sp._float_function(kernel)
+
+
+_bessel_y0_kernel = _bessel_y_kernel(0)
+_bessel_y1_kernel = _bessel_y_kernel(1)
+bessel_y0 = _unary("special_bessel_y0", None, lambda xp, x: _bessel_y0_kernel(xp, x), None,
+                   save=(), halves=False)
+bessel_y1 = _unary("special_bessel_y1", None, lambda xp, x: _bessel_y1_kernel(xp, x), None,
+                   save=(), halves=False)
+
+
+# ----------------------------------------------------------------------------- modified Bessel
+# I0, I1: the kernels of i0 and i1 (nan at +-inf, as PyTorch's modified_bessel_i0/i1 give).
+# K0, K1 (and e^x K): for x <= 1 their power series (which cancel above); beyond,
+# e^x K_nu(x) = integral_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the trapezoidal rule (step
+# 1/20 up to t = 6: the integrand is analytic and even, and below 1e-20 of the sum beyond) up to
+# x = 25, and Hankel's expansion sqrt(pi / (2x)) sum_k a_k(nu) / x^k from there. Airy's Ai
+# shares the integral (nu = 1/3).
+_K_STEP = 0.05
+_K_NODES = [j * _K_STEP for j in range(1, 121)]
+_K_SERIES_TERMS = 20          # (x^2/4)^k / k!^2 at x = 1: below 1e-40 by k = 20
+
+
+def _scaled_k_integral(xp, x, nu):
+    """e^x K_nu(x) for x from about 1/4 (to 25 for double precision)."""
+    total = xp.full_like(x, 0.5)
+    for t in _K_NODES:
+        total = total + xp.exp(-x * (math.cosh(t) - 1.0)) * math.cosh(nu * t)
+    return total * _K_STEP
+
+
+def _scaled_k_asymptotic(xp, x, nu):
+    return _sp._horner(xp, 1.0 / x, _hankel_coefficients(nu)) * xp.sqrt(math.pi / (2.0 * x))
+
+
+def _k_series(xp, x, n):
+    """K_n(x), n = 0 or 1, for 0 < x <= 1 from the power series in t = x^2 / 4:
+    K0 = -(log(x/2) + gamma) I0 + sum_k H_k t^k / k!^2 and
+    K1 = 1/x + log(x/2) I1 - (x/4) sum_k (psi(k+1) + psi(k+2)) t^k / (k! (k+1)!)."""
+    t = x * x / 4.0
+    log_half = xp.log(x / 2.0)
+    term = xp.ones_like(x)                  # t^k / (k! (k+n)!)
+    i_sum = term.copy()
+    harmonic = 0.0                          # H_k
+    if n == 0:
+        rest = xp.zeros_like(x)
+        for k in range(1, _K_SERIES_TERMS):
+            term = term * t / (k * k)
+            harmonic += 1.0 / k
+            i_sum = i_sum + term
+            rest = rest + harmonic * term
+        return -(log_half + _EULER_GAMMA) * i_sum + rest
+    rest = xp.full_like(x, 1.0 - 2.0 * _EULER_GAMMA)     # psi(1) + psi(2)
+    for k in range(1, _K_SERIES_TERMS):
+        term = term * t / (k * (k + 1))
+        harmonic += 1.0 / k
+        i_sum = i_sum + term
+        # psi(k+1) + psi(k+2) = 2 H_k + 1/(k+1) - 2 gamma
+        rest = rest + (2.0 * harmonic + 1.0 / (k + 1) - 2.0 * _EULER_GAMMA) * term
+    return 1.0 / x + log_half * (x / 2.0) * i_sum - (x / 4.0) * rest
+
+
+def _modified_k_kernel(n, scaled):
+    def kernel(xp, x, wide):
+        small = x <= 1.0
+        inner = x < _BESSEL_SWITCH
+        v = xp.where((x > 0) & small, x, 1.0)
+        series = _k_series(xp, v, n)
+        series = series * xp.exp(v) if scaled else series
+        w = xp.where(inner & ~small, x, 2.0)
+        integral = _scaled_k_integral(xp, w, n)
+        big = xp.where(inner, _BESSEL_SWITCH, x)
+        far = _scaled_k_asymptotic(xp, xp.where(xp.isfinite(big), big, _BESSEL_SWITCH), n)
+        y = xp.where(small, series, xp.where(inner, integral, far))
+        if not scaled:
+            y = xp.where(small, y, y * xp.exp(-xp.where(small, 1.0, x)))
+        # inf at 0, nan below (and at nan), 0 at +inf
+        y = xp.where(xp.isposinf(x), 0.0, xp.where(x == 0, np.inf, y))
+        return xp.where((x < 0) | xp.isnan(x), np.nan, y)
+    return _sp._float_function(kernel)
+
+
+def _modified_bessel(name, kernel, param="input"):
+    return _unary(name, None, lambda xp, x: kernel(xp, x), None, save=(), halves=False,
+                  param=param)
+
+
+modified_bessel_i0 = _modified_bessel("special_modified_bessel_i0", _sp._float_function(
+    lambda xp, x, wide: xp.where(xp.isinf(x), np.nan, xp.i0(x))))
+modified_bessel_i1 = _modified_bessel("special_modified_bessel_i1", _sp._float_function(
+    lambda xp, x, wide: xp.where(xp.isinf(x), np.nan, _misc._bessel_i1(xp, x))))
+modified_bessel_k0 = _modified_bessel("special_modified_bessel_k0", _modified_k_kernel(0, False))
+modified_bessel_k1 = _modified_bessel("special_modified_bessel_k1", _modified_k_kernel(1, False))
+scaled_modified_bessel_k0 = _modified_bessel("special_scaled_modified_bessel_k0",
+                                             _modified_k_kernel(0, True), param="x")
+scaled_modified_bessel_k1 = _modified_bessel("special_scaled_modified_bessel_k1",
+                                             _modified_k_kernel(1, True), param="x")
+
+
+# ----------------------------------------------------------------------------- airy_ai
+# |x| <= 1: the Maclaurin series Ai(x) = Ai(0) f(x) + Ai'(0) g(x) with
+# f = sum 3^k (1/3)_k x^3k / (3k)! and g = sum 3^k (2/3)_k x^(3k+1) / (3k+1)!.
+# x > 1: Ai(x) = sqrt(x / 3) K_(1/3)(zeta) / pi with zeta = 2/3 x^(3/2), by modified_bessel_k0's
+# integral and expansion. x < -1: Ai(x) = sqrt(|x|) (J_(1/3)(zeta) + J_(-1/3)(zeta)) / 3 with
+# J_(1/3) + J_(-1/3) = 2/pi integral_0^pi cos(s/3) cos(zeta sin s) ds
+# + sqrt(3)/pi integral_0^inf exp(-zeta sinh t) sinh(t/3) dt, both by Gauss-Legendre quadrature
+# (the second over t up to asinh(50 / zeta)), below zeta = 25, and by Hankel's expansion above.
+_AI0 = 0.35502805388781723926          # Ai(0)
+_AI1 = -0.25881940379280679840         # Ai'(0)
+_AIRY_SERIES_TERMS = 20                # |x|^3k / (3k)! at |x| = 1: below 1e-80 by k = 20
+_AIRY_MAX = 103.892                    # Ai is 0 beyond (PyTorch's cutoff; Ai(103.892) ~ 1e-308)
+_GAUSS_NODES, _GAUSS_WEIGHTS = np.polynomial.legendre.leggauss(100)
+
+
+def _airy_series(xp, x):
+    cube = x * x * x
+    f_term, g_term = xp.ones_like(x), x.copy()
+    f, g = f_term, g_term
+    for k in range(1, _AIRY_SERIES_TERMS):
+        f_term = f_term * cube / ((3 * k - 1) * (3 * k))
+        g_term = g_term * cube / ((3 * k) * (3 * k + 1))
+        f, g = f + f_term, g + g_term
+    return _AI0 * f + _AI1 * g
+
+
+def _airy_oscillating(xp, zeta):
+    """J_(1/3)(zeta) + J_(-1/3)(zeta) for 2/3 <= zeta < 25 (see above)."""
+    first = xp.zeros_like(zeta)
+    top = xp.arcsinh(50.0 / zeta)          # exp(-zeta sinh t) < e^-50 beyond
+    second = xp.zeros_like(zeta)
+    for u, weight in zip(_GAUSS_NODES, _GAUSS_WEIGHTS):
+        s = math.pi * (u + 1.0) / 2.0
+        first = first + weight * math.cos(s / 3.0) * xp.cos(zeta * math.sin(s))
+        t = top * (u + 1.0) / 2.0
+        second = second + weight * xp.exp(-zeta * xp.sinh(t)) * xp.sinh(t / 3.0)
+    return first + (math.sqrt(3.0) / (2.0 * math.pi)) * top * second     # (pi/2 * 2/pi = 1)
+
+
+_airy_hankel = _hankel_sums(1.0 / 3.0)
+
+
+@_sp._float_function
+def _airy_ai_kernel(xp, x, wide):
+    a = xp.abs(x)
+    near = a <= 1.0
+    series = _airy_series(xp, xp.where(near, x, 0.0))
+    zeta = 2.0 / 3.0 * xp.where(near | ~xp.isfinite(x), 1.0, a) ** 1.5
+    inner = zeta < _BESSEL_SWITCH
+    # x > 1
+    scaled_k = xp.where(inner, _scaled_k_integral(xp, xp.where(inner, zeta, 1.0), 1.0 / 3.0),
+                        _scaled_k_asymptotic(xp, xp.where(inner, _BESSEL_SWITCH, zeta),
+                                             1.0 / 3.0))
+    right = xp.sqrt(a / 3.0) / math.pi * xp.exp(-zeta) * scaled_k
+    # x < -1
+    w = xp.where(inner, _BESSEL_SWITCH, zeta)
+    p_sum, q_sum = _airy_hankel(xp, w)
+    phase = w - math.pi / 4
+    far = math.sqrt(3.0) * xp.sqrt(2.0 / (math.pi * w)) * (p_sum * xp.cos(phase)
+                                                             - q_sum * xp.sin(phase))
+    oscillating = xp.where(inner, _airy_oscillating(xp, xp.where(inner, zeta, 1.0)), far)
+    left = xp.sqrt(a) / 3.0 * oscillating
+    y = xp.where(near, series, xp.where(x > 0, right, left))
+    y = xp.where(x > _AIRY_MAX, 0.0, y)
+    return xp.where(xp.isinf(x), np.nan, y)
+
+
+airy_ai = _unary("special_airy_ai", None, lambda xp, x: _airy_ai_kernel(xp, x), None, save=(),
+                 halves=False, param="x")
+
+
+# ----------------------------------------------------------------------------- binary ops
+def _binary(name, nodes, forward, derivative, params=("input", "other")):
+    """A two-operand primitive in PyTorch's three forms (tensor-tensor, number-tensor and
+    tensor-number, nodes ...Backward0/1/2) and its public form; with no derivative (and nodes
+    None) its results never require grad. `params`: the operands' names in PyTorch's errors."""
+    differentiable = derivative is not None
+    ops = [primitive(f"{name}{suffix}", node=node, promote=FLOAT, differentiable=differentiable,
+                     save=("self", "other") if differentiable else ())(forward)
+           for suffix, node in zip(("", ".self_scalar", ".other_scalar"), nodes)]
+    for op in ops if differentiable else ():
+        op.derivative(derivative)
+    a, b = params
+
+    def call(input, other, out):
         if not isinstance(input, Tensor):
             if not isinstance(other, Tensor):
                 raise TypeError(
                     f"{name}() received an invalid combination of arguments - got "
                     f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
-                    " * (Tensor input, Tensor other, *, Tensor out = None)\n"
-                    " * (Number self, Tensor other, *, Tensor out = None)\n"
-                    " * (Tensor input, Number other, *, Tensor out = None)\n")
+                    f" * (Tensor {a}, Tensor {b}, *, Tensor out = None)\n"
+                    f" * (Number {'self' if a == 'input' else a}, Tensor {b}, *, "
+                    f"Tensor out = None)\n"
+                    f" * (Tensor {a}, Number {b}, *, Tensor out = None)\n")
             op, input = ops[1], _wrapped(input, other)
         else:
             op = ops[0] if isinstance(other, Tensor) else ops[2]
         return _out(op(input, other), out, name)
+
+    if params == ("x", "n"):            # (so that keyword calls use PyTorch's names)
+        def public(x, n, *, out=None):
+            return call(x, n, out)
+    else:
+        def public(input, other, *, out=None):
+            return call(input, other, out)
     public.__name__ = name.replace("special_", "")
+    public.__qualname__ = name
     return public
 
 
@@ -531,3 +781,162 @@ def gammainc(input, other, *, out=None):
 def gammaincc(input, other, *, out=None):
     _require_tensors("special_gammaincc", input, other)
     return _out(_igammac(input, other), out, "special_gammaincc")
+
+
+# ----------------------------------------------------------------------------- polynomials
+# f(x, n) for the classical orthogonal polynomials, as PyTorch's kernels evaluate them: in the
+# operands' common dtype (float32 arithmetic for float32), with n truncated to an integer (nan,
+# inf and n beyond int64 count as negative: the result is 0), by the three-term recurrence
+# p_m = (a p_(m-1) - c p_(m-2)) / d, whose a p_(m-1) - (c p_(m-2)) PyTorch's build fuses into one
+# multiply-add, except for the closed forms it takes at the edges of the Chebyshev families'
+# domain and, for large n inside it, in trigonometric form. So the results round as PyTorch's
+# do. No derivatives.
+def _degree(xp, n):
+    """n as the integer degree C's conversion gives (anything it cannot convert: -1)."""
+    fits = xp.isfinite(n) & (xp.abs(n) < 2.0 ** 63)
+    return xp.where(fits, n, -1.0).astype(np.int64)
+
+
+def _libm(fn, v):
+    """fn(v) correctly rounded to v's dtype, as C's float functions give it (NumPy's float32
+    ones are less accurate): computed in float64 for float32."""
+    return fn(v.astype(np.float64)).astype(v.dtype) if v.dtype != np.float64 else fn(v)
+
+
+def _recurrence(xp, k, x, q, coefficients):
+    """p_k for each element, from p_0 = 1, p_1 = q and p_m = (a p_(m-1) - c p_(m-2)) / d with
+    (a, c, d) = coefficients(x, j) for j = m - 1 (in x's dtype; d None: no division), all
+    elements stepping together up to the largest k, each keeping its own p_k (p_1 where k < 2).
+    Stops early once every element still stepping is nan (nan then stays nan; PyTorch's loop
+    stops at a nan too)."""
+    p = xp.ones_like(q)
+    top = int(k.max()) if k.size else 0
+    for m in range(2, top + 1):
+        a, c, d = coefficients(x, x.dtype.type(m - 1))
+        c_p = (c * p).astype(np.float64)
+        r = _fused_multiply_add(a, q, -c_p, x.dtype)
+        # (the emulated fma cannot take infinities, nor values near overflow: there the plain
+        # a q - c p, whose infinities and nans are the fused one's)
+        r = xp.where(xp.isfinite(r), r, (a * q.astype(np.float64) - c_p).astype(x.dtype))
+        if d is not None:
+            r = r / d
+        live = k >= m
+        p, q = xp.where(live, q, p), xp.where(live, r, q)
+        if m % 64 == 0 and not xp.any(live & ~xp.isnan(q)):
+            break
+    return q
+
+
+def _polynomial(name, first, coefficients, edges=lambda xp, x, k: []):
+    """A polynomial f(x, n): `first(x)` is p_1 and `coefficients` its recurrence (see
+    `_recurrence`); `edges(xp, x, k)` gives [(mask, value)] overriding it, the first that holds
+    winning, with value a function called on the masked elements (x, k, k in x's dtype)."""
+    kernel_name = name.replace("special_", "") + "_cpu"
+
+    def forward(xp, x, n):
+        unsupported(kernel_name, x, "c")
+        _no_half(kernel_name, x)
+        x, n = xp.broadcast_arrays(x, n)
+        k = _degree(xp, n)
+        with _sp._quiet(xp):
+            rules = [(k < 0, lambda x, k, kf: xp.zeros_like(x)),
+                     (k == 0, lambda x, k, kf: xp.ones_like(x))] + edges(xp, x, k)
+            out = xp.empty_like(x)
+            todo = xp.ones(x.shape, dtype=bool)
+            for mask, value in rules:
+                mask = mask & todo
+                out[mask] = value(x[mask], k[mask], k[mask].astype(x.dtype))
+                todo &= ~mask
+            x = x[todo]
+            out[todo] = _recurrence(xp, k[todo], x, first(x), coefficients)
+        return out
+    return _binary(name, (None, None, None), forward, None, params=("x", "n"))
+
+
+def _alternating(k, v):
+    """v for even k, -v for odd k."""
+    return np.where(k % 2 == 0, v, -v)
+
+
+def _chebyshev(name, first, trig_from, at_one, at_minus_one, trig, shifted=False):
+    """A Chebyshev family: p_m = 2y p_(m-1) - p_(m-2) with y = x (2x - 1 shifted), at_one(kf)
+    and at_minus_one(k, kf) its values at y = 1 and -1 (taken at x = 1 and x = 0 shifted), and
+    trig(t, k, kf) its value at y = cos(t) for k above trig_from."""
+    def y_of(x):
+        return x + x - 1 if shifted else x
+
+    def edges(xp, x, k):
+        y = y_of(x)
+        top, bottom = (x == 1, x == 0) if shifted else (y == 1, y == -1)
+        return [(top, lambda x, k, kf: at_one(kf)),
+                (bottom, lambda x, k, kf: at_minus_one(k, kf)),
+                ((k > trig_from) & (xp.abs(y) < 1),
+                 lambda x, k, kf: trig(_libm(np.arccos, y_of(x)), k, kf))]
+    return _polynomial(name, first, lambda x, j: (y_of(x) + y_of(x), 1, None), edges)
+
+
+def _t_trig(t, k, kf):
+    return _libm(np.cos, kf * t)
+
+
+def _u_trig(t, k, kf):
+    # sin((k+1) t) / sin(t), and its limit where sin(t) rounds to 0
+    s = _libm(np.sin, t)
+    return np.where(s != 0, _libm(np.sin, (kf + 1) * t) / s,
+                    (kf + 1) * _libm(np.cos, (kf + 1) * t))
+
+
+def _v_trig(t, k, kf):
+    half = t / 2
+    return np.where(_libm(np.sin, half) != 1, _libm(np.cos, (kf + 0.5) * t) / _libm(np.cos, half),
+                    _alternating(k, kf + kf + 1))
+
+
+def _w_trig(t, k, kf):
+    half = t / 2
+    return np.where(_libm(np.cos, half) != 1,
+                    _libm(np.sin, (kf + 0.5) * t) / _libm(np.sin, half), kf + kf + 1)
+
+
+def _one(kf):
+    return np.ones_like(kf)
+
+
+chebyshev_polynomial_t = _chebyshev(
+    "special_chebyshev_polynomial_t", lambda x: x, 6, _one,
+    lambda k, kf: _alternating(k, _one(kf)), _t_trig)
+chebyshev_polynomial_u = _chebyshev(
+    "special_chebyshev_polynomial_u", lambda x: x + x, 8, lambda kf: kf + 1,
+    lambda k, kf: _alternating(k, kf + 1), _u_trig)
+chebyshev_polynomial_v = _chebyshev(
+    "special_chebyshev_polynomial_v", lambda x: x + x - 1, 8, _one,
+    lambda k, kf: _alternating(k, kf + kf + 1), _v_trig)
+chebyshev_polynomial_w = _chebyshev(
+    "special_chebyshev_polynomial_w", lambda x: x + x + 1, 8, lambda kf: kf + kf + 1,
+    lambda k, kf: _alternating(k, _one(kf)), _w_trig)
+shifted_chebyshev_polynomial_t = _chebyshev(
+    "special_shifted_chebyshev_polynomial_t", lambda x: x + x - 1, 6, _one,
+    lambda k, kf: _alternating(k, _one(kf)), _t_trig, shifted=True)
+shifted_chebyshev_polynomial_u = _chebyshev(
+    "special_shifted_chebyshev_polynomial_u", lambda x: x + x - 1 + (x + x - 1), 6,
+    lambda kf: kf + 1, lambda k, kf: _alternating(k, kf + 1), _u_trig, shifted=True)
+shifted_chebyshev_polynomial_v = _chebyshev(
+    "special_shifted_chebyshev_polynomial_v", lambda x: x + x - 1 + (x + x - 1) - 1, 6, _one,
+    lambda k, kf: _alternating(k, kf + kf + 1), _v_trig, shifted=True)
+shifted_chebyshev_polynomial_w = _chebyshev(
+    "special_shifted_chebyshev_polynomial_w", lambda x: x + x - 1 + (x + x - 1) + 1, 4,
+    lambda kf: kf + kf + 1, lambda k, kf: _alternating(k, _one(kf)), _w_trig, shifted=True)
+
+# H_m = 2x H_(m-1) - 2j H_(m-2), He_m = x He_(m-1) - j He_(m-2), (j+1) L_m = (2j + 1 - x) L_(m-1)
+# - j L_(m-2), (j+1) P_m = (2j+1) x P_(m-1) - j P_(m-2), with j = m - 1
+hermite_polynomial_h = _polynomial("special_hermite_polynomial_h", lambda x: x + x,
+                                   lambda x, j: (x + x, j + j, None))
+hermite_polynomial_he = _polynomial("special_hermite_polynomial_he", lambda x: x,
+                                    lambda x, j: (x, j, None))
+laguerre_polynomial_l = _polynomial(
+    "special_laguerre_polynomial_l", lambda x: 1 - x, lambda x, j: ((j + j) + (1 - x), j, j + 1),
+    lambda xp, x, k: [(x == 0, lambda x, k, kf: xp.ones_like(x))])
+legendre_polynomial_p = _polynomial(
+    "special_legendre_polynomial_p", lambda x: x, lambda x, j: ((j + j + 1) * x, j, j + 1),
+    lambda xp, x, k: [(xp.abs(x) == 1,
+                       lambda x, k, kf: xp.where(x > 0, 1.0, _alternating(k, 1.0)))])
