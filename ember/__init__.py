@@ -190,3 +190,4 @@ from .ops.creation import fill_  # noqa: E402,F401
 from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
+from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
