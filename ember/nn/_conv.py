@@ -757,14 +757,33 @@ def pad(input, pad, mode="constant", value=None):
                                    f"{hi}) at dimension {input.dim() - 1 - back} of input "
                                    f"{list(input.shape)}")
     out = tuple(n + lo + hi for n, (lo, hi) in zip(input.shape[-d:], pairs))
-    if d == 1 and out[0] < 1:
-        raise RuntimeError(f"input (W: {input.shape[-1]}) is too small. Calculated output W: "
-                           f"{out[0]}")
+    if all(o < 1 for o in out):
+        # torch's words per rank (and mode, for the 2-d spacing)
+        ins = [f"{a}: {n}" for a, n in zip("DHW"[3 - d:], input.shape[-d:])]
+        shown = ", ".join(ins)
+        if d == 2 and mode == "replicate":
+            shown += " "
+        elif d == 3:
+            shown = f"{ins[0]} {ins[1]}, {ins[2]}"
+        raise RuntimeError(f"input ({shown}) is too small. Calculated output "
+                           + " ".join(f"{a}: {o}" for a, o in zip("DHW"[3 - d:], out)))
+    if d == 2 and mode == "reflect" and min(out) < 0:
+        raise RuntimeError("numel: integer multiplication overflow")
     _check_sizes(tuple(input.shape[:-d]) + out)
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
-        # negative padding crops first (a slice), then the rest pads
-        input = _constant_pad_nd(input, pad=tuple(min(p, 0) for p in pad), value=0)
-        pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+        # torch pads the input by the positive pads, then crops by the negative ones. Cropping
+        # first is the same (and keeps torch's node last) unless the cropped input is too
+        # small for the padding: a reflection (or edge) that reaches into the cropped part.
+        grow = tuple(max(lo, 0) for lo, _ in pairs), tuple(max(hi, 0) for _, hi in pairs)
+        kept = [n + min(lo, 0) + min(hi, 0) for n, (lo, hi) in zip(input.shape[-d:], pairs)]
+        fits = all(a == b == 0 or (max(a, b) < m if mode == "reflect" else m > 0)
+                   for m, a, b in zip(kept, *grow))
+        crop = tuple(min(p, 0) for p in pad)
+        if not fits:
+            padded = _PAD_OPS[(mode, d)](input, pairs=tuple(zip(*grow)))
+            return _constant_pad_nd(padded, pad=crop, value=0)
+        input = _constant_pad_nd(input, pad=crop, value=0)
+        pairs = list(zip(*grow))
     return _PAD_OPS[(mode, d)](input, pairs=tuple(pairs))
 
 
@@ -1623,7 +1642,10 @@ _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
+    from ._antialias import NODES as AA_NODES, antialias_matrix
     d = input.dim() - 2
+    sizes = input.shape[2:]
+    # PyTorch's checks, in its order: arguments first, then the mode against the rank
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
@@ -1636,33 +1658,37 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          f"but got input with spatial dimensions of {list(input.shape[2:])} and "
                          f"output size of {size}. Please provide input tensor in (N, C, d1, d2, "
                          f"...,dK) format and output size in (o1, o2, ...,oK) format.")
-    needed = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
-    if needed is not None and d != needed:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
-                                  f"{needed + 2}D input")
-    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and d == 2):
+    if isinstance(scale_factor, (tuple, list)) and len(scale_factor) != d:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                         f"dimensions, but got input with spatial dimensions of "
+                         f"{list(sizes)} and scale_factor of shape {scale_factor}. "
+                         f"Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                         f"and scale_factor in (s1, s2, ...,sK) format.")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if antialias and not (mode in AA_NODES and d == 2):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if (mode, d) not in _INTERP_NODES:
+    if mode == "lanczos" and d == 2:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    needed = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
+    if needed is not None and d != needed and d in (1, 2, 3):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{needed + 2}D input")
+    if (mode, d) not in _INTERP_NODES and not antialias:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
                                   f"bilinear | bicubic | trilinear | lanczos | area | "
                                   f"nearest-exact (got {mode})")
-    if antialias:
-        raise NotImplementedError("ember: interpolate with antialias=True is not implemented")
-    sizes = input.shape[2:]
     if size is not None:
         out = _tuple(size, d, "size") if not isinstance(size, int) else (size,) * d
         scales = (None,) * d
     else:
         scales = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \
             else (scale_factor,) * d
-        if len(scales) != d:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial "
-                             f"dimensions, but got input with spatial dimensions of "
-                             f"{list(sizes)} and scale_factor of shape {scale_factor}. "
-                             f"Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                             f"and scale_factor in (s1, s2, ...,sK) format.")
         out = tuple(int(math.floor(n * s)) for n, s in zip(sizes, scales))
         if recompute_scale_factor:
             scales = (None,) * d
@@ -1676,6 +1702,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[d - 1](input, out)
     opmath = np.float64 if input._dtype is D.float64 else np.float32
+    if antialias:
+        if input._dtype not in (D.float32, D.float64):
+            _refuse_dtype("compute_index_ranges_weights", input._dtype)
+        mats = [antialias_matrix(n, o, s, bool(align_corners), mode, opmath)
+                for n, o, s in zip(sizes, out, scales)]
+        return _axes_op(AA_NODES[mode], input, mats)
     if mode in ("nearest", "nearest-exact"):
         mats = [_nearest_matrix(n, o, s, d == 2, mode == "nearest-exact")
                 for n, o, s in zip(sizes, out, scales)]

@@ -1974,6 +1974,9 @@ from ._pool_extra import (max_pool1d_with_indices, max_pool2d_with_indices,  # n
                           adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
                           adaptive_max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
                           lp_pool1d, lp_pool2d, lp_pool3d)
+from ._fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: E402
+                               fractional_max_pool2d_with_indices,
+                               fractional_max_pool3d_with_indices)
 from ._functional_extra import pdist, gumbel_softmax  # noqa: E402
 from ._sampling import grid_sample, affine_grid  # noqa: E402
 from ._embedding_bag import embedding_bag  # noqa: E402

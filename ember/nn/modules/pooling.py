@@ -1,7 +1,8 @@
-"""Max, average, adaptive, power-average pooling and max unpooling layers over
-`ember.nn._conv` and `ember.nn._pool_extra`."""
+"""Max, average, adaptive, power-average, fractional max pooling and max unpooling layers over
+`ember.nn._conv`, `ember.nn._pool_extra` and `ember.nn._fractional_pool`."""
 from .. import _conv as C
 from .. import _pool_extra as X
+from .. import _fractional_pool as F
 from .module import Module
 
 
@@ -196,3 +197,42 @@ class LPPool2d(_LPPoolNd):
 class LPPool3d(_LPPoolNd):
     def forward(self, input):
         return X.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling (see `ember.nn._fractional_pool`). Like torch it prints no
+    arguments, and keeps `_random_samples` as a buffer (absent from the state when None)."""
+    dims = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        d = self.dims
+        name = type(self).__name__
+        if d == 3 and any(k <= 0 for k in _ntuple(kernel_size, d)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, d)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, d) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, d) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = (F.fractional_max_pool2d if self.dims == 2 else F.fractional_max_pool3d)
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    dims = 3
