@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import REQUIRED, int_arg, require, return_type, wrap_dim, wrap_dims
+from ._utils import Overloads, return_type, with_method, wrap_dim, wrap_dims
 from .pointwise import _out, unsupported
 from .registry import primitive
 from . import views as _views
@@ -52,6 +52,46 @@ class _Unset:
 
 
 UNSET = _Unset()
+
+
+def _parsed(name, *signatures, out_rule="cast", takes_out=False):
+    """The op `impl(which, input, **arguments)` read as PyTorch's parser reads its overloads
+    (`signatures`, see _utils.Overloads; `which` is the index of the one that accepted the
+    arguments), both as a function and as a Tensor method (without out=). The result is written
+    into out= by the rule of pointwise._out (a function of out: its rule), unless `takes_out`."""
+    function_form = Overloads(name, *signatures)
+    method_form = Overloads(name, *signatures, method=True)
+
+    def decorate(impl):
+        def function(*args, **kwargs):
+            which, arguments = function_form.parse(args, kwargs)
+            if takes_out:
+                return impl(which, **arguments)
+            out = arguments.pop("out", None)
+            return _out(impl(which, **arguments), out, name,
+                        out_rule(out) if callable(out_rule) else out_rule)
+
+        def method(self, *args, **kwargs):
+            which, arguments = method_form.parse(args, kwargs)
+            return impl(which, self, **arguments)
+        function.__name__ = method.__name__ = name
+        function.__doc__ = impl.__doc__
+        return with_method(function, method)
+    return decorate
+
+
+# the overloads of the ops below, as PyTorch lists them (its hidden named-dim ones left out)
+_DIM_LIST = "Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, " \
+    "Tensor? out=None"
+_VAR = ("Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None",
+        "Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+        "Tensor? out=None",
+        "Tensor input, bool unbiased=True")
+_EXTREME = ("Tensor input, *, Tensor? out=None", "Tensor input, Tensor other, *, Tensor? out=None",
+            "Tensor input, int dim, bool keepdim=False, *, Tensor[2]? out=None")
+_LOGICAL = ("Tensor input, *, Tensor? out=None",
+            "Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None",
+            "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None")
 
 
 def _reduce_dims(dim, ndim, ranges_first=True):
@@ -141,16 +181,13 @@ def _(ctx, grad):
         ctx.input_shape())
 
 
-def sum(input, dim=UNSET, keepdim=False, *, dtype=None, out=None, axis=None):
-    if axis is not None:
-        dim = axis
+@_parsed("sum", "Tensor input, *, ScalarType? dtype=None", _DIM_LIST, out_rule="any")
+def sum(which, input, dim=UNSET, keepdim=False, dtype=None):
     dtype = dtype or _sum_dtype(input._dtype)
-    if dim is UNSET and not keepdim:
-        result = _sum_all(input, dtype=dtype)
-    else:
-        result = _sum_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
-                          dtype=dtype)
-    return _out(result, out, "sum", "any")
+    if dim is UNSET:
+        return _sum_all(input, dtype=dtype)
+    return _sum_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
+                    dtype=dtype)
 
 
 def sum_to_size(t, *shape):
@@ -192,20 +229,17 @@ def _(ctx, grad):
     return _restore_dims(grad, shape, ctx.dims, ctx.keepdim).expand(shape) / n
 
 
-def mean(input, dim=UNSET, keepdim=False, *, dtype=None, out=None, axis=None):
-    if axis is not None:
-        dim = axis
+@_parsed("mean", "Tensor input, *, ScalarType? dtype=None, Tensor? out=None", _DIM_LIST)
+def mean(overload, input, dim=UNSET, keepdim=False, dtype=None):
     which = "Optional" if dtype is not None else "Input"
     dtype = dtype or input._dtype
     if dtype._category < 2:
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
                            f"a floating point or complex dtype. Got: {_tname(dtype)}")
-    if dim is UNSET and not keepdim:
-        result = _mean_all(input, dtype=dtype)
-    else:
-        result = _mean_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
-                           dtype=dtype)
-    return _out(result, out, "mean")
+    if dim is UNSET:
+        return _mean_all(input, dtype=dtype)
+    return _mean_dim(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
+                     dtype=dtype)
 
 
 def _tname(dtype):
@@ -267,13 +301,14 @@ def _exclusive_prod(x, dim):
     return before * after
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@_parsed("prod", "Tensor input, *, ScalarType? dtype=None",
+         "Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
+         out_rule="any")
+def prod(which, input, dim=None, keepdim=False, dtype=None):
     dtype = dtype or _sum_dtype(input._dtype)
     if dim is None:
-        return _out(_prod_all(input, dtype=dtype), out, "prod", "any")
-    dim = int_arg("prod", "dim", dim, 2)        # (one dim only, as PyTorch's prod)
-    return _out(_prod_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim,
-                          dtype=dtype), out, "prod", "any")
+        return _prod_all(input, dtype=dtype)
+    return _prod_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim, dtype=dtype)
 
 
 # ----------------------------------------------------------------------------- max / min
@@ -351,24 +386,31 @@ _max_dim = _extreme_dim("max.dim", "MaxBackward0", np.argmax)
 _min_dim = _extreme_dim("min.dim", "MinBackward0", np.argmin)
 
 
-def max(input, dim=None, keepdim=False, *, out=None):
-    if isinstance(dim, Tensor):
-        from .pointwise import maximum
-        return maximum(input, dim)
-    if dim is None:
-        return _max_all(input)
-    v, i = _max_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
-    return _values_indices("max", v, i, out)
+def _extreme(name, everything, along_dim, elementwise):
+    """max / min: of all elements, elementwise with another tensor, or along a dim."""
+    @_parsed(name, *_EXTREME, takes_out=True)
+    def extreme(which, input, other=None, dim=None, keepdim=False, out=None):
+        if which == 1:
+            return elementwise(input, other, out=out)
+        if which == 0:
+            return _out(everything(input), out, name, "mm")
+        v, i = along_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
+        return _values_indices(name, v, i, out)
+    return extreme
 
 
-def min(input, dim=None, keepdim=False, *, out=None):
-    if isinstance(dim, Tensor):
-        from .pointwise import minimum
-        return minimum(input, dim)
-    if dim is None:
-        return _min_all(input)
-    v, i = _min_dim(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
-    return _values_indices("min", v, i, out)
+def _maximum(*args, **kwargs):
+    from .pointwise import maximum
+    return maximum(*args, **kwargs)
+
+
+def _minimum(*args, **kwargs):
+    from .pointwise import minimum
+    return minimum(*args, **kwargs)
+
+
+max = _extreme("max", _max_all, _max_dim, _maximum)
+min = _extreme("min", _min_all, _min_dim, _minimum)
 
 
 def _values_indices(name, values, indices, out):
@@ -409,7 +451,9 @@ def _amax_like(name, node, fn):
         count = mask.sum(dim=ctx.dims, keepdim=True)
         return mask * (g / count)
 
-    def public(input, dim=(), keepdim=False, *, out=None):
+    @_parsed(name, "Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None",
+             out_rule="amax")
+    def public(which, input, dim=(), keepdim=False):
         ndim = input._data.ndim
         all_dims = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
         if not all_dims:         # PyTorch checks each dim in turn: range, then size
@@ -420,8 +464,7 @@ def _amax_like(name, node, fn):
                                      f"size.")
         dims = _reduce_dims(dim, ndim)
         _check_reduce_nonempty(name, input.shape, dims, all_dims)
-        return _out(op(input, dims=dims, keepdim=keepdim), out, name, "amax")
-    public.__name__ = name
+        return op(input, dims=dims, keepdim=keepdim)
     return public
 
 
@@ -433,10 +476,9 @@ def _arg(name, fn):
     op = primitive(name, differentiable=False)(
         lambda xp, self, *, dim, keepdim: _argfn(xp, fn, self, dim, keepdim, name))
 
-    def public(input, dim=None, keepdim=False, *, out=None):
-        return _out(_public(input, dim, keepdim), out, name, "mm")
-
-    def _public(input, dim, keepdim):
+    @_parsed(name, "Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None",
+             out_rule="mm")
+    def public(which, input, dim=None, keepdim=False):
         if input._dtype is D.bool_ or input._dtype.is_complex:
             kind = "bool" if input._dtype is D.bool_ else "complex"
             raise RuntimeError(f"{name}(): does not support {kind} input")
@@ -445,9 +487,7 @@ def _arg(name, fn):
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                                  f"input.numel() == 0.")
             return op(input, dim=None, keepdim=keepdim)
-        dim = int_arg(name, "dim", dim, 2)
         return op(input, dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
-    public.__name__ = name
     return public
 
 
@@ -586,8 +626,6 @@ def _(ctx, grad_std, grad_mean):
 
 
 def _var_args(input, dim, unbiased, correction, keepdim, name="std and var"):
-    if isinstance(dim, bool):           # var(unbiased) legacy positional form
-        unbiased, dim = dim, None
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     if input._dtype._category < 2:
@@ -608,33 +646,27 @@ def _warn_dof(name, input, dims, correction):
         for _ in range(2 if input._dtype.is_complex else 1):
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be "
                           f"strictly less than the reduction factor (input numel divided by "
-                          f"output numel).", UserWarning, stacklevel=3)
+                          f"output numel).", UserWarning, stacklevel=4)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
-    _warn_dof("var", input, dims, corr)
-    return _out(_var(input, dims=dims, correction=corr, keepdim=keepdim, count=count), out,
-                "var")
+def _variance(name, op, signatures, error_name="std and var"):
+    """var, std, var_mean, std_mean: over dims, with unbiased= or correction= (not both)."""
+    @_parsed(name, *signatures)
+    def public(which, input, dim=None, unbiased=True, keepdim=False, correction=None):
+        dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim,
+                                               error_name)
+        _warn_dof(name, input, dims, corr)
+        return op(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
+    return public
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim)
-    _warn_dof("std", input, dims, corr)
-    return _out(_std(input, dims=dims, correction=corr, keepdim=keepdim, count=count), out,
-                "std")
-
-
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim, "var_mean")
-    _warn_dof("var_mean", input, dims, corr)
-    return _var_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
-
-
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, corr, keepdim, count = _var_args(input, dim, unbiased, correction, keepdim, "std_mean")
-    _warn_dof("std_mean", input, dims, corr)
-    return _std_mean(input, dims=dims, correction=corr, keepdim=keepdim, count=count)
+var = _variance("var", _var, _VAR)
+std = _variance("std", _std, _VAR)
+# (these two have no out=)
+var_mean = _variance("var_mean", _var_mean, [s.replace(", *, Tensor? out=None", "").replace(
+    ", Tensor? out=None", "") for s in _VAR], "var_mean")
+std_mean = _variance("std_mean", _std_mean, [s.replace(", *, Tensor? out=None", "").replace(
+    ", Tensor? out=None", "") for s in _VAR], "std_mean")
 
 
 # ----------------------------------------------------------------------------- norms
@@ -744,8 +776,13 @@ def _(ctx, grad):
     return g * (ctx.self - r).exp().conj()
 
 
-def logsumexp(input, dim=REQUIRED, keepdim=False, *, out=None):
-    require("logsumexp", "dim", dim, 2, "tuple of ints")
+def _logsumexp_out_rule(out):
+    return "float_out" if out is not None and out._dtype._category < 2 else "cast"
+
+
+@_parsed("logsumexp", "Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None",
+         out_rule=_logsumexp_out_rule)
+def logsumexp(which, input, dim, keepdim=False):
     if input._dtype._category < 2:
         input = input.to(D.get_default_dtype())
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and input._data.ndim and \
@@ -753,9 +790,7 @@ def logsumexp(input, dim=REQUIRED, keepdim=False, *, out=None):
         # PyTorch reduces every dim for dim=() but then fails writing the kept-dims sum
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * input._data.ndim)}]")
-    return _out(_logsumexp(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim),
-                out, "logsumexp", "float_out" if out is not None and out._dtype._category < 2
-                else "cast")
+    return _logsumexp(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
 
 
 def _shifted(xp, x, dim):
@@ -828,7 +863,6 @@ def _(ctx, gg):
 
 def _softmax_input(input, dim, dtype, name="softmax"):
     # (torch.softmax needs a dim: nn.functional's implicit one is chosen there)
-    dim = int_arg(name, "dim", dim, 2)
     if dtype is not None:
         input = input.to(dtype)
     ndim = input._data.ndim
@@ -841,14 +875,19 @@ def _softmax_input(input, dim, dtype, name="softmax"):
     return input, dim
 
 
-def softmax(input, dim=REQUIRED, dtype=None, *, out=None, _stacklevel=3):
+_SOFTMAX = "Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None"
+
+
+@_parsed("softmax", _SOFTMAX, out_rule="mm")
+def softmax(which, input, dim, dtype=None):
     input, dim = _softmax_input(input, dim, dtype)
-    return _out(_softmax(input, dim=dim), out, "softmax", "mm")
+    return _softmax(input, dim=dim)
 
 
-def log_softmax(input, dim=REQUIRED, dtype=None, *, out=None, _stacklevel=3):
+@_parsed("log_softmax", _SOFTMAX, out_rule="mm")
+def log_softmax(which, input, dim, dtype=None):
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
-    return _out(_log_softmax(input, dim=dim), out, "log_softmax", "mm")
+    return _log_softmax(input, dim=dim)
 
 
 # ----------------------------------------------------------------------------- all / any
@@ -869,19 +908,20 @@ def _logical_out_rule(out):
     return "any" if out is None or out._dtype in (D.bool_, D.uint8) else "logical"
 
 
-def all(input, dim=None, keepdim=False, *, out=None):
+@_parsed("all", *_LOGICAL, out_rule=_logical_out_rule)
+def all(which, input, dim=None, keepdim=False):
     r = _all(input, dims=_logical_dims(dim, input._data.ndim), keepdim=keepdim)
-    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "all",
-                _logical_out_rule(out))
+    return r if input._dtype is not D.uint8 else r.to(D.uint8)
 
 
-def any(input, dim=None, keepdim=False, *, out=None):
+@_parsed("any", *_LOGICAL, out_rule=_logical_out_rule)
+def any(which, input, dim=None, keepdim=False):
     r = _any(input, dims=_logical_dims(dim, input._data.ndim), keepdim=keepdim)
-    return _out(r if input._dtype is not D.uint8 else r.to(D.uint8), out, "any",
-                _logical_out_rule(out))
+    return r if input._dtype is not D.uint8 else r.to(D.uint8)
 
 
-def count_nonzero(input, dim=None):
+@_parsed("count_nonzero", "Tensor input, int? dim=None", "Tensor input, int[] dim")
+def count_nonzero(which, input, dim=None):
     # (an empty dim list counts over every dim, as None does)
     dims = wrap_dims(dim, input._data.ndim) if dim is not None and dim != () and dim != [] \
         else None
@@ -890,6 +930,11 @@ def count_nonzero(input, dim=None):
 
 
 # ----------------------------------------------------------------------------- scans
+def _scan_dtype(input, out):
+    # with out= and no dtype=, PyTorch scans in out's dtype (the input converted to it first)
+    return out._dtype if out is not None else _sum_dtype(input._dtype)
+
+
 @primitive("cumsum", node="CumsumBackward0")
 def _cumsum(xp, self, *, dim, dtype):
     out = xp.cumsum(self, axis=dim, dtype=_acc(dtype)) if self.ndim else self
@@ -903,12 +948,15 @@ def _(ctx, grad):
     return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-def cumsum(input, dim=REQUIRED, *, dtype=None, out=None):
-    dim = int_arg("cumsum", "dim", dim, 2)
+_SCAN = "Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None"
+
+
+@_parsed("cumsum", _SCAN, takes_out=True)
+def cumsum(which, input, dim, dtype=None, out=None):
     if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
         raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
     return _out(_cumsum(input, dim=wrap_dim(dim, input._data.ndim),
-                        dtype=dtype or _sum_dtype(input._dtype)), out, "cumsum", "any")
+                        dtype=dtype or _scan_dtype(input, out)), out, "cumsum", "any")
 
 
 @primitive("cumprod", node="CumprodBackward0", save=("self", "result"))
@@ -949,9 +997,9 @@ def _cumprod_grad_with_zeros(grad, x, dim):
     return (before * inner).movedim(-1, dim)
 
 
-def cumprod(input, dim=REQUIRED, *, dtype=None, out=None):
-    dim = int_arg("cumprod", "dim", dim, 2)
+@_parsed("cumprod", _SCAN, takes_out=True)
+def cumprod(which, input, dim, dtype=None, out=None):
     if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
         raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
     return _out(_cumprod(input, dim=wrap_dim(dim, input._data.ndim),
-                         dtype=dtype or _sum_dtype(input._dtype)), out, "cumprod")
+                         dtype=dtype or _scan_dtype(input, out)), out, "cumprod", "any")
