@@ -13,7 +13,7 @@ CASES = {
     "logaddexp2": lambda T, a, b: T.logaddexp2(a, b), "hypot": lambda T, a, b: T.hypot(a, b),
     "nextafter": lambda T, a, b: T.nextafter(a, b), "gcd": lambda T, a, b: T.gcd(a, b),
     "lt_": lambda T, a, b: a.lt_(b), "remainder_": lambda T, a, b: a.remainder_(b),
-    "modulo": lambda T, a, b: a % b,
+    "modulo": lambda T, a, b: a % b, "igamma": lambda T, a, b: T.igamma(a, b),
 }
 
 

@@ -69,9 +69,7 @@ def test_bessel_y_wronskian():
                                   "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"])
 def test_modified_bessel_float64(name):
     xs = np.concatenate([np.linspace(-40, 40, 801), np.exp(np.linspace(-30, 6.5, 75))])
-    # (modified_bessel_i1 shares i1's kernel, whose asymptotic series starts at |x| = 15:
-    # 1e-13 off just above it)
-    _compare(name, xs, rtol=2e-13 if name.endswith("i1") else 4e-15)
+    _compare(name, xs, rtol=4e-15)
 
 
 def test_airy_ai_float64():

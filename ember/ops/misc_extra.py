@@ -88,25 +88,29 @@ def frexp(input):
 
 
 def _bessel_i1(xp, x):
-    """The modified Bessel function I1: its power series for |x| <= 15, the asymptotic
-    series above (both accurate to double precision there)."""
+    """The modified Bessel function I1: its power series for |x| <= 30, the asymptotic
+    series above (both accurate to double precision there: the series has no cancellation,
+    and the asymptotic one's error is about e^(-2|x|))."""
     a = xp.abs(x).astype(np.float64)
-    small = xp.minimum(a, 15.0) / 2.0
+    small = xp.minimum(a, _I1_SWITCH) / 2.0
     term = small.copy()
     total = small.copy()
     sq = small * small
-    for k in range(1, 60):                  # a fixed number of terms, over the whole array
+    for k in range(1, 75):                  # a fixed number of terms, over the whole array
         term = term * sq / (k * (k + 1))
         total = total + term
-    big = xp.maximum(a, 15.0)
+    big = xp.maximum(a, _I1_SWITCH)
     coeff, series = 1.0, 1.0
-    for k in range(1, 28):                  # (its terms still shrink up to k = 2 * 15)
+    for k in range(1, 50):                  # (its terms still shrink up to k = 2 * 30)
         coeff *= -(4.0 - (2 * k - 1) ** 2) / (k * 8.0)
         series = series + coeff / big ** k
     with np.errstate(all="ignore"):
         asymptotic = xp.exp(big) / xp.sqrt(2 * math.pi * big) * series
-    out = xp.where(a <= 15.0, total, asymptotic)
+    out = xp.where(a <= _I1_SWITCH, total, asymptotic)
     return (xp.sign(x) * out).astype(x.dtype, copy=False)
+
+
+_I1_SWITCH = 30.0
 
 
 @primitive("i0", node="I0Backward0", save=("self",), promote=FLOAT)

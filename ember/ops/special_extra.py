@@ -748,7 +748,7 @@ def _igamma64(xp, a, x, upper):
 
 def _igamma_forward(name, upper):
     def forward(xp, self, other):
-        unsupported(f"{name}_cpu", self, "biuc")
+        unsupported(f"{name}_cpu", self, "biuc", other)
         with _sp._quiet(xp):
             y = _igamma64(xp, self.astype(np.float64), other.astype(np.float64), upper)
         return y.astype(self.dtype)
