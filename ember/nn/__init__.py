@@ -2,3 +2,4 @@
 from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from . import functional, init, utils
+from . import grad

@@ -1981,3 +1981,6 @@ from ._functional_extra import pdist, gumbel_softmax  # noqa: E402
 from ._sampling import grid_sample, affine_grid  # noqa: E402
 from ._embedding_bag import embedding_bag  # noqa: E402
 from ._ctc import ctc_loss  # noqa: E402
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: E402
+from ._functional_compat import conv_tbc, multi_head_attention_forward  # noqa: E402
+from . import grad  # noqa: E402,F401

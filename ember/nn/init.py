@@ -9,7 +9,9 @@ from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_"]
+           "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant",
+           "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -179,6 +181,23 @@ def orthogonal_(tensor, gain=1, generator=None):
     return tensor
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor from Normal(0, std) with ceil(sparsity * rows) entries of each column
+    zeroed, at rows chosen at random for each column."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..ops.creation import rand
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        # each column's rows in a random order (argsort of uniform keys): its first num_zeros
+        # are the rows zeroed
+        order = rand(rows, cols, generator=generator).argsort(dim=0)
+        tensor.scatter_(0, order[:num_zeros], 0.0)
+    return tensor
+
+
 # the deprecated spellings without the trailing underscore
 def _deprecated(fn):
     def old(*args, **kwargs):
@@ -197,3 +216,6 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+sparse = _deprecated(sparse_)

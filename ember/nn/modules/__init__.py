@@ -38,3 +38,7 @@ from .transformer import (TransformerEncoderLayer, TransformerEncoder, Transform
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .lazy import (UninitializedParameter, UninitializedBuffer, LazyLinear, LazyConv1d,
                    LazyConv2d, LazyConv3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d)
+from .lazy_extra import (LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+                         LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d)
+from .compat import SyncBatchNorm, DataParallel, CrossMapLRN2d, Container
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
