@@ -149,12 +149,24 @@ def _is_dtype(x):
 def _is_number(x):
     import numpy as np
     from .._tensor import Tensor
+    # (a 0-dim tensor that requires grad is not read as a number)
     return isinstance(x, (int, float, complex, np.number, np.bool_)) or \
-        isinstance(x, Tensor) and x._data.ndim == 0
+        isinstance(x, Tensor) and x._data.ndim == 0 and not x._requires_grad
+
+
+def _is_float(x):
+    """A float as PyTorch's parser takes one: a Python or NumPy number (bools and NumPy complex
+    numbers too: their real part), or a 0-dim tensor that does not require grad."""
+    import numpy as np
+    if isinstance(x, (int, float, np.number, np.bool_)):
+        return True
+    return _is_tensor(x) and x._data.ndim == 0 and not x._requires_grad
 
 
 _CHECKS = {
     "Tensor": lambda x: _is_tensor(x),
+    "float": _is_float,
+    "str": lambda x: isinstance(x, str),
     "int": _is_int,
     "bool": lambda x: x.__class__ is bool,
     "Scalar": _is_number,
@@ -187,6 +199,12 @@ class _Param:
         self.type = self.type.rstrip("?")
         self.optional = bool(default)
         self.default = {"None": None, "True": True, "False": False, "[]": ()}.get(default, None)
+        if default.lstrip("-").isdigit():           # int dim=-1
+            self.default = int(default)
+        elif default.startswith('"'):               # str interpolation="linear"
+            self.default = default.strip('"')
+        elif default.startswith("{"):               # int[] dim={-2,-1}, as PyTorch prints it
+            self.default = tuple(int(d) for d in default[1:-1].split(","))
         # (an int list with a default takes None for it too)
         self.allow_none = self.nullable or default == "None" or \
             self.optional and self.type in ("int[1]", "int[]")
@@ -217,6 +235,10 @@ class _Param:
                     complex: D.complex128}.get(x, x)
         if self.type == "Scalar":
             return x.item() if _is_tensor(x) else x
+        if self.type == "float":
+            return float(x.item() if _is_tensor(x) else x.real)
+        if self.type == "str":
+            return x
         # Tensor[2]: a tuple of exactly two tensors
         if len(x) != 2:
             raise TypeError(f"expected tuple of 2 elements but got {len(x)}")
@@ -349,20 +371,30 @@ class Overloads:
     def parse(self, args, kwargs):
         """(the index of the first overload that accepts the arguments, their values by
         parameter name: ints, tuples of ints, ember dtypes)."""
-        key = (tuple(map(type, args)), tuple(kwargs), tuple(map(type, kwargs.values())))
+        # (a call without keywords is keyed by its argument types alone: no tuple of types
+        # is a tuple of tuples)
+        key = (tuple(map(type, args)), tuple(kwargs), tuple(map(type, kwargs.values()))) \
+            if kwargs else tuple(map(type, args))
         plan = self._plans.get(key)
         if plan is not None:        # the hot path: x.sum(1, keepdim=True) read before
-            which, sources = plan
-            return which, {name: args[at] if kind == 0 else kwargs[at] if kind == 1 else at
-                           for name, kind, at in sources}
+            which, defaults, from_args, from_keywords = plan
+            values = defaults.copy()
+            for name, i in from_args:
+                values[name] = args[i]
+            for name, k in from_keywords:
+                values[name] = kwargs[k]
+            return which, values
         for i, sig in enumerate(self.signatures):
             values = sig.bind(args, kwargs, False)
             if values is not None:
                 for index, p in enumerate(sig.params):
                     values[p.name] = p.convert(self.name, values[p.name], index)
-                plan = _plan(sig, args, kwargs, values)
-                if plan is not None:
-                    self._plans[key] = (i, plan)
+                sources = _plan(sig, args, kwargs, values)
+                if sources is not None:
+                    self._plans[key] = (
+                        i, {name: at for name, kind, at in sources if kind == 2},
+                        tuple((name, at) for name, kind, at in sources if kind == 0),
+                        tuple((name, at) for name, kind, at in sources if kind == 1))
                 return i, values
         # no overload fits: where only one could by the number of arguments, that one says why
         n = len(args) + len(kwargs)
@@ -377,8 +409,8 @@ class Overloads:
 def _plan(sig, args, kwargs, values):
     """Where each of `values` came from ((name, 0, argument index), (name, 1, keyword) or
     (name, 2, default)), if the arguments' types alone decide the overload and the values:
-    ints, bools, None and ember dtypes, and tensors where a Tensor is expected (a tensor read
-    as an int, or a list read as ints, depends on its contents). Else None."""
+    ints, bools, floats, strings, None and ember dtypes, and tensors where a Tensor is expected
+    (a tensor read as an int, or a list read as ints, depends on its contents). Else None."""
     from .._tensor import Tensor
     from .. import _dtype as D
     sources = []
@@ -392,7 +424,8 @@ def _plan(sig, args, kwargs, values):
             x = kwargs[at] if at is not None else p.default
         if kind == 2:
             at = x
-        elif not (x is None or x.__class__ in (int, bool) or isinstance(x, D.dtype) or
+        elif not (x is None or x.__class__ in (int, bool, float, str) or
+                  isinstance(x, D.dtype) or
                   isinstance(x, Tensor) and p.type == "Tensor"):
             return None
         if values[p.name] is not x:

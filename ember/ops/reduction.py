@@ -744,16 +744,60 @@ def _check_norm_identity(ord, shape, dim, dims):
                            f"the operation does not have an identity")
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
+# torch.norm is a Python function over these two ops: its arguments' errors are theirs
+_VECTOR_NORM = Overloads("linalg_vector_norm", "Tensor input, Scalar ord=2, int[1]? dim=None, "
+                         "bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None")
+_MATRIX_NORM = Overloads("linalg_matrix_norm", *(
+    f"Tensor input, {ord}, int[] dim={{-2,-1}}, bool keepdim=False, *, ScalarType? dtype=None, "
+    f"Tensor? out=None" for ord in ("Scalar ord", 'str ord="fro"')))
+
+
+def _norm(input, p, dim, keepdim, out, dtype):
     """torch.norm: a vector norm over dim (all dims by default); a string p other than "fro"
-    over at most two dims (or "fro" over more) is a matrix norm."""
-    dims = [dim] if isinstance(dim, int) else dim
-    if isinstance(p, str) and not (p == "fro" and (dims is None or len(dims) <= 2)):
+    (or "fro" over more than two dims) is a matrix norm over dim (all dims by default). The
+    ops are given their arguments as torch.norm gives them: dim as a list (an int in a list),
+    dtype= always, out= when given."""
+    # (a plain int dim is read as the list holding it would be: passed as is, the call's
+    # reading is remembered by its types)
+    dims = dim if dim.__class__ is int or not isinstance(dim, int) else [dim]
+    kwargs = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
+                                                   len(dim) <= 2)):
         from .linalg_decomp import matrix_norm
-        dims = list(range(input._data.ndim)) if dims is None else dims
-        return _out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out, "norm", "mm")
-    p = 2 if p is None or p == "fro" else p
-    return _out(vector_norm(input, p, dims, keepdim, dtype=dtype), out, "norm", "mm")
+        # (int[] takes no lone int: an int dim is the list holding it)
+        dims = list(range(input._data.ndim)) if dim is None else [dim] if \
+            isinstance(dim, int) else dim
+        _, args = _MATRIX_NORM.parse((input, p, dims, keepdim), kwargs)
+        result = matrix_norm(input, p, args["dim"], keepdim, dtype=args["dtype"])
+        if out is not None and out._dtype is not result._dtype:
+            raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype "
+                               f"{_tname(result._dtype)} but got: {_tname(out._dtype)}")
+        return _out(result, out, "linalg_matrix_norm")
+    p = 2 if p is None or isinstance(p, str) else p
+    _, args = _VECTOR_NORM.parse((input, p, dims, keepdim), kwargs)
+    ord = args["ord"]
+    if isinstance(ord, complex) and input._dtype._category >= 2:
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    # (a bool or NumPy order read as the number it is)
+    ord = ord if ord.__class__ in (int, float) else float(ord.real)
+    return _out(_vector_norm_of(input, ord, args["dim"], keepdim, args["dtype"]), out,
+                "linalg_vector_norm", "mm")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    return _norm(input, p, dim, keepdim, out, dtype)
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return _norm(self, p, dim, keepdim, None, dtype)
+
+
+# (Python's own errors for these calls name the method Tensor.norm, as PyTorch's do)
+_norm_method.__code__ = _norm_method.__code__.replace(co_name="norm",
+                                                      co_qualname="Tensor.norm")
+_norm_method.__name__, _norm_method.__qualname__ = "norm", "Tensor.norm"
+norm = with_method(norm, _norm_method)
 
 
 # ----------------------------------------------------------------------------- logsumexp, softmax

@@ -5,9 +5,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import REQUIRED, int_arg, return_type, wrap_dim
-from .reduction import _named, _reduce_dims, _restore_dims, _sum_dtype, _tname
-from .pointwise import _out
+from ._utils import return_type, wrap_dim
+from .reduction import (_named, _parsed, _reduce_dims, _restore_dims, _sum_dtype, _tname,
+                        _values_indices)
+from .pointwise import _check_out_dtype, _out
 from .registry import primitive
 
 __all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile", "nanmean", "nansum",
@@ -65,20 +66,45 @@ def _median_ops(name, ignore_nan):
         from .indexing import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
-    def public(input, dim=REQUIRED, keepdim=False):
-        # (no dim: the median of all; an explicit None is refused, as in PyTorch)
-        _no_complex("median_cpu" if dim is REQUIRED else "median_out", input, bool_too=True)
-        if dim is REQUIRED:
+    @_parsed(name, "Tensor input",
+             "Tensor input, int dim, bool keepdim=False, *, Tensor[2]? out=None", takes_out=True)
+    def public(which, input, dim=None, keepdim=False, out=None):
+        if which == 0:                  # the median of all
+            _no_complex("median_cpu", input, bool_too=True)
             return all_op(input)
-        dim = int_arg(name, "dim", dim, 2)
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input.shape[d] == 0:
             # (nanmedian's message says median() too)
             raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        if out is not None:
+            _check_median_out(out, input._dtype)
+        _no_complex("median_out", input, bool_too=True)
         v, i = dim_op(input, dim=d, keepdim=keepdim)
-        return _named(name)(v, i)
-    public.__name__ = name
+        return _values_indices(name, v, i, out)
     return public
+
+
+def _legacy_type_name(dtype):
+    """A dtype as PyTorch's checks of a legacy type print it: ember.FloatTensor for the eight
+    classic types, CPUBoolType, CPUComplexFloatType, ... for the others."""
+    name = _tname(dtype)
+    if dtype in (D.uint8, D.int8, D.int16, D.int32, D.int64, D.float16, D.float32, D.float64):
+        return f"ember.{name}Tensor"
+    return f"CPU{name}Type"
+
+
+def _check_median_out(out, dtype):
+    """median's and nanmedian's out=(values, indices): indices int64, values of the input's
+    dtype (checked in that order, each message saying median)."""
+    if out[1]._dtype is not D.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; "
+                           f"but got {_legacy_type_name(out[1]._dtype)} instead (while checking "
+                           f"arguments for median)")
+    if out[0]._dtype is not dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for "
+                           f"argument #2 'self'; but type {_legacy_type_name(out[0]._dtype)} "
+                           f"does not equal {_legacy_type_name(dtype)} (while checking "
+                           f"arguments for median)")
 
 
 def _no_complex(kernel, input, bool_too=False):
@@ -132,39 +158,48 @@ def _(ctx, grad):
     return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
 
-def mode(input, dim=-1, keepdim=False):
-    dim = int_arg("mode", "dim", dim, 2)
-    _no_complex("mode_cpu", input)
+@_parsed("mode", "Tensor input, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None",
+         takes_out=True)
+def mode(which, input, dim=-1, keepdim=False, out=None):
+    if out is not None:     # (checked first: values, then indices)
+        for t, dtype, what in ((out[0], input._dtype, "values"), (out[1], D.int64, "indices")):
+            if t._dtype is not dtype:
+                raise RuntimeError(f"expected scalar type '{_tname(dtype)}' but got "
+                                   f"'{_tname(t._dtype)}' for {what} output")
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    _no_complex("mode_cpu", input)
     v, i = _mode(input, dim=d, keepdim=keepdim)
-    return _named("mode")(v, i)
+    return _values_indices("mode", v, i, out)
 
 
 # ----------------------------------------------------------------------------- quantile
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
-    """Composed of ember ops (sort, gather, lerp), so the gradient comes for free."""
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, out):
+    """Composed of ember ops (sort, gather, lerp), so the gradient comes for free. (Its errors,
+    in PyTorch's order, all say quantile(), nanquantile's too.)"""
     from .creation import tensor
     from .pointwise import where
-    if input._dtype not in (D.float32, D.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     scalar_q = not isinstance(q, Tensor)
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    if not scalar_q and q._data.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input._dtype not in (D.float32, D.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     qt = tensor(q, dtype=input._dtype) if scalar_q else q
     if qt._dtype is not input._dtype:
-        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-    if qt._data.ndim > 1:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-    if scalar_q and not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-    if ((qt._data < 0) | (qt._data > 1)).any():
-        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
+    if input._data.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
     ndim = input._data.ndim
     if dim is None:
         x, d = input.reshape(-1), 0
@@ -177,8 +212,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             out_shape[d] = 1
         elif ndim:
             del out_shape[d]
-    if x.shape[d] == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if ((qt._data < 0) | (qt._data > 1)).any():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     s = x.sort(d).values.movedim(d, -1)                       # NaNs last
     n = s.shape[-1]
     nan = s.isnan()
@@ -207,14 +242,19 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return result.squeeze(0) if scalar_q or qt._data.ndim == 0 else result
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out,
-                "quantile")
+def _quantile_op(name, ignore_nan):
+    rest = 'int? dim=None, bool keepdim=False, *, str interpolation="linear", Tensor? out=None'
+
+    @_parsed(name, f"Tensor input, Tensor q, {rest}", f"Tensor input, float q, {rest}",
+             takes_out=True)
+    def public(which, input, q, dim=None, keepdim=False, interpolation="linear", out=None):
+        return _out(_quantile(input, q, dim, keepdim, interpolation, ignore_nan, out), out,
+                    name)
+    return public
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out,
-                "nanquantile")
+quantile = _quantile_op("quantile", False)
+nanquantile = _quantile_op("nanquantile", True)
 
 
 # ----------------------------------------------------------------------------- nansum / nanmean
@@ -231,7 +271,11 @@ def _(ctx, grad):
     return g * ctx.self.isnan().logical_not()
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+_NAN_REDUCE = "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, " \
+    "Tensor? out=None"
+
+
+def _nansum_of(which, input, dim=None, keepdim=False, dtype=None, out=None):
     if input._dtype.is_complex:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if out is not None:
@@ -239,7 +283,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if out._dtype._category < 2:
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
                                       f"'{_tname(out._dtype)}'")
-        return _out(nansum(input, dim, keepdim, dtype=dtype), out, "nansum", "any")
+        return _out(_nansum_of(which, input, dim, keepdim, dtype), out, "nansum", "any")
     dtype = dtype or _sum_dtype(input._dtype)
     if dtype.is_complex and input._dtype.is_floating_point:   # (ints have no NaNs: a sum)
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_tname(dtype)}'")
@@ -247,12 +291,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
                    dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def _nanmean_of(which, input, dim=None, keepdim=False, dtype=None, out=None):
     if out is not None:
         if out._dtype._category < 2:
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
                                       f"'{_tname(out._dtype)}'")
-        return _out(nanmean(input, dim, keepdim, dtype=dtype), out, "nanmean", "any")
+        return _out(_nanmean_of(which, input, dim, keepdim, dtype), out, "nanmean", "any")
     # the input must be floating whatever dtype= says; then dtype= must be too
     if input._dtype._category < 2:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
@@ -261,11 +305,17 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be "
                            f"either a floating point or complex dtype. Got: {_tname(dtype)}")
     count = (~input.isnan()).sum(dim, keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / count
+    return _nansum_of(which, input, dim, keepdim, dtype) / count
+
+
+# (the parsed ops are these functions themselves, called with their arguments as read)
+nansum = _parsed("nansum", _NAN_REDUCE, takes_out=True)(_nansum_of)
+nanmean = _parsed("nanmean", _NAN_REDUCE, takes_out=True)(_nanmean_of)
 
 
 # ----------------------------------------------------------------------------- aminmax
 _aminmax_tuple = return_type("aminmax", ["min", "max"])
+_aminmax_out = return_type("aminmax_out", ["min", "max"])
 
 
 @primitive("aminmax", node="AminmaxBackward0", n_outputs=2, save=("self", "result0", "result1"))
@@ -291,10 +341,10 @@ def _(ctx, grad_min, grad_max):
     return total
 
 
-def aminmax(input, *, dim=None, keepdim=False):
+@_parsed("aminmax", "Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2]? out=None",
+         takes_out=True)
+def aminmax(which, input, dim=None, keepdim=False, out=None):
     ndim = input._data.ndim
-    if input._dtype.is_complex:
-        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(input._dtype)}'")
     if dim is None:
         if input._data.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
@@ -305,9 +355,19 @@ def aminmax(input, *, dim=None, keepdim=False):
         if ndim and input.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         dims = (d,) if ndim else ()
+    if out is not None:
+        # (the shapes are checked first, then out's dtypes (exactly the input's, min's first),
+        # then the kernel's)
+        for t in out:
+            if t._dtype is not input._dtype:
+                _check_out_dtype("mm", "aminmax", input._dtype, t._dtype)
+    if input._dtype.is_complex:
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(input._dtype)}'")
     mn, mx = _aminmax(input, dims=dims, keepdim=keepdim)
     if dim is None and keepdim:
         mn, mx = mn.reshape([1] * ndim), mx.reshape([1] * ndim)
+    if out is not None:
+        return _aminmax_out(_out(mn, out[0], "aminmax", "mm"), _out(mx, out[1], "aminmax", "mm"))
     return _aminmax_tuple(mn, mx)
 
 
@@ -343,12 +403,23 @@ def _cum_op(name, largest):
         idx = Tensor._make(ctx.result1, D.int64)
         return zeros(ctx.input_shape(), dtype=grad._dtype).scatter_add(ctx.dim, idx, grad)
 
-    def public(input, dim):
-        _no_complex(f"{name}_cpu", input)
-        v, i = op(input, dim=wrap_dim(dim, input._data.ndim))
-        return _named(name)(v, i)
-    public.__name__ = name
+    @_parsed(name, "Tensor input, int dim, *, Tensor[2]? out=None", takes_out=True)
+    def public(which, input, dim, out=None):
+        if out is not None:         # (checked first: values, then indices)
+            _check_scan_out(out[0], input._dtype)
+            _check_scan_out(out[1], D.int64)
+        d = wrap_dim(dim, input._data.ndim)
+        if input._data.size:        # (an empty input runs no kernel)
+            _no_complex(f"{name}_cpu", input)
+        v, i = op(input, dim=d)
+        return _values_indices(name, v, i, out)
     return public
+
+
+def _check_scan_out(out, dtype):
+    """The scans' out= must have the result's dtype exactly."""
+    if out._dtype is not dtype:
+        raise RuntimeError(f"expected scalar_type {_tname(dtype)} but found {_tname(out._dtype)}")
 
 
 cummax = _cum_op("cummax", True)
@@ -397,11 +468,15 @@ def _(ctx, grad):
     return (grad * (c - r).exp().conj()).flip(d).cumsum(d).flip(d) * (ctx.self - c).exp().conj()
 
 
-def logcumsumexp(input, dim, *, out=None):
+@_parsed("logcumsumexp", "Tensor input, int dim, *, Tensor? out=None", takes_out=True)
+def logcumsumexp(which, input, dim, out=None):
+    if out is not None:
+        _check_scan_out(out, input._dtype)
+    d = wrap_dim(dim, input._data.ndim)
     if input._dtype._category < 2:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{_tname(input._dtype)}'")
-    return _out(_logcumsumexp(input, dim=wrap_dim(dim, input._data.ndim)), out, "logcumsumexp")
+    return _out(_logcumsumexp(input, dim=d), out, "logcumsumexp")
 
 
 # ----------------------------------------------------------------------------- diff
