@@ -1557,8 +1557,42 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ============================================================================ interpolate
-def _nearest_matrix(n, out, scale, shortcuts, exact=False):
-    """One-hot rows: output i reads input floor(i * ratio) (or floor((i + 0.5) * ratio) for
+# Each axis is resampled by "taps": output i of an axis reads input idx[i, j] with weight
+# w[i, j]. The forward sums the taps in the order and precision of torch's CPU kernels, so that
+# float16/bfloat16 (and mostly float32) results agree bit for bit; the backward applies the
+# adjoint matrices of the taps (see _taps_matrix).
+def _fma(a, b, c):
+    """a * b + c rounded once, as the fused multiply-adds torch's compiled kernels use. Exact for
+    float32 through float64 (a product of two float32 is exact there); for float64 NumPy has no
+    fused form, so that is a plain multiply-add (an ulp off at times)."""
+    if a.dtype == np.float64:
+        return a * b + c
+    return (a.astype(np.float64) * b + c).astype(np.float32)
+
+
+def _weighted_sum(terms, order):
+    """Sum of x * w over `terms` [(x, w)], taken in `order`: first a product, then fused adds."""
+    acc = None
+    for j in order:
+        x, w = terms[j]
+        acc = x * w if acc is None else _fma(x, w, acc)
+    return acc
+
+
+def _source_index(n, out, scale, align_corners, opmath, clamp_low):
+    """Where each output pixel samples the input, computed as torch does (in the compute
+    precision, `ratio * (i + 0.5) - 0.5` fused)."""
+    dst = np.arange(out, dtype=opmath)
+    if align_corners:
+        ratio = opmath((n - 1) / (out - 1)) if out > 1 else opmath(0)
+        return ratio * dst
+    ratio = opmath(1.0 / scale) if scale is not None and scale > 0 else opmath(n) / opmath(out)
+    src = _fma(np.full(out, ratio), dst + opmath(0.5), opmath(-0.5)).astype(opmath)
+    return np.maximum(src, opmath(0)) if clamp_low else src
+
+
+def _nearest_taps(n, out, scale, shortcuts, exact=False):
+    """One tap per output: input floor(i * ratio) (floor((i + 0.5) * ratio) for
     'nearest-exact', which samples at pixel centres), computed in float32 as torch does.
 
     torch's 2-d kernel copies an axis of unchanged size and halves indices for an exact
@@ -1572,44 +1606,26 @@ def _nearest_matrix(n, out, scale, shortcuts, exact=False):
     else:
         pos = dst.astype(np.float32) + np.float32(0.5 if exact else 0)
         src = np.minimum(np.floor(pos * ratio).astype(np.int64), n - 1)
-    m = np.zeros((out, n))
-    m[np.arange(out), src] = 1
-    return m
+    return src[:, None], np.ones((out, 1))
 
 
-def _linear_matrix(n, out, scale, align_corners, opmath):
-    """Two taps per row: linear interpolation weights, in the input's compute precision."""
-    if n == out:
-        return np.eye(n)                       # an axis of unchanged size is copied, as in torch
-    dst = np.arange(out, dtype=opmath)
-    if align_corners:
-        ratio = opmath((n - 1) / (out - 1)) if out > 1 else opmath(0)
-        src = dst * ratio
-    else:
-        ratio = opmath(1.0 / scale) if scale is not None else opmath(n) / opmath(out)
-        src = np.maximum(ratio * (dst + opmath(0.5)) - opmath(0.5), opmath(0))
-    i0 = src.astype(np.int64)
-    i1 = np.minimum(i0 + 1, n - 1)
-    lam = (src - i0).astype(opmath)
-    m = np.zeros((out, n), dtype=np.float64)
-    rows = np.arange(out)
-    np.add.at(m, (rows, i0), (opmath(1) - lam).astype(np.float64))
-    np.add.at(m, (rows, i1), lam.astype(np.float64))
-    return m
+def _linear_taps(n, out, scale, align_corners, opmath):
+    """Two taps per output (the pixels around its source position), weights 1 - t and t."""
+    if n == out:                       # an axis of unchanged size is copied, as in torch
+        return np.stack([np.arange(n)] * 2, 1), np.array([[1, 0]] * n, dtype=opmath)
+    src = _source_index(n, out, scale, align_corners, opmath, clamp_low=True)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    t = np.clip(src - i0.astype(opmath), 0, 1).astype(opmath)
+    return np.stack([i0, i0 + (i0 < n - 1)], 1), np.stack([opmath(1) - t, t], 1)
 
 
-def _cubic_matrix(n, out, scale, align_corners, opmath):
-    """Four taps per row: cubic convolution (a = -0.75) around each source position, with the
-    taps past the edges reading the edge pixel; weights in the input's compute precision."""
-    dst = np.arange(out, dtype=opmath)
-    if align_corners:
-        src = dst * (opmath((n - 1) / (out - 1)) if out > 1 else opmath(0))
-    else:      # not floored at 0, unlike linear: the taps clamp instead
-        ratio = opmath(1.0 / scale) if scale is not None else opmath(n) / opmath(out)
-        src = ratio * (dst + opmath(0.5)) - opmath(0.5)
+def _cubic_taps(n, out, scale, align_corners, opmath, a=-0.75):
+    """Four taps per output: cubic convolution (a = -0.75) around its source position; taps
+    past the edges read the edge pixel."""
+    src = _source_index(n, out, scale, align_corners, opmath, clamp_low=False)
     floor = np.floor(src)
     t = (src - floor).astype(opmath)
-    a = opmath(-0.75)
+    a, one = opmath(a), opmath(1)
 
     def near(x):             # |x| <= 1
         return ((a + 2) * x - (a + 3)) * x * x + 1
@@ -1617,14 +1633,120 @@ def _cubic_matrix(n, out, scale, align_corners, opmath):
     def far(x):              # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    one = opmath(1)
-    weights = (far(t + one), near(t), near(one - t), far(2 * one - t))
-    m = np.zeros((out, n), dtype=np.float64)
-    rows = np.arange(out)
-    for k, w in enumerate(weights):      # the four taps, each over all rows at once
-        cols = np.clip(floor.astype(np.int64) + k - 1, 0, n - 1)
-        np.add.at(m, (rows, cols), w.astype(np.float64))
+    w = np.stack([far(t + one), near(t), near(one - t), far((one - t) + one)], 1)
+    idx = np.clip(floor.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n - 1)
+    return idx, w.astype(opmath)
+
+
+def _taps_matrix(n, idx, w):
+    """The (out x n) matrix of an axis's taps (repeated edge taps add up)."""
+    m = np.zeros((idx.shape[0], n))
+    np.add.at(m, (np.arange(idx.shape[0])[:, None], idx), w.astype(np.float64))
     return m
+
+
+def _channels_last(input, d):
+    """Whether the input's strides are channels-last (channels_last / channels_last_3d)."""
+    from .._tensor import _is_contiguous
+    perm = (0,) + tuple(range(2, d + 2)) + (1,)
+    return _is_contiguous([input.shape[i] for i in perm], [input.stride()[i] for i in perm])
+
+
+# The summation orders of torch's channels-last linear kernel (2-d, and 3-d channels-last),
+# measured: it sums the 2^d corner products, corners numbered by their bits (h, w), with fused
+# adds, in an order that differs between its vectorised loop over the channels and the scalar
+# loop over the remainder (vector widths of 256-bit AVX2). 3-d orders are assumed by analogy.
+_CORNER_ORDERS = {  # (float32?, vectorised?) -> order for 4 corners
+    (True, True): (2, 3, 1, 0), (True, False): (1, 0, 2, 3),
+    (False, True): (3, 2, 1, 0), (False, False): (0, 1, 2, 3)}
+
+
+def _corner_sum(x, taps, float32):
+    """torch's channels-last linear kernel: each output is the sum over the 2^d corners of the
+    input value times the product of the axes' weights (in the compute precision)."""
+    d = len(taps)
+    corners = list(itertools.product((0, 1), repeat=d))
+    terms = []
+    for bits in corners:
+        index, weight = [], None
+        for k, (b, (idx, w)) in enumerate(zip(bits, taps)):
+            shape = [-1 if i == k else 1 for i in range(d)]
+            index.append(idx[:, b].reshape(shape))
+            wk = w[:, b].reshape(shape)
+            weight = wk if weight is None else weight * wk
+        terms.append((x[(Ellipsis,) + tuple(index)], weight.astype(x.dtype)))
+    width = (8 if float32 else 16) if x.dtype == np.float32 else 4
+    channels = x.shape[1]
+    vec = channels - channels % width               # channels the vectorised loop handles
+    out = []
+    for part, vectorised in ((slice(0, vec), True), (slice(vec, channels), False)):
+        if d == 2:
+            order = _CORNER_ORDERS[(float32, vectorised)]
+        else:
+            order = range(len(corners)) if not vectorised else range(len(corners) - 1, -1, -1)
+        out.append(_weighted_sum([(t[:, part], w) for t, w in terms], order))
+    return np.concatenate(out, axis=1)
+
+
+def _resample(xp, x, kind, taps, mats):
+    """The forward values of one interpolation (see _interp_plan for `kind`)."""
+    if kind == "matrices":                         # antialiased float: weight matrices
+        return _apply_axes(xp, x, mats)
+    if kind == "fixed":                            # uint8 (not nearest): fixed point
+        from ._antialias import fixed_point_resample
+        return fixed_point_resample(x, mats)
+    d = len(taps)
+    if kind == "nearest":
+        for k, (idx, _) in enumerate(taps):
+            x = np.take(x, idx[:, 0], axis=x.ndim - d + k)
+        return np.ascontiguousarray(x)
+    opmath = np.float64 if x.dtype == np.float64 else np.float32
+    y = x.astype(opmath)
+    if kind in ("corners", "corners-half"):
+        y = _corner_sum(y, taps, float32=kind == "corners")
+    else:
+        # torch's generic kernel nests the axes, outermost first: innermost sums are done
+        # first; each axis's taps summed in `kind`'s order (linear: 1, 0; cubic: 0..3)
+        for k in range(d - 1, -1, -1):
+            idx, w = taps[k]
+            axis = y.ndim - d + k
+            shape = (-1,) + (1,) * (d - 1 - k)
+            terms = [(np.take(y, idx[:, j], axis=axis), w[:, j].reshape(shape))
+                     for j in range(idx.shape[1])]
+            y = _weighted_sum(terms, (1, 0) if len(terms) == 2 else range(len(terms)))
+    return np.ascontiguousarray(y.astype(x.dtype))
+
+
+def _make_interp_op(node):
+    @primitive(node, node=node)
+    def forward(xp, self, *, kind, taps, mats):
+        return _resample(xp, self, kind, taps, mats)
+
+    @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
+    def backward(xp, grad, *, kind, taps, mats):
+        # half-precision gradients are summed in float32 and rounded once
+        wide = grad.astype(np.float32) if grad.dtype.itemsize == 2 else grad
+        return _apply_axes(xp, wide, tuple(m.T for m in mats)).astype(grad.dtype)
+
+    @forward.derivative
+    def _(ctx, grad):
+        return backward(grad, kind=ctx.kind, taps=ctx.taps, mats=ctx.mats)
+
+    @backward.derivative
+    def _(ctx, gg):
+        return forward(gg, kind="matrices", taps=ctx.taps, mats=ctx.mats)
+
+    return forward
+
+
+_INTERP_OPS = {}
+
+
+def _interp_op(node, x, kind, taps, mats):
+    op = _INTERP_OPS.get(node)
+    if op is None:
+        op = _INTERP_OPS[node] = _make_interp_op(node)
+    return op(x, kind=kind, taps=tuple(taps), mats=tuple(mats))
 
 
 _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
@@ -1638,6 +1760,76 @@ _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
                  ("trilinear", 3): "UpsampleTrilinear3DBackward0",
                  ("bicubic", 2): "UpsampleBicubic2DBackward0",
                  ("area", 1): None, ("area", 2): None, ("area", 3): None}   # adaptive avg pool
+
+_FLOATS = (D.float16, D.bfloat16, D.float32, D.float64)
+
+
+def _area_kernel_name(input, d):
+    """The name torch's adaptive average pooling refuses a dtype under."""
+    if d == 3:
+        return "adaptive_avg_pool3d_cpu"
+    channels_last = d == 2 and _channels_last(input, 2) and not input.is_contiguous()
+    return "adaptive_avg_pool2d_channels_last" if channels_last else "adaptive_avg_pool2d"
+
+
+def _interp_kernel(mode, d, input, out):
+    """(kernel name, whether torch takes its channels-last kernel) for a non-antialiased mode.
+
+    torch runs its channels-last ("vectorised") kernel for a channels-last input with more
+    than 3 channels, and in 2-d also for any input whose output height + width <= 128; the
+    kernel's name is what a refused dtype's error names."""
+    vectorised = d > 1 and input.shape[1] > 3 and _channels_last(input, d) or \
+        d == 2 and sum(out) <= 128
+    if mode == "bicubic":
+        return "compute_indices_weights_cubic", False
+    family = "nearest" if mode.startswith("nearest") else "linear"
+    if vectorised and (family == "nearest" or d > 1):
+        name = {"nearest": "nearest", "linear": "bilinear" if d == 2 else "trilinear"}[family]
+        return f"upsample_{name}{d}d_channels_last", True
+    return f"compute_indices_weights_{family}", False
+
+
+def _interp_plan(mode, d, input, sizes, out, scales, align_corners):
+    """(kind, taps, mats) of a non-antialiased interpolation; refuses dtypes as torch does.
+
+    kind: 'nearest' (gathers), 'fixed' (uint8 fixed point), 'corners'/'corners-half' (torch's
+    channels-last linear kernel), 'generic' (its separable kernel)."""
+    dtype = input._dtype
+    name, vectorised = _interp_kernel(mode, d, input, out)
+    nearest = mode in ("nearest", "nearest-exact")
+    if dtype not in _FLOATS and not (dtype is D.uint8 and (nearest or d == 2)):
+        _refuse_dtype(name, dtype)
+    if nearest:
+        taps = [_nearest_taps(n, o, s, d == 2, mode == "nearest-exact")
+                for n, o, s in zip(sizes, out, scales)]
+        return "nearest", taps, [_taps_matrix(n, *t) for n, t in zip(sizes, taps)]
+    if dtype is D.uint8:                  # bilinear, bicubic: weights in double, fixed point
+        from ._antialias import antialias_matrix
+        if mode == "bicubic":
+            mats = [_taps_matrix(n, *_cubic_taps(n, o, s, align_corners, np.float64))
+                    for n, o, s in zip(sizes, out, scales)]
+        else:
+            mats = [antialias_matrix(n, o, s, align_corners, "bilinear", np.float64, False)
+                    for n, o, s in zip(sizes, out, scales)]
+        return "fixed", [], mats
+    opmath = np.float64 if dtype is D.float64 else np.float32
+    make = _cubic_taps if mode == "bicubic" else _linear_taps
+    taps = [make(n, o, s, align_corners, opmath) for n, o, s in zip(sizes, out, scales)]
+    if vectorised:
+        kind = "corners" if dtype in (D.float32, D.float64) else "corners-half"
+    else:
+        kind = "generic"
+        if dtype in (D.float16, D.bfloat16):
+            # the generic kernel keeps its weights in the input's dtype (a linear one's
+            # first weight is 1 - the rounded second)
+            low = input._data.dtype
+
+            def rnd(a):
+                return a.astype(low).astype(np.float32)
+
+            taps = [(i, rnd(w) if w.shape[1] == 4 else
+                     np.stack([rnd(1 - rnd(w[:, 1])), rnd(w[:, 1])], 1)) for i, w in taps]
+    return kind, taps, [_taps_matrix(n, *t) for n, t in zip(sizes, taps)]
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -1699,25 +1891,34 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             f"({', '.join(f'{a}: {n}' for a, n in zip(names, sizes))}) "
             f"{'and ' if d == 1 else ''}output "
             f"({', '.join(f'{a}: {o}' for a, o in zip(names, out))})")
+    if input.numel() == 0 and _prod(input.shape[1:]) == 0 and mode != "area":
+        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor "
+                           f"with sizes {list(input.shape)}")
     if mode == "area":
+        # (an empty input escapes the 2-d kernel's dtype check, not the 3-d one's)
+        if (input.numel() or d == 3) and input._dtype not in _FLOATS:
+            _refuse_dtype(_area_kernel_name(input, d), input._dtype)
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[d - 1](input, out)
-    opmath = np.float64 if input._dtype is D.float64 else np.float32
+    align_corners = bool(align_corners)
     if antialias:
-        if input._dtype not in (D.float32, D.float64):
+        # an axis of unchanged size is copied; an input with none changing is copied whatever
+        # its dtype
+        if tuple(sizes) == out:
+            taps = [(np.arange(n)[:, None], np.ones((n, 1))) for n in sizes]
+            return _interp_op(AA_NODES[mode], input, "nearest", taps,
+                              [np.eye(n) for n in sizes])
+        if input._dtype not in (D.float32, D.float64, D.uint8):
             _refuse_dtype("compute_index_ranges_weights", input._dtype)
-        mats = [antialias_matrix(n, o, s, bool(align_corners), mode, opmath)
+        if input._dtype is D.uint8:
+            mats = [antialias_matrix(n, o, s, align_corners, mode, np.float64)
+                    for n, o, s in zip(sizes, out, scales)]
+            return _interp_op(AA_NODES[mode], input, "fixed", [], mats)
+        opmath = np.float64 if input._dtype is D.float64 else np.float32
+        mats = [np.eye(n) if n == o else antialias_matrix(n, o, s, align_corners, mode, opmath)
                 for n, o, s in zip(sizes, out, scales)]
-        return _axes_op(AA_NODES[mode], input, mats)
-    if mode in ("nearest", "nearest-exact"):
-        mats = [_nearest_matrix(n, o, s, d == 2, mode == "nearest-exact")
-                for n, o, s in zip(sizes, out, scales)]
-    elif mode == "bicubic":
-        mats = [_cubic_matrix(n, o, s, bool(align_corners), opmath)
-                for n, o, s in zip(sizes, out, scales)]
-    else:
-        mats = [_linear_matrix(n, o, s, bool(align_corners), opmath)
-                for n, o, s in zip(sizes, out, scales)]
-    return _axes_op(_INTERP_NODES[(mode, d)], input, mats)
+        return _interp_op(AA_NODES[mode], input, "matrices", [], mats)
+    kind, taps, mats = _interp_plan(mode, d, input, sizes, out, scales, align_corners)
+    return _interp_op(_INTERP_NODES[(mode, d)], input, kind, taps, mats)
 
 
 # ============================================================================ attention
