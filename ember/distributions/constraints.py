@@ -218,3 +218,130 @@ one_hot = _OneHot()
 multinomial = _Multinomial
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
+
+
+# ---------------------------------------------------------------------------- matrices, and
+# constraints built from others (along a dim)
+class _IntegerLessThan(_Bound):
+    _bounds = ("upper_bound",)
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value <= self.upper_bound)     # (<=, as in PyTorch)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        square = value.shape[-2] == value.shape[-1]
+        return ember.full(value.shape[:-2], square, dtype=ember.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return ember.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return ember.linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).flatten(-2).min(-1)[0]
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: positive diagonal, unit-norm rows."""
+    event_dim = 2
+
+    def check(self, value):
+        tol = ember.finfo(value.dtype).eps * value.size(-1) * 10
+        unit_rows = (ember.linalg.norm(value.detach(), dim=-1) - 1).abs().le(tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
+class _Cat(Constraint):
+    """Constraint `cseq[i]` on the i-th slice (of `lengths[i]`, default 1) along `dim`."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = list(cseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return ember.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraint `cseq[i]` on the i-th entry along `dim`."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return ember.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A mixture's support: its components' support, checked over the components' dim too."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        return result.all(-1) if result.dim() else result
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+lower_triangular = _LowerTriangular()
+corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack

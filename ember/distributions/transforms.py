@@ -7,10 +7,13 @@ import weakref
 import ember
 from . import constraints
 from .distribution import broadcast_all, sum_rightmost
+from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "TanhTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
            "Transform", "identity_transform"]
 
 
@@ -496,3 +499,330 @@ class StickBreakingTransform(_Stateless):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape[:-1] + (shape[-1] - 1,)
+
+
+# ---------------------------------------------------------------------------- more transforms
+class SoftplusTransform(_Stateless):
+    """y = log(1 + exp(x))."""
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def _call(self, x):
+        return ember.nn.functional.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y      # log(exp(y) - 1), stable for large y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -ember.nn.functional.softplus(-x)
+
+
+class IndependentTransform(Transform):
+    """`base_transform` with its rightmost `reinterpreted_batch_ndims` dims read as one event
+    (its log |det J| summed over them)."""
+
+    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(self.base_transform.domain,
+                                       self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain,
+                                       self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self):
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
+                             self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the trailing `in_shape` dims to `out_shape` (volume preserving)."""
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape = ember.Size(in_shape)
+        self.out_shape = ember.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    @staticmethod
+    def _swap(value, old, new):
+        return value.reshape(value.shape[:value.dim() - len(old)] + new)
+
+    def _call(self, x):
+        return self._swap(x, self.in_shape, self.out_shape)
+
+    def _inverse(self, y):
+        return self._swap(y, self.out_shape, self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
+
+    @staticmethod
+    def _reshaped(shape, old, new):
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
+        return shape[:cut] + new
+
+    def forward_shape(self, shape):
+        return self._reshaped(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._reshaped(shape, self.out_shape, self.in_shape)
+
+
+class LowerCholeskyTransform(_Stateless):
+    """Unconstrained square matrices -> lower-triangular ones with a positive (exp) diagonal."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(_Stateless):
+    """Unconstrained square matrices -> L L^T for L their LowerCholeskyTransform image."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        low = LowerCholeskyTransform()(x)
+        return low @ low.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) -> Cholesky factors of D x D correlation matrices: tanh maps each entry to
+    (-1, 1), filling the strict lower triangle row by row; each row is then scaled by stick
+    breaking so that its norm is 1 (the diagonal entry takes what is left)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = ember.finfo(x.dtype).eps
+        r = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # each entry is scaled by the sqrt of what the earlier entries of its row left
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        eye = ember.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return (r + eye) * ember.nn.functional.pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        left = 1 - (y * y).cumsum(-1)
+        left = ember.nn.functional.pad(left[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return ((1 + t) / (1 - t)).log() / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        left = tril_matrix_to_vec(1 - (y * y).cumsum(-1), diag=-2)
+        stick_breaking = 0.5 * left.log().sum(-1)
+        tanh = -2 * (x + ember.nn.functional.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-2]
+        if shape[-1] != n:
+            raise ValueError("Input is not square")
+        return shape[:-2] + (n * (n - 1) // 2,)
+
+
+class _AlongDim(Transform):
+    """What CatTransform and StackTransform share: parts applied to pieces along `dim`."""
+
+    def __init__(self, tseq, dim, cache_size):
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    def _call(self, x):
+        return self._join([t(v) for t, v in zip(self.transforms, self._pieces(x))])
+
+    def _inverse(self, y):
+        return self._join([t.inv(v) for t, v in zip(self.transforms, self._pieces(y))])
+
+
+class CatTransform(_AlongDim):
+    """tseq[i] applied to the i-th slice (of lengths[i] entries, default 1) along `dim`."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        super().__init__(tseq, dim, cache_size)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+
+    @property
+    def length(self):
+        return sum(self.lengths)
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, value):
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [value.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths)]
+
+    def _join(self, pieces):
+        return ember.cat(pieces, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = []
+        for t, a, b in zip(self.transforms, self._pieces(x), self._pieces(y)):
+            terms.append(sum_rightmost(t.log_abs_det_jacobian(a, b),
+                                       self.event_dim - t.event_dim))
+        # `dim` counted from the right of the log |det J|'s dims (the event ones are gone)
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        return ember.cat(terms, dim=dim) if dim < 0 else sum(terms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(_AlongDim):
+    """tseq[i] applied to the i-th entry along `dim`."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        super().__init__(tseq, dim, cache_size)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _pieces(self, value):
+        if value.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"x.size({self.dim}) = {value.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+        return [value.select(self.dim, i) for i in range(value.size(self.dim))]
+
+    def _join(self, pieces):
+        return ember.stack(pieces, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self._join([t.log_abs_det_jacobian(a, b) for t, a, b in
+                           zip(self.transforms, self._pieces(x), self._pieces(y))])
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x): a univariate distribution's support -> the unit interval."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return type(self)(self.distribution, cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
