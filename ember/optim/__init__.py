@@ -12,7 +12,11 @@ from .radam import RAdam
 from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
-from . import lr_scheduler
+from .adafactor import Adafactor
+from .muon import Muon
+from .sparse_adam import SparseAdam
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "Adafactor", "Muon",
+           "SparseAdam", "swa_utils"]
