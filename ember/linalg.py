@@ -1,6 +1,6 @@
 """ember.linalg: the decompositions, solvers, norms and products PyTorch groups under
 torch.linalg."""
-from .ops.reduction import vector_norm
+from .ops.reduction import linalg_vector_norm as vector_norm
 from .ops.linalg import matmul
 from .ops.linalg_extra import inv, det, linalg_slogdet as slogdet, solve, LinAlgError
 from .ops.linalg_extra import linalg_cholesky as cholesky, linalg_cross as cross

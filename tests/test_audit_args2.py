@@ -194,3 +194,19 @@ def test_norm_values():
 def test_norm_is_bound_as_a_method():
     same(lambda T: [T.Tensor.norm(T.ones(2, 3), 1), T.ones(2, 3).norm.__self__.shape,
                     T.norm.__name__, T.ones(2).norm.__name__])
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_linalg_vector_norm_reads_its_arguments_as_torch(case):
+    def scenario(T):
+        x = T.tensor([1.0, -2.0, 2.0])
+        call = [lambda: T.linalg.vector_norm(x, True), lambda: T.linalg.vector_norm(x, keepdim=1),
+                lambda: T.linalg.vector_norm(x, dtype=float),
+                lambda: T.linalg.vector_norm(x, 2, 0, True),
+                lambda: T.linalg.vector_norm(x, "fro"), lambda: T.linalg.vector_norm(x, zz=1),
+                lambda: T.linalg.vector_norm(x, 2, dim=(0,)), lambda: T.linalg.vector_norm(x, 3j),
+                lambda: T.linalg.vector_norm(input=x, ord=1),
+                lambda: T.linalg.vector_norm(x, float("inf"), out=T.empty(())),
+                lambda: T.linalg.vector_norm(x, 2, 0, True, None)][case]
+        return catch(call), catch(call)     # (the second call is read from the parser's memory)
+    same(scenario)

@@ -26,3 +26,14 @@ def test_shape_errors_come_before_dtype_errors(name, dtype, shapes):
         b = T.ones(shapes[1], dtype=getattr(T, dtype))
         return catch(CASES[name], T, a, b)
     same(scenario)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_matrix_norm_reports_an_unknown_order_first(case):
+    def scenario(T):
+        A, ord, dim = [(T.ones(3, 4).long(), "zz", (-2, -1)), (T.ones(3), "zz", (-2, -1)),
+                       (T.ones(3, 4), "zz", (0, 0)), (T.ones(3, 4).half(), "zz", (-2, -1)),
+                       (T.ones(3, 4), "zz", (0, 1, 2)), (T.ones(3, 4).long(), "fro", (-2, -1)),
+                       (T.ones(3), "nuc", (-2, -1)), (T.ones(3, 4).long(), 3, (-2, -1))][case]
+        return catch(T.linalg.matrix_norm, A, ord, dim), catch(T.norm, A, ord)
+    same(scenario)

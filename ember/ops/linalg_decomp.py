@@ -917,8 +917,9 @@ def _check_norm_dtype(fn, A, dtype):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     from .reduction import vector_norm
     from ._utils import wrap_dim
-    numeric_ord = not isinstance(ord, str)
-    if numeric_ord and ord not in (1, -1, 2, -2, float("inf"), float("-inf")):
+    supported = ("fro", "nuc") if isinstance(ord, str) else (1, -1, 2, -2, float("inf"),
+                                                            float("-inf"))
+    if ord not in supported:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")   # checked first
     _check_matrix("linalg.matrix_norm", A)
     if ord in ("nuc", 2, -2) and A._data.dtype.itemsize < 4:   # these need an SVD
@@ -934,11 +935,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
                            f"{dim[1]})")
-    if isinstance(ord, str):
-        if ord not in ("fro", "nuc"):
-            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-        if ord == "fro":
-            return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
         S = svdvals(A.movedim((d0, d1), (-2, -1)))
         if ord == 2 and S.shape[-1] == 0:

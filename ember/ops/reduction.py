@@ -775,14 +775,25 @@ def _norm(input, p, dim, keepdim, out, dtype):
         return _out(result, out, "linalg_matrix_norm")
     p = 2 if p is None or isinstance(p, str) else p
     _, args = _VECTOR_NORM.parse((input, p, dims, keepdim), kwargs)
+    return _parsed_vector_norm(input, args, out, "linalg_vector_norm")
+
+
+def _parsed_vector_norm(input, args, out, name):
     ord = args["ord"]
     if isinstance(ord, complex) and input._dtype._category >= 2:
         raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
                            "norm.")
     # (a bool or NumPy order read as the number it is)
     ord = ord if ord.__class__ in (int, float) else float(ord.real)
-    return _out(_vector_norm_of(input, ord, args["dim"], keepdim, args["dtype"]), out,
-                "linalg_vector_norm", "mm")
+    return _out(_vector_norm_of(input, ord, args["dim"], args["keepdim"], args["dtype"]), out,
+                name, "mm")
+
+
+def linalg_vector_norm(*args, **kwargs):
+    """torch.linalg.vector_norm, its arguments read as torch's parser reads them (ember's own
+    code calls `vector_norm`, which skips that)."""
+    _, parsed = _VECTOR_NORM.parse(args, kwargs)
+    return _parsed_vector_norm(parsed["input"], parsed, parsed["out"], "linalg.vector_norm")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
