@@ -708,3 +708,15 @@ def test_wishart_low_df_warning():
         return [warnings_of(lambda: D.Wishart(T.tensor([1.5, 3.0]), T.eye(2)).batch_shape),
                 warnings_of(lambda: D.Wishart(2.0, T.eye(2)).batch_shape)]
     same(scenario)
+
+
+def test_a_family_without_arg_constraints_warns_and_float64_gamma_rsample_backpropagates():
+    def scenario(T):
+        class Bare(T.distributions.Distribution):
+            pass
+        w = warnings_of(lambda: Bare(validate_args=True))[1]
+        c = T.tensor([2.0, 0.5], dtype=T.float64, requires_grad=True)
+        T.manual_seed(0)
+        T.distributions.Gamma(c, 1.0).rsample().sum().backward()
+        return w, c.grad.shape, c.grad.dtype, bool((c.grad != 0).all())
+    same(scenario)

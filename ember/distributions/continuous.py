@@ -36,7 +36,7 @@ class _StandardGamma(ember.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        alpha, sample = (t.double() for t in ctx.saved_tensors)
+        alpha, sample = (t.detach().double() for t in ctx.saved_tensors)
         a, x = alpha.numpy(), sample.numpy()
         h = 1e-4 * np.maximum(a, 1e-3)             # central difference of P in alpha
         with np.errstate(all="ignore"):

@@ -95,7 +95,14 @@ class Distribution:
             self._check_parameters()
 
     def _check_parameters(self):
-        for name, constraint in self.arg_constraints.items():
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:
+            warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
+                          f"`arg_constraints = {{}}` or initialize the distribution with "
+                          f"`validate_args=False` to turn off validation.", stacklevel=4)
+            return
+        for name, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
             if name not in self.__dict__ and isinstance(getattr(type(self), name, None),
