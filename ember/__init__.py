@@ -64,10 +64,12 @@ from .ops.creation import make_legacy_types as _make_legacy_types
 
 globals().update(_make_legacy_types())
 
-strided = "torch.strided"
-contiguous_format = "torch.contiguous_format"
-preserve_format = "torch.preserve_format"
-channels_last = "torch.channels_last"
+from ._tensor import layout, memory_format  # noqa: E402
+strided = layout("torch.strided")
+contiguous_format = memory_format("torch.contiguous_format")
+preserve_format = memory_format("torch.preserve_format")
+channels_last = memory_format("torch.channels_last")
+channels_last_3d = memory_format("torch.channels_last_3d")
 inf = _np.inf
 nan = _np.nan
 pi = 3.141592653589793
@@ -191,4 +193,5 @@ from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
+from .nn._functional_compat import conv_tbc  # noqa: E402,F401
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

@@ -61,6 +61,27 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+class memory_format(str):
+    """torch.memory_format. Its values are the strings "torch.<name>" (what ember's code
+    compares with), printed as ember's names."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ember." + self[len("torch."):]
+
+    __str__ = __repr__
+
+
+class layout(memory_format):
+    """torch.layout (only strided tensors exist in ember)."""
+    __slots__ = ()
+
+
+# the memory order of each channels-last format, outermost dim first
+_CHANNELS_LAST_ORDER = {"torch.channels_last": (0, 2, 3, 1),
+                        "torch.channels_last_3d": (0, 2, 3, 4, 1)}
+
+
 class Tensor:
     # NumPy defers to the tensor's reflected operators (np.float64(2) * t is a Tensor)
     __array_priority__ = 1000
@@ -226,11 +247,12 @@ class Tensor:
         return UntypedStorage._of(self)
 
     def is_contiguous(self, memory_format=None):
-        if memory_format == "torch.channels_last":
-            # NHWC order: C innermost, then W, H, N (dims of size one may have any stride)
-            return self._data.ndim == 4 and _is_contiguous(
-                [self._data.shape[d] for d in (0, 2, 3, 1)],
-                [self.stride()[d] for d in (0, 2, 3, 1)])
+        if memory_format in _CHANNELS_LAST_ORDER:
+            # NHWC (NDHWC) order: C innermost, then W, H, (D,) N (dims of size one may have
+            # any stride)
+            order = _CHANNELS_LAST_ORDER[memory_format]
+            return self._data.ndim == len(order) and _is_contiguous(
+                [self._data.shape[d] for d in order], [self.stride()[d] for d in order])
         if not self._data.size:
             return True                     # PyTorch counts every empty tensor as contiguous
         return _is_contiguous(self._data.shape, self.stride())

@@ -535,6 +535,10 @@ def copy_strides(a, memory_format=None):
         if a.ndim != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         return _dense_in_order(a.shape, (1, 3, 2, 0))
+    if memory_format == "torch.channels_last_3d":
+        if a.ndim != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return _dense_in_order(a.shape, (1, 4, 3, 2, 0))
     if memory_format == "torch.contiguous_format" or a.flags.c_contiguous and a.size and \
             element_strides(a) == contiguous_strides(a.shape):
         return None
@@ -1319,10 +1323,13 @@ def copy_(self, src, non_blocking=False):
 
 
 def _suggested_format(t):
-    """The memory format a tensor is taken to be in: channels_last only for a 4-dim tensor laid
-    out so and not also contiguous (as sizes of one can make it both)."""
-    return "torch.channels_last" if t.is_contiguous("torch.channels_last") and \
-        not t.is_contiguous() else "torch.contiguous_format"
+    """The memory format a tensor is taken to be in: channels_last (channels_last_3d) only for
+    a 4-dim (5-dim) tensor laid out so and not also contiguous (as sizes of one can make it
+    both)."""
+    for name in ("torch.channels_last", "torch.channels_last_3d"):
+        if t.is_contiguous(name) and not t.is_contiguous():
+            return name
+    return "torch.contiguous_format"
 
 
 @primitive("fill_", node="FillBackward0")

@@ -1,0 +1,53 @@
+"""Memory formats and layouts as objects of their own types (torch.memory_format,
+torch.layout), and channels_last_3d beside channels_last."""
+import pytest
+
+from differential import same, catch
+
+
+def test_formats_are_typed_and_print_as_torch():
+    def scenario(T):
+        names = ["contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
+        return ([repr(getattr(T, n)) for n in names] + [str(T.channels_last), repr(T.strided)] +
+                [isinstance(getattr(T, n), T.memory_format) for n in names] +
+                [isinstance(T.strided, T.layout), T.ones(2).layout == T.strided,
+                 repr(T.ones(2).layout), T.channels_last == T.channels_last,
+                 T.channels_last != T.channels_last_3d])
+    same(scenario)
+
+
+@pytest.mark.parametrize("make", ["to", "contiguous", "empty", "clone", "empty_like"])
+def test_channels_last_3d_strides(make):
+    def scenario(T):
+        x = T.arange(2 * 3 * 4 * 5 * 6.0).view(2, 3, 4, 5, 6)
+        cl = T.channels_last_3d
+        y = {"to": lambda: x.to(memory_format=cl),
+             "contiguous": lambda: x.contiguous(memory_format=cl),
+             "empty": lambda: T.empty(2, 3, 4, 5, 6, memory_format=cl),
+             "clone": lambda: x.to(memory_format=cl).clone(),
+             "empty_like": lambda: T.empty_like(x.to(memory_format=cl))}[make]()
+        r = [y.stride(), y.is_contiguous(), y.is_contiguous(memory_format=cl),
+             y.is_contiguous(memory_format=T.channels_last)]
+        if make != "empty" and make != "empty_like":
+            r.append(y)
+        return r
+    same(scenario)
+
+
+def test_channels_last_3d_errors_and_other_ranks():
+    def scenario(T):
+        cl = T.channels_last_3d
+        return [catch(lambda: T.ones(2, 3, 4, 5).to(memory_format=cl)),
+                catch(lambda: T.empty(2, 3, 4, memory_format=cl)),
+                catch(lambda: T.ones(2, 3, 4, 5, 6).contiguous(memory_format=T.channels_last)),
+                T.ones(2, 3, 4, 5).is_contiguous(memory_format=cl),
+                T.ones(1, 1, 1, 1, 1).to(memory_format=cl).stride()]
+    same(scenario)
+
+
+def test_conv_tbc_at_the_top_level():
+    def scenario(T):
+        x = T.arange(24.0).view(4, 2, 3)
+        w = T.ones(2, 3, 5)
+        return T.conv_tbc(x, w, T.zeros(5), 1)
+    same(scenario)
