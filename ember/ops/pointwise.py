@@ -12,6 +12,8 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from .registry import primitive, check_broadcast, COMMON, FLOAT
 
+_BF16 = D.bfloat16.np
+
 
 def _special():
     from . import special       # the special functions module (erf, lgamma, ...)
@@ -1173,16 +1175,31 @@ def masked_fill(input, mask, value):
 
 
 def _lerp_forward(xp, start, end, weight):
-    # PyTorch's form: exact at both ends (weight 0 gives start, weight 1 gives end)
+    """PyTorch's form: exact at both ends (weight 0 gives start, weight 1 gives end). For
+    float32 and the half floats its kernel works in float32 with fused multiply-adds:
+    diff = end - start rounded, then w * diff + start (|w| < 0.5) or (w - 1) * diff + end,
+    rounded once; a float32 product is exact in float64, so float64 arithmetic gives that."""
+    dtype = xp.result_type(start, end)
+    if dtype.kind == "f" and dtype.itemsize <= 4 or dtype == _BF16:
+        f32 = np.float32
+        diff = (xp.asarray(end, f32) - xp.asarray(start, f32)).astype(np.float64)
+        w = xp.asarray(weight, f32)
+        small = xp.abs(w) < 0.5
+        scale = xp.where(small, w, w - f32(1)).astype(np.float64)
+        base = xp.where(small, start, end).astype(np.float64)
+        return (scale * diff + base).astype(f32).astype(dtype, copy=False)
     diff = end - start
     return xp.where(xp.abs(weight) < 0.5, start + weight * diff,
-                    end - diff * (1 - weight)).astype(xp.result_type(start, end))
+                    end - diff * (1 - weight)).astype(dtype)
 
 
 @primitive("lerp", node="LerpBackward0", promote=COMMON)
 def _lerp(xp, self, end, *, weight):
     unsupported("lerp_kernel_scalar", self, "biu")
-    return _lerp_forward(xp, self, end, _cast_like(weight, self))
+    # (a number weight in the kernel's opmath type: float32 for the half floats)
+    like = np.empty((), np.float32) if self.dtype.itemsize < 4 and self.dtype.kind == "f" or \
+        self.dtype == _BF16 else self
+    return _lerp_forward(xp, self, end, _cast_like(weight, like))
 
 
 @_lerp.derivative
