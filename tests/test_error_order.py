@@ -37,3 +37,18 @@ def test_matrix_norm_reports_an_unknown_order_first(case):
                        (T.ones(3), "nuc", (-2, -1)), (T.ones(3, 4).long(), 3, (-2, -1))][case]
         return catch(T.linalg.matrix_norm, A, ord, dim), catch(T.norm, A, ord)
     same(scenario)
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_integer_alpha_and_addcdiv_checks_in_place_too(case):
+    def scenario(T):
+        i, j = T.tensor([1, 5]), T.tensor([2, 2])
+        call = [lambda: i.clone().add_(j, alpha=0.5), lambda: i.clone().sub_(j, alpha=1.5),
+                lambda: i.clone().addcdiv_(i, j), lambda: T.ones(2).addcdiv_(i, j),
+                lambda: i.clone().add_(j, alpha=2), lambda: T.ones(2).add_(j, alpha=0.5),
+                lambda: i.bool().add_(j.bool(), alpha=True), lambda: i.clone().add_(j, alpha=True),
+                lambda: T.add(i, j, alpha=1.0), lambda: T.add(i, j, alpha=True),
+                lambda: i.clone().add_(j, alpha=1.0), lambda: T.add(T.ones(2), j, alpha=True)
+                ][case]
+        return catch(call)
+    same(scenario)

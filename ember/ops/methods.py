@@ -154,6 +154,7 @@ for _name, (_op, _check) in _PRIMITIVE_INPLACE.items():
         if _check is not None and _op.name == "sub":
             _check(self, other)
         if alpha is not None:
+            P._check_alpha(self, other, alpha)
             kw["alpha"] = alpha
         return _op.inplace(self, other, **kw)
     setattr(Tensor, _name, _method)

@@ -117,8 +117,8 @@ _POW_OVERLOADS = ("Tensor input, Tensor exponent, *, Tensor out = None",
 
 
 def _check_alpha(input, other, alpha):
-    if alpha == 1:
-        return
+    if alpha.__class__ is int and alpha == 1:
+        return      # (1.0 and True are checked: torch checks the type, not the value)
     dtype = D.result_dtype([input, other])
     if isinstance(alpha, bool) and dtype is not D.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -1266,6 +1266,16 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    _check_addcdiv_dtypes(tensor1, tensor2)
+    return _out(_addcdiv(input, tensor1, tensor2, value=value), out, "addcdiv")
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    _check_addcdiv_dtypes(tensor1, tensor2)
+    return _addcdiv.inplace(self, tensor1, tensor2, value=value)
+
+
+def _check_addcdiv_dtypes(tensor1, tensor2):
     if tensor1._dtype._category < 2 and tensor2._dtype._category < 2:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future  release addcdiv will perform a true division of tensor1 and "
@@ -1274,7 +1284,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
                            "for integer inputs and as (input + value * tensor1 / tensor2) for "
                            "float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return _out(_addcdiv(input, tensor1, tensor2, value=value), out, "addcdiv")
 
 
 # ----------------------------------------------------------------------------- comparisons, logic
@@ -1649,7 +1658,7 @@ INPLACE = {
     "masked_fill_": masked_fill_, "lerp_": lerp_, "round_": round_,
     "atan2_": lambda self, other: _atan2.inplace(self, other),
     "addcmul_": lambda self, t1, t2, *, value=1: _addcmul.inplace(self, t1, t2, value=value),
-    "addcdiv_": lambda self, t1, t2, *, value=1: _addcdiv.inplace(self, t1, t2, value=value),
+    "addcdiv_": addcdiv_,
     "logit_": lambda self, eps=None: _logit.inplace(self, eps=eps),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _nan_to_num.inplace(
         self, nan=nan, posinf=posinf, neginf=neginf),

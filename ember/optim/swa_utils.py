@@ -54,27 +54,19 @@ def get_ema_multi_avg_fn(decay=0.999):
     return ema_update
 
 
-_ADDCDIV_INTEGER = (
-    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
-    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
-    "implemented as (input + value * ember.trunc(tensor1 / tensor2)).to(input.dtype) for "
-    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
-    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
-    "for all dtypes.")
-
-
 def get_swa_multi_avg_fn():
     """In place, for lists of tensors: avg <- avg + (current - avg) / (n + 1) (a lerp with
     weight 1 / (n + 1) for floating tensors)."""
     @grad_mode.no_grad()
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         floating, other = _split_floating(averaged_param_list, current_param_list)
-        if other:
-            # PyTorch averages these with add_(alpha=1 / (n + 1)), or addcdiv_ by a tensor n + 1,
-            # which refuse integer tensors (ember's in-place ops do not check: raised here)
-            raise RuntimeError(_ADDCDIV_INTEGER if isinstance(num_averaged, Tensor) else
-                               "For integral input tensors, argument alpha must not be a "
-                               "floating point number.")
+        for avg, cur in other:
+            # PyTorch averages all with add_(alpha=1 / (n + 1)), or addcdiv_ by a tensor n + 1,
+            # which refuse integer tensors (before anything is updated)
+            if isinstance(num_averaged, Tensor):
+                avg.addcdiv_(cur - avg, num_averaged + 1)
+            else:
+                avg.add_(cur - avg, alpha=1 / (num_averaged + 1))
         n = num_averaged.item() if isinstance(num_averaged, Tensor) else num_averaged
         _lerp_all_([a for a, _ in floating], [c for _, c in floating], 1 / (n + 1))
 
