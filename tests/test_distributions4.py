@@ -720,3 +720,13 @@ def test_a_family_without_arg_constraints_warns_and_float64_gamma_rsample_backpr
         T.distributions.Gamma(c, 1.0).rsample().sum().backward()
         return w, c.grad.shape, c.grad.dtype, bool((c.grad != 0).all())
     same(scenario)
+
+
+@pytest.mark.parametrize("pair", range(4))
+def test_kl_lookup_sees_the_exponential_families_and_classes_print_torchs_module(pair):
+    def scenario(T):
+        D = T.distributions
+        p, q = [(D.Normal(0., 1.), D.Poisson(1.)), (D.Gamma(2., 1.), D.Beta(1., 1.)),
+                (D.Chi2(2.), D.Normal(0., 1.)), (D.Normal(0., 1.), D.Cauchy(0., 1.))][pair]
+        return catch(D.kl_divergence, p, q), str(type(p)), str(type(q))
+    same(scenario)

@@ -22,7 +22,9 @@ def install(package_name):
     for module_name, family in _ALIASES.items():
         full_name = f"{package_name}.{module_name}"
         module = types.ModuleType(full_name, f"{package_name}.{family}'s module.")
-        setattr(module, family, getattr(package, family))
+        cls = getattr(package, family)
+        setattr(module, family, cls)
+        cls.__module__ = full_name       # (its printed name is torch's: ...normal.Normal)
         module.__all__ = [family]
         sys.modules[full_name] = module
         setattr(package, module_name, module)

@@ -6,7 +6,7 @@ from .continuous import Beta, Exponential, Gamma, Laplace, Normal, Uniform
 from .counts import Binomial, Geometric, Poisson
 from .dirichlet import Dirichlet
 from .discrete import Bernoulli, Categorical, OneHotCategorical
-from .distribution import sum_rightmost
+from .distribution import Distribution, sum_rightmost
 from .more_continuous import Cauchy
 from .transformed import Gumbel, HalfNormal, Pareto
 from .transformed_distribution import TransformedDistribution
@@ -24,10 +24,21 @@ def register_kl(type_p, type_q):
     return decorator
 
 
+def _ancestors(cls):
+    """cls's MRO, with ExponentialFamily where PyTorch's families derive from it (ember
+    registers them with it as virtual subclasses: see exp_family)."""
+    from .exp_family import ExponentialFamily
+    mro = cls.__mro__
+    if ExponentialFamily not in mro and issubclass(cls, ExponentialFamily):
+        i = mro.index(Distribution)
+        mro = mro[:i] + (ExponentialFamily,) + mro[i:]
+    return mro
+
+
 def _lookup(type_p, type_q):
     # the most specific registered pair: nearest ancestors first (p's, then q's)
-    candidates = [(i + j, i, (p, q)) for i, p in enumerate(type_p.__mro__)
-                  for j, q in enumerate(type_q.__mro__) if (p, q) in _KL_REGISTRY]
+    candidates = [(i + j, i, (p, q)) for i, p in enumerate(_ancestors(type_p))
+                  for j, q in enumerate(_ancestors(type_q)) if (p, q) in _KL_REGISTRY]
     return _KL_REGISTRY[min(candidates)[2]] if candidates else None
 
 
