@@ -4,7 +4,7 @@ _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "m
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
-            options=None, disable=False, **kwargs):
+            options=None, disable=False):
     """Return `model` unchanged (or, without a model, a decorator that does so)."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
@@ -13,7 +13,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if model is None:
         return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                                  mode=mode, options=options, disable=disable, **kwargs)
+                                  mode=mode, options=options, disable=disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     return model

@@ -677,7 +677,7 @@ class Tensor:
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         return self.to(as_device("cuda" if device is None else device))
 
-    def type(self, dtype=None, non_blocking=False, **kwargs):
+    def type(self, dtype=None, non_blocking=False):
         from ._printing import legacy_type_name
         if dtype is None:
             return "torch." + legacy_type_name(self._dtype, self._device)

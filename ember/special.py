@@ -7,7 +7,7 @@ from .ops.pointwise import (erf, erfc, erfinv, exp2, expm1, log1p, logit, sigmoi
                             round as _round, _out)
 from .ops.pointwise_extra import xlogy, lgamma as gammaln, digamma, digamma as psi, polygamma, sinc
 from .ops.misc_extra import i0, multigammaln as _multigammaln
-from .ops.reduction import logsumexp
+from .ops.reduction import special_logsumexp as logsumexp
 from .ops._utils import REQUIRED, int_arg
 from .ops import reduction as _reduction
 from .ops.special_extra import (entr, erfcx, ndtr, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, zeta,

@@ -835,9 +835,10 @@ def _logsumexp_out_rule(out):
     return "float_out" if out is not None and out._dtype._category < 2 else "cast"
 
 
-@_parsed("logsumexp", "Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None",
-         out_rule=_logsumexp_out_rule)
-def logsumexp(which, input, dim, keepdim=False):
+_LOGSUMEXP = "Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None"
+
+
+def _logsumexp_of(which, input, dim, keepdim=False):
     if input._dtype._category < 2:
         input = input.to(D.get_default_dtype())
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and input._data.ndim and \
@@ -846,6 +847,12 @@ def logsumexp(which, input, dim, keepdim=False):
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * input._data.ndim)}]")
     return _logsumexp(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+logsumexp = _parsed("logsumexp", _LOGSUMEXP, out_rule=_logsumexp_out_rule)(_logsumexp_of)
+# (torch.special's is its own op: its errors name it special_logsumexp)
+special_logsumexp = _parsed("special_logsumexp", _LOGSUMEXP,
+                            out_rule=_logsumexp_out_rule)(_logsumexp_of)
 
 
 def _shifted(xp, x, dim):
