@@ -95,6 +95,15 @@ def from_numpy_dtype(np_dtype):
         "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
 
 
+def as_torch_rounds(a, np_dtype):
+    """Array `a` ready to be cast to `np_dtype` as PyTorch rounds: it makes a half from a
+    float, so float64 reaches float16 through float32 (NumPy rounds once, directly; the two
+    differ just beside a half-way point between halves). bfloat16 already goes via float32."""
+    if a.dtype == np.float64 and np.dtype(np_dtype) == np.float16:
+        return a.astype(np.float32)
+    return a
+
+
 # ----------------------------------------------------------------------------- default dtype
 _default = [float32]
 

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops.creation import _check_sizes, zeros
+from ..ops._utils import _is_index, type_name
 from ..ops.linalg import _product
 from ..ops.registry import primitive, xp_of
 
@@ -677,21 +678,35 @@ def _unpad_replicate(xp, g, pairs, sizes):
     return g
 
 
+def _split_pairs(pairs):
+    """(lo, hi) pairs as the padding by their positive parts and the crop by their negative ones:
+    torch pads by the first, then crops the result by the second."""
+    return (tuple((max(lo, 0), max(hi, 0)) for lo, hi in pairs),
+            tuple((max(-lo, 0), max(-hi, 0)) for lo, hi in pairs))
+
+
 def _make_pad_op(mode, d):
-    """The primitive pair (pad, its adjoint) for reflect/replicate padding of d trailing axes."""
+    """The primitive pair (pad, its adjoint) for reflect/replicate padding of d trailing axes.
+    A negative pad crops the padded result, within the same op (one node, as torch has)."""
     np_mode = {"reflect": "reflect", "replicate": "edge"}[mode]
     unpad = {"reflect": _unpad_reflect, "replicate": _unpad_replicate}[mode]
     node = f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{d}DBackward0"
 
     @primitive(f"{mode}_pad{d}d", node=node, save=("self",))
     def forward(xp, self, *, pairs):
-        width = [(0, 0)] * (self.ndim - d) + list(pairs)
-        return xp.pad(self, width, mode=np_mode)
+        grow, crop = _split_pairs(pairs)
+        out = xp.pad(self, [(0, 0)] * (self.ndim - d) + list(grow), mode=np_mode)
+        sizes = out.shape[-d:]
+        return xp.ascontiguousarray(_crop_last(
+            out, crop, [max(n - a - b, 0) for n, (a, b) in zip(sizes, crop)]))
 
     # (`self`, the forward's input, only for its shape: see _zero_input_grad)
     @primitive(f"{mode}_pad{d}d_backward", node=node.replace("Backward0", "BackwardBackward0"))
     def backward(xp, grad, self, *, pairs):
-        return xp.ascontiguousarray(unpad(xp, grad, pairs, self.shape[-d:]))
+        grow, crop = _split_pairs(pairs)
+        # the cropped parts had no effect: zeros there, then fold the padding back
+        grad = _pad_last(xp, grad, crop)
+        return xp.ascontiguousarray(unpad(xp, grad, grow, self.shape[-d:]))
 
     @forward.derivative
     def _(ctx, grad):
@@ -770,51 +785,39 @@ def pad(input, pad, mode="constant", value=None):
     if d == 2 and mode == "reflect" and min(out) < 0:
         raise RuntimeError("numel: integer multiplication overflow")
     _check_sizes(tuple(input.shape[:-d]) + out)
-    if any(lo < 0 or hi < 0 for lo, hi in pairs):
-        # torch pads the input by the positive pads, then crops by the negative ones. Cropping
-        # first is the same (and keeps torch's node last) unless the cropped input is too
-        # small for the padding: a reflection (or edge) that reaches into the cropped part.
-        grow = tuple(max(lo, 0) for lo, _ in pairs), tuple(max(hi, 0) for _, hi in pairs)
-        kept = [n + min(lo, 0) + min(hi, 0) for n, (lo, hi) in zip(input.shape[-d:], pairs)]
-        fits = all(a == b == 0 or (max(a, b) < m if mode == "reflect" else m > 0)
-                   for m, a, b in zip(kept, *grow))
-        crop = tuple(min(p, 0) for p in pad)
-        if not fits:
-            padded = _PAD_OPS[(mode, d)](input, pairs=tuple(zip(*grow)))
-            return _constant_pad_nd(padded, pad=crop, value=0)
-        input = _constant_pad_nd(input, pad=crop, value=0)
-        pairs = list(zip(*grow))
     return _PAD_OPS[(mode, d)](input, pairs=tuple(pairs))
 
 
 def _circular_pad(input, pairs):
     """Wrap-around padding, built as torch builds it (so the graph shows its CopySlices chain):
     copy the (cropped) input into the middle of a new tensor, then each padded border from the
-    opposite side of that tensor, last dim first."""
+    opposite side of that tensor, last dim first. The pieces are clamped slices (as torch's), so
+    a dimension cropped to nothing gives an empty result rather than an error."""
     from ..ops.creation import zeros
+    from ..ops.views import slice_dim
     d = len(pairs)
     axes = range(input.dim() - d, input.dim())
-    for axis, (lo, hi) in zip(axes, pairs):
+    out_shape = list(input.shape)
+    for axis, (lo, hi) in zip(axes, pairs):     # both checks per dim, the first dim first
         if lo > input.shape[axis] or hi > input.shape[axis]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    out_shape = list(input.shape)
-    for axis, (lo, hi) in zip(axes, pairs):
         out_shape[axis] += lo + hi
         if out_shape[axis] < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
     out = zeros(out_shape, dtype=input.dtype, device=input.device)
     middle, source = out, input
     for axis, (lo, hi) in zip(axes, pairs):
-        middle = middle.narrow(axis, max(lo, 0), out_shape[axis] - max(lo, 0) - max(hi, 0))
-        source = source.narrow(axis, max(-lo, 0), input.shape[axis] - max(-lo, 0) - max(-hi, 0))
+        middle = slice_dim(middle, axis, max(lo, 0), out_shape[axis] - max(hi, 0))
+        source = slice_dim(source, axis, max(-lo, 0), input.shape[axis] - max(-hi, 0))
     middle.copy_(source)
     # the pairs run from the last dim back, as torch's loop does
     for axis, (lo, hi) in reversed(list(zip(axes, pairs))):
         n = out_shape[axis]
         if lo > 0:
-            out.narrow(axis, 0, lo).copy_(out.narrow(axis, n - lo - max(hi, 0), lo))
+            slice_dim(out, axis, 0, lo).copy_(
+                slice_dim(out, axis, n - lo - max(hi, 0), n - max(hi, 0)))
         if hi > 0:
-            out.narrow(axis, n - hi, hi).copy_(out.narrow(axis, max(lo, 0), hi))
+            slice_dim(out, axis, n - hi, n).copy_(slice_dim(out, axis, max(lo, 0), max(lo, 0) + hi))
     return out
 
 
@@ -1258,10 +1261,12 @@ def _make_axes_op(node):
     # torch's adaptive average pooling backward reads the forward's input (for its shape: see
     # _zero_input_grad); its interpolations' backward does not
     reads_input = node.startswith("AdaptiveAvgPool")
+    # (an adaptive average's forward sums its windows as torch does, for torch's rounding)
+    raw = _adaptive_avg_raw if reads_input else _apply_axes
 
     @primitive(node, node=node, save=("self",) if reads_input else ())
     def forward(xp, self, *, mats):
-        return _apply_axes(xp, self, mats)
+        return raw(xp, self, mats)
 
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
     def backward(xp, grad, self, *, mats):
@@ -1288,49 +1293,163 @@ def _axes_op(node, x, mats):
     return op(x, mats=tuple(mats))
 
 
-def _adaptive_avg_matrix(n, out):
-    """Row o averages input[floor(o*n/out) : ceil((o+1)*n/out)]."""
+def _adaptive_windows(n, out):
+    """Each of the `out` windows over n inputs: input[floor(o*n/out) : ceil((o+1)*n/out)]."""
     o = np.arange(out)
-    start = (o * n) // out
-    end = -((-(o + 1) * n) // out)
+    return (o * n) // out, -((-(o + 1) * n) // out)
+
+
+def _adaptive_avg_matrix(n, out):
+    """The averaging map (out, n): row o averages window o."""
+    start, end = _adaptive_windows(n, out)
     cols = np.arange(n)
     inside = (cols >= start[:, None]) & (cols < end[:, None])
     return inside / (end - start)[:, None]
 
 
+def _adaptive_picks(n, out):
+    """Per window, its input indices padded to the widest window by repeating the last one
+    (out, width), and which of them are its own."""
+    start, end = _adaptive_windows(n, out)
+    idx = start[:, None] + np.arange(int((end - start).max()))
+    return np.minimum(idx, end[:, None] - 1), idx < end[:, None]
+
+
+def _window_layout(a, d):
+    """(..., o_1, k_1, ..., o_d, k_d) -> (..., o_1, ..., o_d, K): each window flattened in
+    row-major order."""
+    lead = a.ndim - 2 * d
+    order = tuple(range(lead)) + tuple(lead + 2 * i for i in range(d)) + \
+        tuple(lead + 2 * i + 1 for i in range(d))
+    a = a.transpose(order)
+    return a.reshape(a.shape[:lead + d] + (_prod(a.shape[lead + d:]),))
+
+
+def _axis_grids(xp, arrays):
+    """Per-axis (o_i, k_i) arrays reshaped to broadcast as (o_1, k_1, ..., o_d, k_d)."""
+    d = len(arrays)
+    grids = []
+    for i, p in enumerate(arrays):
+        shape = [1] * (2 * d)
+        shape[2 * i], shape[2 * i + 1] = p.shape
+        grids.append(xp.asarray(p.reshape(shape)))
+    return grids
+
+
+def _adaptive_avg_raw(xp, x, mats):
+    """torch's adaptive average (over the windows of `mats`), rounded as its CPU kernels round:
+    each window summed in order, then divided by each axis's window width in turn. The 1-d/2-d
+    kernel works in float32 for half and bfloat16 (rounding once at the end); the 3-d one in
+    the input's dtype, rounding every step."""
+    d = len(mats)
+    out = tuple(m.shape[0] for m in mats)
+    if x.size == 0 or 0 in out:
+        return xp.zeros(x.shape[:-d] + out, dtype=x.dtype)
+    picks = [_adaptive_picks(n, o) for n, o in zip(x.shape[-d:], out)]
+    windows = _window_layout(x[(Ellipsis,) + tuple(_axis_grids(xp, [p for p, _ in picks]))], d)
+    own = _window_layout(np.logical_and.reduce(
+        np.broadcast_arrays(*_axis_grids(np, [v for _, v in picks]))), d)
+    reduced = x.dtype in (np.float16, D.bfloat16.np)
+    acc = np.dtype(np.float32) if reduced and d < 3 else x.dtype
+    # a cumulative sum adds in order, rounding each step to `acc` (+ 0: torch's sum starts
+    # from 0, so a window of -0s sums to +0)
+    total = xp.cumsum(xp.where(xp.asarray(own), windows, 0).astype(acc), axis=-1,
+                      dtype=acc)[..., -1] + acc.type(0)
+    for i, (n, o) in enumerate(zip(x.shape[-d:], out)):
+        start, end = _adaptive_windows(n, o)
+        total = total / xp.asarray((end - start).reshape((-1,) + (1,) * (d - 1 - i)), dtype=acc)
+    return xp.ascontiguousarray(total.astype(x.dtype))
+
+
 # ============================================================================ adaptive pooling
-def _output_size(output_size, input, d):
-    sizes = _tuple(output_size, d, "output_size") if not isinstance(output_size, int) \
-        else (output_size,) * d
-    return tuple(input.shape[-d + i] if s is None else s for i, s in enumerate(sizes))
+def _index_list_arg(value, fname):
+    """torch's argument parser reading `output_size` (an int list): an int, or a tuple or list
+    of ints (a bool is no int, unless after the first), in its words. An int or a tuple."""
+    where = f"{fname}(): argument 'output_size'"
+    if _is_index(value):
+        return value.__index__()
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where} (position 2) must be tuple of ints, not {type_name(value)}")
+    for i, e in enumerate(value):
+        if i == 0 and not _is_index(e):
+            raise TypeError(f"{where} (position 2) must be tuple of ints, but found element of "
+                            f"type {type_name(e)} at pos 0")
+        if i and not (_is_index(e) or isinstance(e, bool)):      # (a later bool passes)
+            raise TypeError(f"{where} failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type_name(e)}\"")
+    return tuple(e.__index__() for e in value)
+
+
+def _one_size(size, fname):
+    """A 1-d adaptive pooling's parsed output size, which must be one int."""
+    if isinstance(size, int):
+        return size
+    if len(size) != 1:
+        raise RuntimeError(f"{fname}() argument 'output_size' should contain one int (got "
+                           f"{len(size)})")
+    return size[0]
+
+
+def _output_size_arg(output_size, input, fname):
+    """F.adaptive_*_pool{2,3}d's reading of `output_size`: a None takes the input's size there
+    (a list as long as the input's rank is refused), then the argument parser's."""
+    if not isinstance(output_size, int):     # (a bool passes here; the parser refuses it)
+        n = len(output_size)
+        if n >= input.dim():
+            raise ValueError(f"Input dimension should be at least {n + 1}")
+        output_size = [input.shape[input.dim() - n + i] if s is None else s
+                       for i, s in enumerate(output_size)]
+    return _index_list_arg(output_size, fname)
+
+
+def _check_non_empty(input, first, name):
+    """torch's check that the dims from `first` on are not empty."""
+    for axis in range(first, input.dim()):
+        if input.shape[axis] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {axis} being empty")
+
+
+def _adaptive_avg_pool(input, output_size, d):
+    """adaptive_avg_pool{2,3}d with torch's checks in its order: the output size, the mean it
+    takes for an all-ones output, the rank, empty dims (the spatial ones in 2-d, all but the
+    first in 3-d) and the dtype (refused in 2-d only where there is something to compute)."""
+    name = f"adaptive_avg_pool{d}d"
+    out = _output_size_arg(output_size, input, name)
+    out = (out,) * d if isinstance(out, int) else out
+    if len(out) != d:
+        raise RuntimeError(f"{name}: output_size must be {d}")
+    if min(out) < 0:
+        shown = f"{out[0]}, {out[1]}" + (f",{out[2]}" if d == 3 else "")
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{shown}}}")
+    if out == (1,) * d:
+        return input.mean(tuple(range(-d, 0)), keepdim=True)   # torch's graph: MeanBackward1
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    _check_non_empty(input, input.dim() - d if d == 2 else 1, name)
+    computes = d == 3 or (input.numel() and _prod(out))
+    if computes and input.dtype not in (D.float16, D.bfloat16, D.float32, D.float64):
+        _refuse_dtype(name if d == 2 else "adaptive_avg_pool3d_cpu", input.dtype)
+    mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-d:], out)]
+    return _axes_op(f"AdaptiveAvgPool{d}DBackward0", input, mats)
 
 
 def adaptive_avg_pool2d(input, output_size):
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                           f"{list(input.shape)}")
-    out = _output_size(output_size, input, 2)
-    if out == (1, 1):
-        return input.mean((-1, -2), keepdim=True)       # PyTorch's graph shows MeanBackward1
-    mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-2:], out)]
-    return _axes_op("AdaptiveAvgPool2DBackward0", input, mats)
+    return _adaptive_avg_pool(input, output_size, 2)
 
 
 def adaptive_avg_pool1d(input, output_size):
+    size = _index_list_arg(output_size, "adaptive_avg_pool1d")
     _check_1d_rank(input, "adaptive_avg_pool1d")
-    size = _tuple(output_size, 1, "output_size")
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
+    size = _one_size(size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
 def adaptive_avg_pool3d(input, output_size):
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
-                           f"{list(input.shape)}")
-    out = _output_size(output_size, input, 3)
-    if out == (1, 1, 1):
-        return input.mean((-1, -2, -3), keepdim=True)
-    mats = [_adaptive_avg_matrix(n, o) for n, o in zip(input.shape[-3:], out)]
-    return _axes_op("AdaptiveAvgPool3DBackward0", input, mats)
+    return _adaptive_avg_pool(input, output_size, 3)
 
 
 def _adaptive_max_raw(xp, x, out):
@@ -1338,25 +1457,8 @@ def _adaptive_max_raw(xp, x, out):
     its last index (a repeat never changes the max, and argmax keeps the first)."""
     d = len(out)
     sizes = x.shape[-d:]
-    picks = []                                            # per axis: (out, widest) indices
-    for n, o in zip(sizes, out):
-        i = np.arange(o)
-        start = (i * n) // o
-        end = -((-(i + 1) * n) // o)
-        width = int((end - start).max())
-        picks.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
-    # index[..., o_1, k_1, o_2, k_2, ...] via broadcasting of per-axis index grids
-    index = []
-    for i, p in enumerate(picks):
-        shape = [1] * (2 * d)
-        shape[2 * i], shape[2 * i + 1] = p.shape
-        index.append(xp.asarray(p.reshape(shape)))
-    g = x[(Ellipsis,) + tuple(index)]                     # lead, o1, k1, o2, k2, ...
-    lead = g.ndim - 2 * d
-    order = tuple(range(lead)) + tuple(lead + 2 * i for i in range(d)) + \
-        tuple(lead + 2 * i + 1 for i in range(d))
-    g = g.transpose(order)
-    flat = g.reshape(g.shape[:lead + d] + (_prod(g.shape[lead + d:]),))
+    picks = [_adaptive_picks(n, o)[0] for n, o in zip(sizes, out)]   # per axis (out, widest)
+    flat = _window_layout(x[(Ellipsis,) + tuple(_axis_grids(xp, picks))], d)
     values, arg = _taps_argmax(xp, xp.moveaxis(flat, -1, 0))
     widths = tuple(p.shape[1] for p in picks)
     offsets = xp.unravel_index(arg, widths)
@@ -1402,28 +1504,18 @@ _adaptive_max_pool3d = _make_adaptive_max_op(3)
 _ADAPTIVE_MAX_KERNEL = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
 
 
-def _check_non_empty_spatial(input, d, name):
-    for axis in range(input.dim() - d, input.dim()):
-        if input.shape[axis] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with "
-                               f"dimension {axis} being empty")
-
-
 def _adaptive_max_size(input, output_size, d):
     """PyTorch's checks of a d-dimensional adaptive max pooling, in its order and words;
     returns the output size."""
     name = f"adaptive_max_pool{d}d"
-    sized = not isinstance(output_size, int)
-    if sized and len(output_size) >= input.dim():       # torch's Python wrapper checks first
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    out = _output_size_arg(output_size, input, name)
     if input.dim() not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
                            f"{list(input.shape)}")
-    _check_non_empty_spatial(input, d, name)
-    if sized and len(output_size) != d:
+    _check_non_empty(input, 1, name)
+    out = (out,) * d if isinstance(out, int) else out
+    if len(out) != d:
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be {d}")
-    out = _output_size(output_size, input, d)
     _check_sizes(tuple(input.shape[:-d]) + out)
     if not input.dtype.is_floating_point:
         _refuse_dtype(_ADAPTIVE_MAX_KERNEL[d], input.dtype)
@@ -1436,14 +1528,11 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    size = _index_list_arg(output_size, "adaptive_max_pool1d")
     _check_1d_rank(input, "adaptive_max_pool1d")
-    if not isinstance(output_size, int):
-        if len(output_size) != 1:
-            raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain "
-                               f"one int (got {len(output_size)})")
-        output_size, = output_size
-    _check_non_empty_spatial(input, 1, "adaptive_max_pool1d")
-    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), True)
+    size = _one_size(size, "adaptive_max_pool1d")
+    _check_non_empty(input, 1, "adaptive_max_pool1d")
+    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
     values, indices = values.squeeze(-2), indices.squeeze(-2)
     return (values, indices) if return_indices else values
 

@@ -132,12 +132,12 @@ _INT_NAMES = {"float": "must be real number, not {}", "int": "'{}' object cannot
 def _to_array(data, dtype):
     """Nested Python data (or a tensor, or an array) as a new array of `dtype`."""
     if isinstance(data, Tensor):
-        return data._host().astype(dtype.np, copy=True)
+        return D.as_torch_rounds(data._host(), dtype.np).astype(dtype.np, copy=True)
     if isinstance(data, np.ndarray):
         if any(s < 0 for s in data.strides):
             raise ValueError(_NEGATIVE_STRIDES)
         D.from_numpy_dtype(data.dtype)
-        return np.array(data, dtype=dtype.np)
+        return np.array(D.as_torch_rounds(data, dtype.np), dtype=dtype.np)
     if _is_sequence(data) and any(isinstance(x, np.ndarray) for x in data):
         import warnings
         warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
@@ -170,7 +170,7 @@ def _to_array(data, dtype):
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
         if dtype is D.uint8 and kind == "i":   # (widened: 256 may not fit the natural type)
             natural = natural.astype(np.int64) % 256
-    return natural.astype(dtype.np)
+    return D.as_torch_rounds(natural, dtype.np).astype(dtype.np)
 
 
 _NEGATIVE_STRIDES = ("At least one stride in the given numpy array is negative, and tensors with "
@@ -1205,6 +1205,7 @@ def preserving_copy(xp, a, np_dtype, memory_format=None):
     """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
     `memory_format` (see copy_strides)."""
     strides = copy_strides(a, memory_format)
+    a = D.as_torch_rounds(a, np_dtype)          # (keeps the layout: astype's order is 'K')
     if strides is None:
         return xp.array(a, dtype=np_dtype, order="C", copy=True)
     out = strided_empty(xp, a.shape, strides, np_dtype)
