@@ -15,7 +15,7 @@ __all__ = []  # the public names are re-exported by ember/__init__.py
 
 class dtype:
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
-                 "_category", "_rank", "__weakref__")
+                 "_category", "_rank", "_half", "__weakref__")
 
     def __init__(self, name, np_dtype, category, rank):
         self.name = name
@@ -26,6 +26,8 @@ class dtype:
         self.is_signed = name not in ("bool", "uint8")
         self._category = category   # 0 bool, 1 integer, 2 floating, 3 complex
         self._rank = rank           # order by width inside a category
+        # float16/bfloat16: PyTorch's kernels compute these in float32 ("opmath")
+        self._half = category == 2 and self.itemsize == 2
 
     def __repr__(self):
         return "ember." + self.name

@@ -112,8 +112,9 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _elementwise(name, node, forward, derivative, save=("self",)):
-    """A one-input primitive with options: forward(xp, x, **opts), derivative(ctx, grad)."""
-    op = primitive(name, node=node, save=save)(forward)
+    """A one-input primitive with options: forward(xp, x, **opts), derivative(ctx, grad).
+    Half-precision inputs are computed in float32 and rounded once, as torch's kernels do."""
+    op = primitive(name, node=node, save=save, opmath=True)(forward)
     op.derivative(derivative)
     return op
 
@@ -149,7 +150,7 @@ _INPLACE_TWINS = {}
 
 
 def _inplace_twin(op, node):
-    twin = primitive(op.name + "_", node=node, save=op.save)(op.forward)
+    twin = primitive(op.name + "_", node=node, save=op.save, opmath=op.opmath)(op.forward)
     twin.derivative(op.derivative_fn)
     _INPLACE_TWINS[op] = twin
     return twin

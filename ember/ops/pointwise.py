@@ -253,7 +253,7 @@ def rsub(input, other, *, alpha=1, out=None):
 
 
 @primitive("mul", node="MulBackward0", save=("self", "other"), promote=COMMON,
-           save_for={"self": "other", "other": "self"})
+           save_for={"self": "other", "other": "self"}, opmath=True)
 def _mul(xp, self, other):
     return xp.multiply(self, other)
 
@@ -285,12 +285,12 @@ def _sub_scalar(xp, self, *, other):
     return xp.subtract(self, _cast_like(other, self))
 
 
-@primitive("mul.Scalar", node="MulBackward1")
+@primitive("mul.Scalar", node="MulBackward1", opmath=True)
 def _mul_scalar(xp, self, *, other):
     return xp.multiply(self, _cast_like(other, self))
 
 
-@primitive("div.Scalar", node="DivBackward1")
+@primitive("div.Scalar", node="DivBackward1", opmath=True)
 def _div_scalar(xp, self, *, other):
     return xp.true_divide(self, _cast_like(other, self))
 
@@ -302,7 +302,7 @@ _div_scalar.derivative(lambda ctx, grad: _div_scalar(grad, other=_c(ctx.other)))
 
 
 @primitive("div", node="DivBackward0", save=("self", "other"), promote=FLOAT,
-           save_for={"self": "other"})
+           save_for={"self": "other"}, opmath=True)
 def _div(xp, self, other):
     return xp.true_divide(self, other)
 
@@ -321,7 +321,7 @@ def _check_int_zero(xp, self, other):
         raise RuntimeError("ZeroDivisionError")
 
 
-@primitive("div.rounding", node="DivBackward2", promote=COMMON)
+@primitive("div.rounding", node="DivBackward2", promote=COMMON, opmath=True)
 def _div_rounding(xp, self, other, *, rounding_mode):
     unsupported(f"div_{rounding_mode}_cpu", self, "bc", other)
     _check_int_zero(xp, self, other)
@@ -1238,7 +1238,8 @@ def lerp(input, end, weight, *, out=None):
     return _out(_lerp(input, end, weight=weight), out, "lerp")
 
 
-@primitive("addcmul", node="AddcmulBackward0", save=("tensor1", "tensor2"), promote=COMMON)
+@primitive("addcmul", node="AddcmulBackward0", save=("tensor1", "tensor2"), promote=COMMON,
+           opmath=True)
 def _addcmul(xp, self, tensor1, tensor2, *, value):
     unsupported("addcmul_cpu_out", self)
     return self + _cast_like(value, self) * tensor1 * tensor2
@@ -1250,7 +1251,8 @@ def _(ctx, grad):
     return grad, grad * _c(ctx.tensor2) * v, grad * _c(ctx.tensor1) * v
 
 
-@primitive("addcdiv", node="AddcdivBackward0", save=("tensor1", "tensor2"), promote=COMMON)
+@primitive("addcdiv", node="AddcdivBackward0", save=("tensor1", "tensor2"), promote=COMMON,
+           opmath=True)
 def _addcdiv(xp, self, tensor1, tensor2, *, value):
     return self + _cast_like(value, self) * tensor1 / tensor2
 

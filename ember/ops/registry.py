@@ -29,6 +29,7 @@ from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequ
 from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
+from ..autograd import forward_ad as _forward_ad
 from .. import amp as _amp
 from ..amp import _regions as _amp_regions
 
@@ -41,6 +42,9 @@ _XP = {"cpu": np}
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
 _make_tensor = Tensor._make
+# forward AD's active dual levels: empty unless inside `forward_ad.dual_level()`, when every
+# op call gives its outputs tangents (the one check the hot paths below make for it)
+_fw_levels = _forward_ad._levels
 
 
 def xp_of(device):
@@ -194,8 +198,9 @@ class Op:
     """One registered op. Calling it runs the forward and records the graph."""
 
     def __init__(self, fn, name, node, save, promote, differentiable, n_outputs,
-                 differentiable_outputs, view, save_for):
+                 differentiable_outputs, view, save_for, opmath=False):
         self.forward = fn
+        self.opmath = opmath
         self.name = name
         self.save = tuple(save)
         self.save_for = save_for or {}
@@ -266,11 +271,17 @@ class Op:
         else:
             arrays, dtype, device = self._prepare(inputs)
             try:
-                out = self.forward(xp_of(device), *arrays, **params)
+                half = self.opmath and _half_dtype(inputs, dtype)
+                if half:
+                    out = _in_float32(self.forward, xp_of(device), inputs, arrays, params, half)
+                else:
+                    out = self.forward(xp_of(device), *arrays, **params)
             except ValueError:
                 check_broadcast(inputs)
                 raise
             result = self._wrap(out, inputs, device)
+        if _fw_levels:      # forward AD: the outputs' tangents
+            _forward_ad.propagate(self, inputs, result, params)
         if self.differentiable and _state.enabled:
             for x in inputs:
                 if x.__class__ is Tensor:
@@ -290,9 +301,11 @@ class Op:
         a tensor of its dtype or a Python number (which keeps the tensor's dtype), no autocast.
         Anything else goes to `fallback` (the public function: checks, promotion, devices).
         """
-        forward, record = self.forward, self._record
+        forward, record, opmath = self.forward, self._record, self.opmath
 
         def method(a, b):
+            if opmath and a._dtype._half:
+                return fallback(a, b)
             cls = b.__class__
             if cls is float or cls is int:
                 other, b_requires_grad = _scalar_operand(b, a._dtype.np), False
@@ -300,7 +313,7 @@ class Op:
                 other, b_requires_grad = b._data, b._requires_grad
             else:
                 return fallback(a, b)
-            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0]:
+            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0] or _fw_levels:
                 return fallback(a, b)
             try:
                 out = forward(np, a._data, other)
@@ -322,7 +335,7 @@ class Op:
 
         def method(a, *args, **kwargs):
             if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
-                    _amp_regions[0]:
+                    _amp_regions[0] or _fw_levels:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
@@ -340,7 +353,7 @@ class Op:
         if first.__class__ is not Tensor and not isinstance(first, Tensor):
             return None
         dtype = first._dtype
-        if self.promote is FLOAT and dtype._category < 2:
+        if self.promote is FLOAT and dtype._category < 2 or self.opmath and dtype._half:
             return None
         n = len(inputs)
         if n == 1:
@@ -550,10 +563,16 @@ class Op:
             original._requires_grad = target._requires_grad
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
         try:
-            out = self.forward(xp_of(device), *arrays, **params)
+            half = self.opmath and _half_dtype(inputs, dtype)
+            if half:
+                out = _in_float32(self.forward, xp_of(device), inputs, arrays, params, half)
+            else:
+                out = self.forward(xp_of(device), *arrays, **params)
         except Exception:
             check_inplace_shape(target, inputs)     # PyTorch reports a bad shape first
             raise
+        if _fw_levels:      # forward AD: the target's new tangent, from its inputs before the write
+            _forward_ad.propagate_inplace(self, target, inputs, out, params)
         # the node saves its inputs before the write (their versions as the op saw them)
         node = self._record(inputs, target, params, in_place=True, original_self=original) \
             if record else None
@@ -593,6 +612,25 @@ def check_broadcast(operands):
                 raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
                                    f"tensor b ({b[i]}) at non-singleton dimension {i}")
         shape = tuple(y if x_ == 1 else x_ for x_, y in zip(a, b))
+
+
+def _half_dtype(inputs, dtype):
+    """The float16/bfloat16 dtype an op computes in (its promoted dtype, or its first input's
+    for an op that does not promote), else None."""
+    if dtype is None:
+        dtype = getattr(inputs[0], "_dtype", None)
+    return dtype if dtype is not None and dtype._half else None
+
+
+def _in_float32(forward, xp, inputs, arrays, params, dtype):
+    """An opmath op's forward for float16/bfloat16 operands as PyTorch's kernels compute it:
+    in float32 (Python numbers read as float32, not first rounded to the dtype), rounded once
+    to the dtype at the end."""
+    wide = [a.astype(np.float32) if getattr(a, "dtype", None) == dtype.np else a
+            for a in arrays]
+    wide = [np.float32(x) if x.__class__ in (int, float) else a for x, a in zip(inputs, wide)]
+    out = forward(xp, *wide, **params)
+    return out.astype(dtype.np) if out.dtype == np.float32 else out
 
 
 def _scalar_operand(x, npd):
@@ -691,14 +729,17 @@ def _pick_device(a, b):
 
 
 def primitive(name, node=None, save=(), promote=None, differentiable=True, n_outputs=1,
-              differentiable_outputs=None, view=False, save_for=None):
+              differentiable_outputs=None, view=False, save_for=None, opmath=False):
     """Declare an op (see the module docstring).
 
     save_for: {saved name: input name} for a value only that input's gradient reads; it is
     saved only when that input needs a gradient (as PyTorch does: `x * w` with a constant `w`
     does not keep `x` alive).
+    opmath: for float16/bfloat16 operands the forward runs in float32 and its result is
+    rounded once (PyTorch's kernels do so; NumPy's would round the Python numbers and every
+    intermediate step to the half dtype).
     """
     def wrap(fn):
         return Op(fn, name, node, save, promote, differentiable, n_outputs,
-                  differentiable_outputs, view, save_for)
+                  differentiable_outputs, view, save_for, opmath)
     return wrap
