@@ -67,3 +67,15 @@ def test_half_precision_activations_round_once(dtype, name):
     x = (rng.standard_normal(4000) * 4).astype(np.float32)
     same(lambda T: getattr(T.nn.functional, name)(T.tensor(x).to(getattr(T, dtype))),
          rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_glu_and_eval_rrelu_round_once(dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((40, 100)) * 4).astype(np.float32)
+
+    def scenario(T):
+        t = T.tensor(x).to(getattr(T, dtype))
+        F = T.nn.functional
+        return F.glu(t, -1), F.glu(t, 0), F.rrelu(t, training=False), F.rrelu(t, 0.2, 0.3)
+    same(scenario, rtol=0, atol=0)

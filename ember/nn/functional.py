@@ -520,7 +520,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         slopes = _on_device(_rng(None).uniform(lower, upper, x.shape), input)
     else:
         slopes = (lower + upper) / 2
-    noise = _xp(input).where(x > 0, 1, slopes).astype(x.dtype)
+    # (in eval mode torch's slope is read in the kernel's float32 for the half types)
+    noise_dtype = np.float32 if input._dtype._half and not training else x.dtype
+    noise = _xp(input).where(x > 0, 1, slopes).astype(noise_dtype)
     return _apply(_rrelu, input, inplace, noise=noise)
 
 
@@ -554,7 +556,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return R.softmax(-input, dim)
 
 
-@primitive("glu", node="GluBackward0", save=("self",))
+@primitive("glu", node="GluBackward0", save=("self",), opmath=True)
 def _glu(xp, self, *, dim):
     a, b = xp.split(self, 2, axis=dim)
     return (a * _special().sigmoid(xp, b)).astype(self.dtype)
