@@ -484,6 +484,8 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        if self._extra is not None:
+            self._extra.pop(autograd.forward_ad._TANGENT, None)    # (and a forward AD tangent)
         return self
 
     @property

@@ -374,6 +374,8 @@ def _jvp_call(func, primals, tangents, has_aux, where):
         if not isinstance(x, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got "
                                f"{type(x)}")
+    if autograd.forward_ad._levels:       # (PyTorch's jvp enters a dual level of its own)
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
     for p, t in zip(p_leaves, t_leaves):
         if p.shape != t.shape:
             raise RuntimeError(f"Trying to set a forward gradient that has a different size "

@@ -229,4 +229,5 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 from . import functional  # noqa: E402
+from . import forward_ad  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

@@ -1,0 +1,530 @@
+"""Forward-mode AD (autograd.forward_ad): dual tensors' tangents through ops, views, in-place
+writes and levels, each scenario run under torch and ember and compared."""
+import numpy as np
+import pytest
+
+import ember
+from differential import same, catch
+
+
+def data(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def f64(T, *shape, seed=0):
+    return T.tensor(data(*shape, seed=seed), dtype=T.float64)
+
+
+def unpacked(T, out):
+    """(primal, tangent) of each output; an output without a tangent gives None there."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [tuple(T.autograd.forward_ad.unpack_dual(o)) for o in outs]
+
+
+def dual_scenario(fn, *shapes):
+    """A scenario running fn on dual tensors of the given shapes (float64, tangents random)."""
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(f64(T, *s, seed=i), f64(T, *s, seed=10 + i))
+                     for i, s in enumerate(shapes)]
+            return unpacked(T, fn(T, *duals))
+    return scenario
+
+
+# ----------------------------------------------------------------------------- elementwise
+UNARY = ["sin", "cos", "tanh", "exp", "sigmoid", "neg", "abs", "square", "atan", "sinh",
+         "erf", "expm1", "reciprocal", "relu", "log1p_abs", "sqrt_abs", "log_abs", "rsqrt_abs",
+         "trunc", "sign", "frac", "lgamma_abs", "digamma_abs"]
+
+
+def _unary(T, name, x):
+    if name.endswith("_abs"):           # a function defined on positive numbers
+        name = name[:-4]
+        x = x.abs() + 0.5
+    return getattr(x, name)()
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3)])
+def test_unary_tangents(name, shape):
+    same(dual_scenario(lambda T, x: _unary(T, name, x), shape))
+
+
+BINARY = {
+    "add": lambda T, a, b: a + b,
+    "sub_alpha": lambda T, a, b: T.sub(a, b, alpha=2.5),
+    "mul": lambda T, a, b: a * b,
+    "div": lambda T, a, b: a / b,
+    "pow": lambda T, a, b: a.abs().pow(b),
+    "atan2": lambda T, a, b: T.atan2(a, b),
+    "maximum": lambda T, a, b: T.maximum(a, b),
+    "hypot": lambda T, a, b: T.hypot(a, b),
+    "where": lambda T, a, b: T.where(a > 0, a, b),
+    "lerp": lambda T, a, b: T.lerp(a, b, 0.3),
+    "scalar": lambda T, a, b: (2 - a) * 3 + b ** 2 / 4,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((4, 1), (1, 3)), ((), (2,))])
+def test_binary_tangents_broadcast(name, shapes):
+    same(dual_scenario(BINARY[name], *shapes))
+
+
+def test_only_one_operand_dual():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(f64(T, 2, 3), f64(T, 2, 3, seed=1))
+            c = f64(T, 3, seed=2)
+            return unpacked(T, [x * c, c / x, T.addcmul(c, x, c, value=0.5), c + 1,
+                                x.clamp(-0.5, 0.5)])
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- reductions
+REDUCTIONS = {
+    "sum": lambda T, x: x.sum(),
+    "sum_dim": lambda T, x: x.sum(1, keepdim=True),
+    "mean": lambda T, x: x.mean(0),
+    "prod": lambda T, x: x.prod(1),
+    "amax": lambda T, x: x.amax(1),
+    "max_dim": lambda T, x: x.max(1),
+    "min": lambda T, x: x.min(),
+    "std": lambda T, x: x.std(0),
+    "var": lambda T, x: x.var(1, correction=0),
+    "logsumexp": lambda T, x: x.logsumexp(1),
+    "norm": lambda T, x: x.norm(),
+    "cumsum": lambda T, x: x.cumsum(1),
+    "cumprod": lambda T, x: x.cumprod(0),
+    "sort": lambda T, x: x.sort(1),
+    "topk": lambda T, x: x.topk(2, 1),
+    "median": lambda T, x: x.median(0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reduction_tangents(name):
+    same(dual_scenario(REDUCTIONS[name], (3, 4)))
+
+
+# ----------------------------------------------------------------------------- linear algebra
+LINALG = {
+    "matmul": (lambda T, a, b: a @ b, ((2, 3), (3, 4))),
+    "matmul_batched": (lambda T, a, b: a @ b, ((2, 3, 4), (4, 2))),
+    "matvec": (lambda T, a, b: a @ b, ((3, 4), (4,))),
+    "dot": (lambda T, a, b: T.dot(a, b), ((4,), (4,))),
+    "bmm": (lambda T, a, b: T.bmm(a, b), ((2, 2, 3), (2, 3, 2))),
+    "einsum": (lambda T, a, b: T.einsum("ij,jk->ik", a, b), ((2, 3), (3, 2))),
+    "outer": (lambda T, a, b: T.outer(a, b), ((3,), (2,))),
+    "inv": (lambda T, a, b: T.linalg.inv(a + 3 * T.eye(3, dtype=T.float64)), ((3, 3), (1,))),
+    "det": (lambda T, a, b: T.linalg.det(a), ((3, 3), (1,))),
+    "solve": (lambda T, a, b: T.linalg.solve(a + 3 * T.eye(3, dtype=T.float64), b),
+              ((3, 3), (3,))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_tangents(name):
+    fn, shapes = LINALG[name]
+    same(dual_scenario(fn, *shapes))
+
+
+# ----------------------------------------------------------------------------- views
+VIEWS = {
+    "view": lambda T, x: x.view(4, 3),
+    "reshape": lambda T, x: x.reshape(-1),
+    "transpose": lambda T, x: x.transpose(0, 1),
+    "t": lambda T, x: x.t(),
+    "permute": lambda T, x: x.permute(1, 0),
+    "expand": lambda T, x: x[:, :1].expand(3, 5),
+    "select": lambda T, x: x[1],
+    "slice": lambda T, x: x[:, 1:3],
+    "step": lambda T, x: x[::2, ::3],
+    "unsqueeze": lambda T, x: x.unsqueeze(1),
+    "squeeze": lambda T, x: x[:1].squeeze(0),
+    "diagonal": lambda T, x: x.diagonal(),
+    "unfold": lambda T, x: x.unfold(1, 2, 1),
+    "as_strided": lambda T, x: x.as_strided((2, 2), (1, 2), 1),
+    "unbind": lambda T, x: x.unbind(1),
+    "split": lambda T, x: x.split(2, 1),
+    "chunk": lambda T, x: x.chunk(3, 0),
+    "narrow": lambda T, x: x.narrow(1, 1, 2),
+    "flatten": lambda T, x: x.t().flatten(),
+    "movedim": lambda T, x: x.movedim(0, 1),
+    "real": lambda T, x: x.real,
+    "contiguous": lambda T, x: x.t().contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_view_tangents(name):
+    same(dual_scenario(VIEWS[name], (3, 4)))
+
+
+def test_view_tangent_is_a_view_of_the_tangent():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x, t = f64(T, 3, 4), f64(T, 3, 4, seed=1)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, t)
+            out = [fwAD.unpack_dual(d).tangent is t, d._is_view(), d._base is x,
+                   d.requires_grad, d.is_leaf]
+            for v in (d[1], d.t(), d[:, 1:], d.view(12), d.unsqueeze(0)):
+                tangent = fwAD.unpack_dual(v).tangent
+                out += [tangent._base is t, tangent.shape, tangent.stride(),
+                        tangent.storage_offset()]
+            p = fwAD.unpack_dual(d).primal
+            out += [p._is_view(), p._base is x, fwAD.unpack_dual(p).tangent]
+            # a write through the tangent's view is seen by the tangent
+            fwAD.unpack_dual(d[0]).tangent.fill_(7.0)
+            out.append(t)
+        return out
+    same(scenario)
+
+
+def test_make_dual_copies_a_tangent_of_another_layout():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            ts = f64(T, 4, 3, seed=1).t()
+            d = fwAD.make_dual(f64(T, 3, 4), ts)
+            te = f64(T, 1, seed=2).expand(3)
+            e = fwAD.make_dual(f64(T, 3), te)
+            tangent, tangent_e = fwAD.unpack_dual(d).tangent, fwAD.unpack_dual(e).tangent
+            return [tangent is ts, tangent.stride(), tangent, tangent_e is te,
+                    tangent_e.stride(), tangent_e]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- indexing
+INDEXING = {
+    "advanced": lambda T, x: x[T.tensor([0, 2, 0])],
+    "mask": lambda T, x: x[x > 0],
+    "gather": lambda T, x: x.gather(1, T.tensor([[0, 1], [2, 2], [1, 0]])),
+    "index_select": lambda T, x: x.index_select(1, T.tensor([3, 0])),
+    "masked_fill": lambda T, x: x.masked_fill(x < 0, 2.0),
+    "take": lambda T, x: T.take(x, T.tensor([1, 5, 11])),
+    "cat": lambda T, x: T.cat([x, x * 2], 0),
+    "stack": lambda T, x: T.stack([x, x.sin()], 1),
+    "flip": lambda T, x: x.flip(1),
+    "roll": lambda T, x: x.roll(1, 0),
+    "tril": lambda T, x: x.tril(),
+    "repeat": lambda T, x: x.repeat(2, 1),
+    "scatter_add": lambda T, x: T.zeros(3, 5, dtype=T.float64).scatter_add(
+        1, T.tensor([[0, 1, 2, 0], [4, 4, 3, 2], [1, 1, 1, 1]]), x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEXING))
+def test_indexing_tangents(name):
+    same(dual_scenario(INDEXING[name], (3, 4)))
+
+
+# ----------------------------------------------------------------------------- in place
+INPLACE = {
+    "mul_scalar": lambda T, x, y: x.clone().mul_(3),
+    "add_dual": lambda T, x, y: x.clone().add_(y, alpha=2),
+    "sin_": lambda T, x, y: x.clone().sin_(),
+    "clamp_": lambda T, x, y: x.clone().clamp_(min=0),
+    "zero_": lambda T, x, y: x.clone().zero_(),
+    "fill_": lambda T, x, y: x.clone().fill_(2.0),
+    "copy_": lambda T, x, y: x.clone().copy_(y),
+    "copy_broadcast": lambda T, x, y: x.clone().copy_(y[0]),
+    "nondual_target": lambda T, x, y: T.ones(3, 4, dtype=T.float64).mul_(y),
+    "nondual_view": lambda T, x, y: _written_view(T, y),
+    "view_of_dual": lambda T, x, y: _view_of_dual_written(T, x),
+    "setitem": lambda T, x, y: _setitem(T, x, y),
+    "index_put_": lambda T, x, y: x.clone().index_put_((T.tensor([0, 2]),), y[1]),
+    "masked_fill_": lambda T, x, y: x.clone().masked_fill_(x > 0, 1.5),
+}
+
+
+def _written_view(T, y):
+    base = T.zeros(3, 4, dtype=T.float64)
+    earlier = base[:, 0]            # a view made before the base got its tangent
+    base[1:].copy_(y[1:])
+    return [base, earlier, base[2]]
+
+
+def _view_of_dual_written(T, x):
+    d = x.clone()
+    v = d[:, 1:]
+    v.mul_(2)
+    return [d, v]
+
+
+def _setitem(T, x, y):
+    d = x.clone()
+    d[0] = y[1]
+    d[1:, 2] = T.tensor([1.0, 2.0], dtype=T.float64)
+    return d
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_tangents(name):
+    same(dual_scenario(INPLACE[name], (3, 4), (3, 4)))
+
+
+def test_inplace_updates_the_tangent_in_place():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            x, t = f64(T, 3), f64(T, 3, seed=1)
+            d = fwAD.make_dual(x.clone(), t.clone())
+            tangent = fwAD.unpack_dual(d).tangent
+            d.mul_(3)
+            same_object = fwAD.unpack_dual(d).tangent is tangent
+            base = x.clone()
+            e = fwAD.make_dual(base, t)
+            e.add_(1)                   # the dual view's tangent is kept; its base has none
+            base_tangent = fwAD.unpack_dual(base).tangent
+            base.mul_(2)                # the base written: the view's tangent unchanged
+            return [tangent, same_object, base_tangent, unpacked(T, e)]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- nn.functional
+def _conv(T, x, w):
+    return T.nn.functional.conv2d(x, w, padding=1, stride=(1, 2))
+
+
+NN = {
+    "conv2d": (_conv, ((2, 3, 5, 6), (4, 3, 3, 3))),
+    "conv1d": (lambda T, x, w: T.nn.functional.conv1d(x, w, groups=2),
+               ((1, 4, 7), (2, 2, 3))),
+    "linear": (lambda T, x, w: T.nn.functional.linear(x, w), ((3, 4), (2, 4))),
+    "softmax": (lambda T, x, w: T.softmax(x * w, -1), ((3, 4), (4,))),
+    "log_softmax": (lambda T, x, w: T.nn.functional.log_softmax(x, 0) * w, ((3, 4), (4,))),
+    "layer_norm": (lambda T, x, w: T.nn.functional.layer_norm(x, (4,), w, w), ((3, 4), (4,))),
+    "group_norm": (lambda T, x, w: T.nn.functional.group_norm(x, 2, w), ((2, 4, 3), (4,))),
+    "batch_norm_train": (lambda T, x, w: T.nn.functional.batch_norm(
+        x, None, None, w, None, training=True), ((5, 3), (3,))),
+    "gelu": (lambda T, x, w: T.nn.functional.gelu(x) + w, ((3, 4), (4,))),
+    "silu_elu": (lambda T, x, w: T.nn.functional.silu(x) * T.nn.functional.elu(w),
+                 ((3, 4), (4,))),
+    "max_pool2d": (lambda T, x, w: T.nn.functional.max_pool2d(x * w, 2), ((1, 2, 4, 4), (4,))),
+    "avg_pool2d": (lambda T, x, w: T.nn.functional.avg_pool2d(x, 2) * w, ((1, 2, 4, 4), (2,))),
+    "mse_loss": (lambda T, x, w: T.nn.functional.mse_loss(x, w), ((3, 4), (3, 4))),
+    "cross_entropy": (lambda T, x, w: T.nn.functional.cross_entropy(
+        x, T.tensor([0, 3, 1])) * w.sum(), ((3, 4), (2,))),
+    "interpolate": (lambda T, x, w: T.nn.functional.interpolate(
+        x, scale_factor=2, mode="bilinear") * w.sum(), ((1, 1, 3, 3), (1,))),
+    "pad": (lambda T, x, w: T.nn.functional.pad(x, (1, 2), value=0.5) * w.sum(), ((2, 3), (1,))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN))
+def test_nn_functional_tangents(name):
+    fn, shapes = NN[name]
+    same(dual_scenario(fn, *shapes))
+
+
+def test_module_with_dual_parameters_input():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        T.manual_seed(0)
+        lin = T.nn.Linear(4, 3).double()
+        with T.no_grad():
+            lin.weight.copy_(f64(T, 3, 4, seed=5))
+            lin.bias.copy_(f64(T, 3, seed=6))
+        with fwAD.dual_level():
+            x = fwAD.make_dual(f64(T, 2, 4), f64(T, 2, 4, seed=1))
+            return unpacked(T, T.tanh(lin(x)).sum(1))
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- against reverse mode
+@pytest.mark.parametrize("name", ["conv2d", "layer_norm", "softmax", "max_pool2d"])
+def test_tangent_is_jacobian_times_tangent(name):
+    """J t from forward AD equals the Jacobian (by reverse mode) times t, in ember alone."""
+    fn, shapes = NN[name]
+    T = ember
+    primals = [f64(T, *s, seed=i) for i, s in enumerate(shapes)]
+    tangents = [f64(T, *s, seed=10 + i) for i, s in enumerate(shapes)]
+    with T.autograd.forward_ad.dual_level():
+        duals = [T.autograd.forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)]
+        forward = T.autograd.forward_ad.unpack_dual(fn(T, *duals)).tangent
+    jac = T.autograd.functional.jacobian(lambda *a: fn(T, *a), tuple(primals))
+    expected = sum((j.reshape(forward.numel(), -1) @ t.reshape(-1)) for j, t in
+                   zip(jac, tangents)).reshape(forward.shape)
+    np.testing.assert_allclose(forward.numpy(), expected.numpy(), rtol=1e-10, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- autograd
+def test_tangent_requiring_grad_backpropagates():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = f64(T, 3).requires_grad_()
+        t = f64(T, 3, seed=1).requires_grad_()
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, t)
+            y = (d.exp() * d).sum()
+            primal, tangent = fwAD.unpack_dual(y)
+            tangent.backward()
+            return [primal, tangent, tangent.requires_grad, y.requires_grad, x.grad, t.grad,
+                    d.grad_fn.name(), type(y.grad_fn).__name__]
+    same(scenario)
+
+
+def test_no_grad_tangents_have_no_graph():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = f64(T, 3).requires_grad_()
+        with fwAD.dual_level(), T.no_grad():
+            y = fwAD.make_dual(x, f64(T, 3, seed=1)).sin()
+            tangent = fwAD.unpack_dual(y).tangent
+            return [tangent, tangent.requires_grad, y.requires_grad]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- levels
+def test_level_exit_drops_tangents_and_detach_drops_them():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x, t = f64(T, 3), f64(T, 3, seed=1)
+        with fwAD.dual_level() as level:
+            d = fwAD.make_dual(x, t)
+            y = d * 2
+            inside = [level, fwAD.unpack_dual(d.detach()).tangent, fwAD.unpack_dual(d.data),
+                      unpacked(T, [d.argmax(), d > 0, d.long(), d.float(), T.zeros_like(d)])]
+        outside = [fwAD.unpack_dual(y), fwAD.unpack_dual(x).primal is x]
+        with fwAD.dual_level():
+            again = fwAD.unpack_dual(y).tangent
+        return [inside, outside, again]
+    same(scenario)
+
+
+def test_enter_and_exit_levels():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        out = [catch(fwAD.exit_dual_level), catch(fwAD.exit_dual_level, level=0),
+               fwAD.enter_dual_level(), catch(fwAD.enter_dual_level),
+               catch(fwAD.exit_dual_level, level=3)]
+        with_dual = fwAD.make_dual(f64(T, 2), f64(T, 2, seed=1))
+        out.append(catch(fwAD.exit_dual_level))
+        out.append(fwAD.unpack_dual(with_dual).tangent)
+
+        @fwAD.dual_level()
+        def decorated(x):
+            return fwAD.unpack_dual(fwAD.make_dual(x, x * 0 + 1).exp()).tangent
+        out.append(decorated(f64(T, 2)))
+        out.append(catch(lambda: fwAD.make_dual(f64(T, 2), f64(T, 2))))
+        return out
+    same(scenario)
+
+
+def test_errors():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x, t = f64(T, 3), f64(T, 3, seed=1)
+        out = [catch(fwAD.make_dual, x, t), catch(fwAD.make_dual, x, t, level=0),
+               catch(fwAD.make_dual, x.long(), t, level=0), fwAD.unpack_dual(x, level=0)]
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, t)
+            out += [
+                catch(fwAD.make_dual, x, f64(T, 4)),
+                catch(fwAD.make_dual, x, f64(T, 1, 3)),
+                catch(fwAD.make_dual, x.long(), t),
+                catch(fwAD.make_dual, x, t.long()),
+                catch(fwAD.make_dual, x, 2.0),
+                catch(fwAD.make_dual, 3, t),
+                catch(fwAD.make_dual, d, t),
+                catch(fwAD.make_dual, d, f64(T, 4)),
+                catch(fwAD.make_dual, x, d),
+                catch(fwAD.make_dual, x, t, level=1),
+                catch(fwAD.make_dual, x, t, level=-1),
+                catch(fwAD.unpack_dual, d, level=1),
+                fwAD.unpack_dual(x, level=1).tangent,
+                catch(fwAD.unpack_dual, 3),
+                catch(fwAD.make_dual, x[None].expand(2, 3), f64(T, 2, 3)),
+                catch(fwAD.enter_dual_level),
+            ]
+        return out
+    same(scenario)
+
+
+def test_unpacked_dual_tensor_namedtuple():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            u = fwAD.unpack_dual(fwAD.make_dual(f64(T, 2), f64(T, 2, seed=1)))
+            return [type(u).__name__, u._fields, list(u), u.primal, u.tangent,
+                    sorted(fwAD.__all__)]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- complex, dtypes
+def c128(T, *shape, seed=0):
+    return T.complex(f64(T, *shape, seed=seed), f64(T, *shape, seed=seed + 50))
+
+
+COMPLEX = {
+    "exp": lambda T, z: z.exp(),
+    "abs": lambda T, z: z.abs(),
+    "real_imag": lambda T, z: [z.real, z.imag * 2],
+    "conj_mul": lambda T, z: (z * z.conj()).sum(),
+    "angle": lambda T, z: z.angle(),
+    "view_as_real": lambda T, z: T.view_as_real(z),
+    "matmul": lambda T, z: z @ z.t(),
+    "from_real": lambda T, z: T.view_as_complex(T.view_as_real(z) * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_tangents(name):
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            z = fwAD.make_dual(c128(T, 2, 2), c128(T, 2, 2, seed=1))
+            return unpacked(T, COMPLEX[name](T, z))
+    same(scenario)
+
+
+def test_real_dual_to_complex():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(f64(T, 3), f64(T, 3, seed=1))
+            return unpacked(T, [x.to(T.complex128) * 1j, T.polar(x.abs(), x)])
+    same(scenario)
+
+
+def test_float32_tangent_of_a_float64_primal():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(f64(T, 2, 3), f64(T, 2, 3, seed=1).float())
+            # (views keep the tangent's dtype; the ops here promote it to the primal's)
+            return unpacked(T, [x, x.sin(), x * 2, x[1], x.t(), x.float(), x.exp().sum(0)])
+    same(scenario)
+
+
+def test_forward_over_reverse_hessian_vector_product():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = f64(T, 4).requires_grad_()
+        v = f64(T, 4, seed=1)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, v)
+            y = (d.sin() * d).sum() + (d @ d) ** 2
+            g, = T.autograd.grad(y, x, create_graph=True)
+            return [fwAD.unpack_dual(g).tangent, fwAD.unpack_dual(y).tangent, g]
+    result = same(scenario)
+    # and ember's Hessian by reverse mode times v
+    x, v = f64(ember, 4), f64(ember, 4, seed=1)
+    hessian = ember.autograd.functional.hessian(lambda a: (a.sin() * a).sum() + (a @ a) ** 2, x)
+    np.testing.assert_allclose(result[0][1], (hessian @ v).numpy(), rtol=1e-10)
+
+
+def test_detach_in_place_drops_the_tangent_and_func_jvp_refuses_nesting():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x, v = f64(T, 3), f64(T, 3, seed=1)
+        with fwAD.dual_level():
+            y = fwAD.make_dual(x, v) * 2
+            return [fwAD.unpack_dual(y.detach_()), catch(T.func.jvp, T.sin, (x,), (v,)),
+                    catch(T.func.jvp, T.sin, [x], (v,)),
+                    catch(T.func.linearize, T.sin, x)]
+    same(scenario)
