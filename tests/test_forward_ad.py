@@ -528,3 +528,52 @@ def test_detach_in_place_drops_the_tangent_and_func_jvp_refuses_nesting():
                     catch(T.func.jvp, T.sin, [x], (v,)),
                     catch(T.func.linearize, T.sin, x)]
     same(scenario)
+
+
+def test_setting_a_number_into_a_dual_tensor_zeroes_its_tangent_there():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = T.tensor([1., 2., 3.], dtype=T.float64)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x.clone(), T.full((3,), 0.5, dtype=T.float64))
+            d[0] = 5.0
+            d[1:] = 2
+            return fwAD.unpack_dual(d).tangent, fwAD.unpack_dual(d).primal
+    same(scenario)
+
+
+def test_custom_functions_give_tangents_through_their_jvp_only():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+
+        class NoJvp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class WithJvp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, k):
+                ctx.k = k
+                return a.sin(), a * k
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return None, None
+
+            @staticmethod
+            def jvp(ctx, t, _):
+                return t * 10, t * ctx.k
+
+        x = T.tensor([1., 2.], dtype=T.float64)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, T.tensor([1., -1.], dtype=T.float64))
+            r = [catch(NoJvp.apply, d), NoJvp.apply(x)]
+            y, z = WithJvp.apply(d, 3.0)
+            r += [fwAD.unpack_dual(y), fwAD.unpack_dual(z)]
+        return r
+    same(scenario)

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, forward_ad, grad_mode
 from .graph import Node, SavedTensor, PackedSaved
 
 
@@ -185,12 +185,18 @@ class Function(metaclass=FunctionMeta):
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = needs
         record = grad_mode.state.enabled and any(needs)
-        with grad_mode.no_grad():
+        tangents = forward_ad._input_tangents(args) if forward_ad._levels else None
+        if tangents is not None and cls.jvp is Function.jvp:
+            Function.jvp(ctx)       # (torch's error: forward AD needs the function's jvp)
+        with grad_mode.no_grad(), forward_ad._suspended():
+            # (the forward's own ops give no tangents: the function's jvp does)
             if uses_setup:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
+        if tangents is not None:
+            _set_output_tangents(outputs, cls.jvp(ctx, *tangents))
         if not record:
             return outputs
         is_tuple = isinstance(outputs, tuple)
@@ -297,3 +303,13 @@ class _DelayedError(Function):
 
 
 _DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"
+
+
+def _set_output_tangents(outputs, tangents):
+    """A custom Function's jvp results as its outputs' tangents (forward AD)."""
+    from .._tensor import Tensor
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    tangents = tangents if isinstance(tangents, tuple) else (tangents,)
+    for out, tangent in zip(outs, tangents):
+        if isinstance(out, Tensor) and tangent is not None:
+            forward_ad._store(out, forward_ad._fit_layout(out, tangent))

@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._utils import REQUIRED, int_arg, require, wrap_dim, wrap_dims
 from .registry import check_broadcast, primitive, write_into
+from ..autograd import forward_ad as _forward_ad
 from . import views as V
 
 
@@ -356,7 +357,8 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     target, advanced, _ = _apply_index(self, index)
-    if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad:
+    if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad \
+            and not _forward_ad._levels:
         # the common `x[i] = number` outside autograd: write straight into the target
         _check_fits(value, self._dtype)
         write_into(target, checked_number(value, self._dtype))
