@@ -52,3 +52,9 @@ def test_integer_alpha_and_addcdiv_checks_in_place_too(case):
                 ][case]
         return catch(call)
     same(scenario)
+
+
+@pytest.mark.parametrize("shapes", [((2,), (3,)), ((2, 3), (3, 2)), ((3,), (2, 3)),
+                                    ((1, 3), (2, 3)), ((2, 3), (4,)), ((2, 3), (1, 3, 1))])
+def test_copy_reports_shapes_as_torch(shapes):
+    same(lambda T: catch(lambda: T.zeros(shapes[0]).copy_(T.zeros(shapes[1]))))

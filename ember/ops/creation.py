@@ -1314,10 +1314,12 @@ def copy_(self, src, non_blocking=False):
     try:
         shape = np.broadcast_shapes(tuple(src.shape), tuple(self.shape))
     except ValueError:
-        shape = None
+        from .registry import check_broadcast
+        check_broadcast((self, src))        # PyTorch's words for shapes that do not broadcast
+        raise
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] doesn't match "
-                           f"the broadcast shape [{', '.join(map(str, shape or src.shape))}]")
+                           f"the broadcast shape [{', '.join(map(str, shape))}]")
     if src._device != self._device or src._dtype is not self._dtype:
         src = src.to(self._device, self._dtype)
     return _copy.inplace(self, src)
