@@ -246,11 +246,14 @@ class _LazyConvMixin(LazyModuleMixin):
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
             with grad_mode.no_grad():
-                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
-                                         *self.kernel_size))
+                self.weight.materialize(self._weight_shape())
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
+
+
+    def _weight_shape(self):
+        return (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
 
 
 class LazyConv1d(_LazyConvMixin, Conv1d):

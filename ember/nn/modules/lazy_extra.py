@@ -4,7 +4,6 @@ As in PyTorch, a lazy instance norm defaults to affine=True and track_running_st
 the eager InstanceNorm), and reads num_features from dim 1 of the first input even when that
 input has no batch dim.
 """
-from ...autograd import grad_mode
 from .conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .lazy import UninitializedParameter, _LazyConvMixin, _LazyNormBase
 from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
@@ -25,17 +24,9 @@ class _LazyConvTransposeMixin(_LazyConvMixin):
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
-    def initialize_parameters(self, input, *args, **kwargs):
-        if self.has_uninitialized_params():
-            self.in_channels = self._get_in_channels(input)
-            if self.in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            with grad_mode.no_grad():
-                self.weight.materialize((self.in_channels, self.out_channels // self.groups,
-                                         *self.kernel_size))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_channels,))
-                self.reset_parameters()
+    def _weight_shape(self):
+        # (a transposed convolution's weight is (in, out / groups, *kernel))
+        return (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
 
 
 class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
