@@ -3,12 +3,11 @@
 Near p = 1/2 the closed forms divide by ~0; there (inside `lims`) Taylor expansions about 1/2
 are used instead, as in PyTorch."""
 import math
-import numbers
 
 import ember
 import ember.nn.functional as F
 from . import constraints
-from .discrete import _one_of
+from .discrete import _scalar_parameter
 from .distribution import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
                            probs_to_logits)
 from .exp_family import ExponentialFamily
@@ -24,15 +23,9 @@ class ContinuousBernoulli(ExponentialFamily):
     _expand_dims = {"probs": 0, "logits": 0}
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            # probabilities are kept off 0 and 1 (logits stay finite)
-            param = clamp_probs(param)
-        self.__dict__["probs" if probs is not None else "logits"] = param
+        # (given probabilities are kept off 0 and 1: the logits stay finite)
+        batch = _scalar_parameter(self, probs, logits, clamp_probs)
         self._lims = lims
-        batch = ember.Size() if isinstance(given, numbers.Number) else param.size()
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -12,7 +12,7 @@ import ember.nn.functional as F
 from ..ops.creation import _rng
 from . import constraints
 from .continuous import Gamma
-from .discrete import Categorical, _OverCategories, _one_of
+from .discrete import Categorical, _OverCategories, _one_of, _scalar_parameter
 from .distribution import (Distribution, broadcast_all, lazy_property, logits_to_probs,
                            probs_to_logits)
 
@@ -152,11 +152,7 @@ class Geometric(_ProbsOrLogits):
     _expand_dims = {"probs": 0, "logits": 0}
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        self.__dict__["probs" if probs is not None else "logits"] = param
-        super().__init__(_batch_of(given, param), validate_args=validate_args)
+        super().__init__(_scalar_parameter(self, probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             positive = self.probs > 0
             if not bool(positive.all()):

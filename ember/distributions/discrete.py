@@ -16,6 +16,19 @@ def _one_of(probs, logits):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
+def _scalar_parameter(dist, probs, logits, transform_probs=None):
+    """The one given of `probs`/`logits` of a distribution with one probability per batch
+    element, broadcast to a tensor and stored (the other is derived lazily); returns the batch
+    shape. `transform_probs`, applied to given probabilities (e.g. to keep them off 0 and 1)."""
+    _one_of(probs, logits)
+    given = probs if probs is not None else logits
+    (param,) = broadcast_all(given)
+    if probs is not None and transform_probs is not None:
+        param = transform_probs(param)
+    dist.__dict__["probs" if probs is not None else "logits"] = param
+    return ember.Size() if isinstance(given, numbers.Number) else param.size()
+
+
 class Bernoulli(Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -23,11 +36,7 @@ class Bernoulli(Distribution):
     _expand_dims = {"probs": 0, "logits": 0}
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        self.__dict__["probs" if probs is not None else "logits"] = param
-        batch = ember.Size() if isinstance(given, numbers.Number) else param.size()
+        batch = _scalar_parameter(self, probs, logits)
         super().__init__(batch, validate_args=validate_args)
 
     @lazy_property

@@ -1,10 +1,9 @@
 """RelaxedBernoulli (the binary Concrete / Gumbel-softmax law on (0, 1)) and
 LogitRelaxedBernoulli, the law of its logit."""
-import numbers
 
 import ember
 from . import constraints
-from .discrete import _one_of
+from .discrete import _scalar_parameter
 from .distribution import (Distribution, broadcast_all, clamp_probs, lazy_property,
                            logits_to_probs, probs_to_logits)
 from .transformed_distribution import TransformedDistribution
@@ -21,11 +20,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        self.__dict__["probs" if probs is not None else "logits"] = param
-        batch = ember.Size() if isinstance(given, numbers.Number) else param.size()
+        batch = _scalar_parameter(self, probs, logits)
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
