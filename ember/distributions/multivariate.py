@@ -31,7 +31,28 @@ def _precision_to_scale_tril(P):
     return _solve_lower(L_inv, eye)
 
 
-class MultivariateNormal(Distribution):
+class _FromScaleTril:
+    """The three matrix parametrisations of a distribution kept as a lower-triangular factor L
+    (`_unbroadcasted_scale_tril`), broadcast to `_matrix_shape()`: L, L L^T and (L L^T)^-1."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        eye = ember.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+        L_inv = _solve_lower(L, eye)
+        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
+
+
+class MultivariateNormal(_FromScaleTril, Distribution):
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,
@@ -69,21 +90,6 @@ class MultivariateNormal(Distribution):
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
 
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        eye = ember.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        L_inv = _solve_lower(L, eye)
-        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
 
     @property
     def mean(self):

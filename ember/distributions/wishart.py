@@ -7,10 +7,9 @@ import warnings
 
 import ember
 from . import constraints
-from .distribution import lazy_property
 from .exp_family import ExponentialFamily
 from .more_continuous import Chi2
-from .multivariate import _half_log_det, _precision_to_scale_tril, _solve_lower
+from .multivariate import _FromScaleTril, _half_log_det, _precision_to_scale_tril
 
 __all__ = ["Wishart"]
 
@@ -21,7 +20,7 @@ def _mvdigamma(a, p):
     return ember.digamma(a.unsqueeze(-1) - shifts).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_FromScaleTril, ExponentialFamily):
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
@@ -82,20 +81,6 @@ class Wishart(ExponentialFamily):
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape
 
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        L_inv = _solve_lower(L, ember.eye(L.shape[-1], dtype=L.dtype, device=L.device))
-        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
 
     @property
     def mean(self):
