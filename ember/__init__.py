@@ -194,4 +194,7 @@ from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.ch
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
 from .nn._functional_compat import conv_tbc  # noqa: E402,F401
+from .ops.api_extra import *  # noqa: E402,F401,F403  (*_copy views, native nn entries, ...)
+from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
+from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

@@ -1,0 +1,2 @@
+"""ember.signal (torch.signal): signal-processing windows."""
+from . import windows  # noqa: F401
