@@ -17,10 +17,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..ops.creation import _check_sizes, zeros
+from ..ops.creation import _check_sizes, copy_strides, zeros
 from ..ops._utils import _is_index, type_name
 from ..ops.linalg import _product
 from ..ops.registry import primitive, xp_of
+from ..ops.views import element_strides
+from ._layout import as_input, conv_format, in_format, laid_out, restrided, suggested_format
 
 
 # ============================================================================ double-backward nodes
@@ -308,7 +310,8 @@ def _convolution(xp, input, weight, bias, *, stride, padding, dilation, transpos
         y = _conv_forward(xp, input, weight, stride, padding, dilation, groups)
     if bias is not None:
         y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
-    return y
+    return laid_out(xp, y, _conv_layout(input, weight, groups, transposed, stride,
+                                        output_padding)[0])
 
 
 @_convolution.derivative
@@ -355,6 +358,14 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
             gw = _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat)
     if output_mask[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+    fmt, mkldnn = _conv_layout(x, w, groups, transposed, stride, output_padding)
+    if fmt is not None:
+        # both gradients in the convolution's format; but PyTorch's slow kernels give the
+        # weight gradient the weight's own strides when it is already in that format
+        gi = laid_out(xp, gi, fmt) if output_mask[0] else gi
+        if output_mask[1]:
+            gw = laid_out(xp, gw, fmt) if mkldnn or not in_format(w, fmt) else \
+                restrided(xp, gw, element_strides(w))
     return gi, gw, gb
 
 
@@ -421,13 +432,33 @@ def _legacy_type(dtype):
 
 def _uses_mkldnn(input, weight, groups):
     """Whether PyTorch's CPU convolution would pick its oneDNN backend: that decides which of
-    two messages a dtype mismatch gets. Its heuristic: float32 input, and grouped, or a kernel
-    over 3x3, or a batch, or a large input (1-D shapes are seen with a unit height)."""
+    two messages a dtype mismatch gets."""
     if input._dtype is not D.float32:
         return False
     shape = list(input.shape) if input.dim() != 3 else [*input.shape[:2], 1, input.shape[2]]
-    return (groups > 1 or (weight.shape[-1] > 3 and weight.dim() > 3 and weight.shape[-2] > 3)
+    return _mkldnn_shapes(shape, weight.shape, groups)
+
+
+def _mkldnn_shapes(shape, wshape, groups):
+    """PyTorch's heuristic for oneDNN on a float32 convolution: grouped, or a kernel over 3x3,
+    or a batch, or a large input (1-D shapes are seen with a unit height)."""
+    return (groups > 1 or (len(wshape) > 3 and wshape[-1] > 3 and wshape[-2] > 3)
             or shape[0] > 1 or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
+def _conv_layout(x, w, groups, transposed, stride, output_padding):
+    """(memory format, oneDNN?) of PyTorch's CPU convolution of arrays x and w: its output and
+    both gradients are channels-last when the input or the weight is. Every 2-d backend keeps
+    channels-last; of the 3-d ones only oneDNN does, which takes float32 (by the heuristic)
+    and bfloat16 (this CPU has bfloat16 support), but no transposed convolution whose output
+    padding reaches its stride."""
+    fmt = conv_format(x, w)
+    if fmt is None:
+        return None, False
+    mkldnn = (x.dtype == np.float32 and _mkldnn_shapes(x.shape, w.shape, groups)
+              or x.dtype == D.bfloat16.np) and \
+        not (transposed and any(op >= s for op, s in zip(output_padding, stride)))
+    return (fmt if mkldnn or x.ndim == 4 else None), mkldnn
 
 
 def _check_conv_dtypes(input, weight, bias, d, transposed, groups):
@@ -989,16 +1020,18 @@ def _gather_planes(gg, index, d):
     return gg.reshape(lead, plane).gather(1, flat).reshape(index.shape)
 
 
-def _make_pick_backward(name, node, check_grad=None):
+def _make_pick_backward(name, node, check_grad=None, keeps_format=False):
     """The backward primitive of a max pooling: scatter-add grad at the picked indices.
 
-    Like torch's node it also takes the pooled input `self`, for its shape only: in double
-    backward that edge carries zeros."""
+    Like torch's node it also takes the pooled input `self`, for its shape (and, where the
+    pooling `keeps_format`, its memory format) only: in double backward that edge carries
+    zeros."""
     @primitive(name, node=node)
     def backward(xp, grad, self, *, index, d, disjoint=False):
         if check_grad is not None:
             check_grad(grad)
-        return _unpool_raw(xp, grad, index, self.shape, d, disjoint)
+        gi = _unpool_raw(xp, grad, index, self.shape, d, disjoint)
+        return as_input(xp, gi, self) if keeps_format else gi
 
     @backward.derivative
     def _(ctx, gg):
@@ -1011,12 +1044,15 @@ def _make_pick_backward(name, node, check_grad=None):
 
 def _make_max_pool_ops(node):
     """The max-pool primitive (with its backward) with PyTorch's node names."""
+    # (torch's max poolings keep a channels-last input's format, in 2-d and 3-d)
     backward = _make_pick_backward(node + "_backward",
-                                   node.replace("Backward0", "BackwardBackward0"))
+                                   node.replace("Backward0", "BackwardBackward0"),
+                                   keeps_format=True)
 
     @primitive(node, node=node, n_outputs=2, differentiable_outputs=1, save=("self", "result1"))
     def forward(xp, self, *, kernel, stride, padding, dilation, out):
-        return _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+        values, index = _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+        return as_input(xp, values, self), as_input(xp, index, self)
 
     @forward.derivative
     def _(ctx, grad, _unused=None):
@@ -1163,18 +1199,23 @@ def _avg_unpool_raw(xp, grad, input_shape, kernel, stride, padding, out, count_i
     return xp.ascontiguousarray(_crop_last(buf, pads, sizes))
 
 
-def _make_avg_pool_ops(node):
+def _make_avg_pool_ops(node, keeps_format):
+    """The average-pool primitive and its backward; where the pooling `keeps_format` (torch's
+    2-d one, not its 3-d one) a channels-last input gives a channels-last output and input
+    gradient."""
+    lay_out = as_input if keeps_format else lambda xp, y, x: y
+
     @primitive(node, node=node, save=("self",))
     def forward(xp, self, *, kernel, stride, padding, out, count_include_pad, divisor_override):
-        return _avg_pool_raw(xp, self, kernel, stride, padding, out, count_include_pad,
-                             divisor_override)
+        return lay_out(xp, _avg_pool_raw(xp, self, kernel, stride, padding, out,
+                                         count_include_pad, divisor_override), self)
 
-    # (`self`, the forward's input, only for its shape: see _zero_input_grad)
+    # (`self`, the forward's input, only for its shape and format: see _zero_input_grad)
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
     def backward(xp, grad, self, *, kernel, stride, padding, out, count_include_pad,
                  divisor_override):
-        return _avg_unpool_raw(xp, grad, self.shape, kernel, stride, padding, out,
-                               count_include_pad, divisor_override)
+        return lay_out(xp, _avg_unpool_raw(xp, grad, self.shape, kernel, stride, padding, out,
+                                           count_include_pad, divisor_override), self)
 
     @forward.derivative
     def _(ctx, grad):
@@ -1192,8 +1233,8 @@ def _avg_options(ctx):
                 count_include_pad=ctx.count_include_pad, divisor_override=ctx.divisor_override)
 
 
-_avg_pool2d = _make_avg_pool_ops("AvgPool2DBackward0")
-_avg_pool3d = _make_avg_pool_ops("AvgPool3DBackward0")
+_avg_pool2d = _make_avg_pool_ops("AvgPool2DBackward0", keeps_format=True)
+_avg_pool3d = _make_avg_pool_ops("AvgPool3DBackward0", keeps_format=False)
 
 
 def _check_divisor(divisor_override):
@@ -1263,14 +1304,17 @@ def _make_axes_op(node):
     reads_input = node.startswith("AdaptiveAvgPool")
     # (an adaptive average's forward sums its windows as torch does, for torch's rounding)
     raw = _adaptive_avg_raw if reads_input else _apply_axes
+    # torch's 2-d adaptive average keeps a channels-last input's format (output and input
+    # gradient); its 3-d one does not
+    lay_out = as_input if node == "AdaptiveAvgPool2DBackward0" else lambda xp, y, x: y
 
     @primitive(node, node=node, save=("self",) if reads_input else ())
     def forward(xp, self, *, mats):
-        return raw(xp, self, mats)
+        return lay_out(xp, raw(xp, self, mats), self)
 
     @primitive(node + "_backward", node=node.replace("Backward0", "BackwardBackward0"))
     def backward(xp, grad, self, *, mats):
-        return _apply_axes(xp, grad, tuple(m.T for m in mats))
+        return lay_out(xp, _apply_axes(xp, grad, tuple(m.T for m in mats)), self)
 
     @forward.derivative
     def _(ctx, grad):
@@ -1425,7 +1469,13 @@ def _adaptive_avg_pool(input, output_size, d):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{shown}}}")
     if out == (1,) * d:
-        return input.mean(tuple(range(-d, 0)), keepdim=True)   # torch's graph: MeanBackward1
+        mean = input.mean(tuple(range(-d, 0)), keepdim=True)   # torch's graph: MeanBackward1
+        fmt = suggested_format(input._data)
+        if fmt is None:
+            return mean
+        # a channels-last input's mean is restrided in place as channels-last (torch's graph
+        # then ends in AsStridedBackward1)
+        return mean.as_strided_(mean.shape, copy_strides(mean._data, fmt))
     if input.dim() not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got "
                            f"{list(input.shape)}")
@@ -1481,15 +1531,20 @@ def _make_adaptive_max_op(d):
                                    f"size for non-batch dimensions, but grad_output has sizes "
                                    f"{list(grad.shape)} with dimension {axis} being empty")
 
+    # torch's 2-d adaptive max keeps a channels-last input's format; its 3-d one does not
+    keeps_format = d == 2
     backward = _make_pick_backward(name + "_backward",
-                                   node.replace("Backward0", "BackwardBackward0"), check_grad)
+                                   node.replace("Backward0", "BackwardBackward0"), check_grad,
+                                   keeps_format)
 
     @primitive(name, node=node, n_outputs=2, differentiable_outputs=1, save=("self", "result1"))
     def forward(xp, self, *, out):
         if self.size == 0 or 0 in out:             # nothing to pick from: empty results
             shape = self.shape[:-d] + tuple(out)
             return xp.zeros(shape, dtype=self.dtype), xp.zeros(shape, dtype=xp.int64)
-        return _adaptive_max_raw(xp, self, out)
+        values, index = _adaptive_max_raw(xp, self, out)
+        fmt = suggested_format(self) if keeps_format else None
+        return laid_out(xp, values, fmt), laid_out(xp, index, fmt)
 
     @forward.derivative
     def _(ctx, grad, _unused=None):

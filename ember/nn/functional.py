@@ -19,6 +19,7 @@ from ..ops.linalg import addmm, matmul
 from ..ops.creation import zeros, _rng
 from ..ops.pointwise_extra import xlogy as _special_xlogy
 from ..autograd import grad_mode
+from ._layout import as_input, as_input_tensor, laid_out, suggested_format
 
 sigmoid = P.sigmoid
 tanh = P.tanh
@@ -726,6 +727,8 @@ def _channel_shape(ndim):
     return (1, -1) + (1,) * (ndim - 2)
 
 
+# Batch and group norm give their output and input gradient the input's memory format
+# (channels-last for a channels-last input); layer norm gives contiguous ones.
 @primitive("native_batch_norm", node="NativeBatchNormBackward0", save=("self", "weight"))
 def _batch_norm(xp, self, weight, bias, *, mean, var, eps, use_batch_stats):
     shape = _channel_shape(self.ndim)
@@ -734,7 +737,10 @@ def _batch_norm(xp, self, weight, bias, *, mean, var, eps, use_batch_stats):
         y = y * weight.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
-    return y.astype(self.dtype)
+    # (an input both contiguous and channels-last, as unit dims make it, counts as contiguous
+    # here; its gradient is channels-last nonetheless)
+    fmt = None if self.flags.c_contiguous else suggested_format(self)
+    return laid_out(xp, y.astype(self.dtype, copy=False), fmt)
 
 
 @_batch_norm.derivative
@@ -753,7 +759,7 @@ def _(ctx, g):
     needs = ctx.needs_input_grad
     gw = (g * xhat).sum(axes) if len(needs) > 1 and needs[1] else None
     gb = g.sum(axes) if len(needs) > 2 and needs[2] else None
-    return gx if needs[0] else None, gw, gb
+    return as_input_tensor(gx, x) if needs[0] else None, gw, gb
 
 
 def _check_channel_dim(input):
@@ -815,7 +821,7 @@ def _layer_norm(xp, self, weight, bias, *, axes, eps):
         y = y * weight
     if bias is not None:
         y = y + bias
-    return y.astype(self.dtype)
+    return xp.ascontiguousarray(y.astype(self.dtype, copy=False))
 
 
 @_layer_norm.derivative
@@ -826,7 +832,7 @@ def _(ctx, g):
     # the registry sums these full-shape gradients down to the (trailing) parameter shape
     gw = g * xhat if needs[1] else None
     gb = g if needs[2] else None
-    return gx if needs[0] else None, gw, gb
+    return gx.contiguous() if needs[0] else None, gw, gb
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
@@ -849,7 +855,7 @@ def _group_norm(xp, self, weight, bias, *, groups, eps):
         y = y * weight.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
-    return y.astype(self.dtype)
+    return as_input(xp, y.astype(self.dtype, copy=False), self)
 
 
 @_group_norm.derivative
@@ -865,7 +871,7 @@ def _(ctx, g):
     needs = ctx.needs_input_grad
     gw = (g * xhat).sum(axes) if needs[1] else None
     gb = g.sum(axes) if needs[2] else None
-    return gx.reshape(shape) if needs[0] else None, gw, gb
+    return as_input_tensor(gx.reshape(shape), x) if needs[0] else None, gw, gb
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
