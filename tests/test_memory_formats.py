@@ -51,3 +51,21 @@ def test_conv_tbc_at_the_top_level():
         w = T.ones(2, 3, 5)
         return T.conv_tbc(x, w, T.zeros(5), 1)
     same(scenario)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d"])
+def test_module_to_memory_format_lays_out_4d_and_5d_parameters(fmt):
+    def scenario(T):
+        torch_fmt = getattr(T, fmt)
+        m = T.nn.Sequential(T.nn.Conv2d(4, 3, 3), T.nn.Conv3d(3, 2, 2), T.nn.Linear(3, 3),
+                            T.nn.BatchNorm2d(3))
+        return catch(lambda: [p.stride() for p in m.to(memory_format=torch_fmt).parameters()])
+    same(scenario)
+
+
+def test_module_to_dtype_and_memory_format():
+    def scenario(T):
+        m = T.nn.Conv2d(4, 3, 3).to(T.float64, memory_format=T.channels_last)
+        return m.weight.stride(), m.weight.dtype, m.weight.is_contiguous(
+            memory_format=T.channels_last)
+    same(scenario)

@@ -390,7 +390,7 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device, dtype = _parse_to(args, kwargs)
+        device, dtype, memory_format = _parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
@@ -402,9 +402,12 @@ class Module:
                           "yml if a complex module does not work as expected.", stacklevel=2)
 
         def convert(t):
+            # (a memory format applies to the 4-d and 5-d tensors only, as in torch)
+            layout = {"memory_format": memory_format} if memory_format is not None and \
+                t.dim() in (4, 5) else {}
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device=device, dtype=dtype)
-            return t.to(device=device) if device is not None else t
+                return t.to(device=device, dtype=dtype, **layout)
+            return t.to(device=device, **layout) if device is not None or layout else t
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):
@@ -863,7 +866,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got "
                         f"{tuple(kwargs)}")
@@ -876,7 +879,7 @@ def _parse_to(args, kwargs):
             pass                                   # non_blocking
         elif a is not None:
             device = a
-    return (as_device(device) if device is not None else None), dtype
+    return (as_device(device) if device is not None else None), dtype, memory_format
 
 
 # ---------------------------------------------------------------------- global hooks
