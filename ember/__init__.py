@@ -197,4 +197,9 @@ from .nn._functional_compat import conv_tbc  # noqa: E402,F401
 from .ops.api_extra import *  # noqa: E402,F401,F403  (*_copy views, native nn entries, ...)
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
+from . import jit, profiler, mps, xpu, accelerator, distributed, compiler  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (Python's, with torch's spawn)
+from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (autograd.profiler)
+from ._storage import UntypedStorage  # noqa: E402,F401
+from ._typed_storage import *  # noqa: E402,F401,F403  (TypedStorage, FloatStorage, ...: names)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

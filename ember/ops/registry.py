@@ -42,6 +42,8 @@ _XP = {"cpu": np}
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
 _make_tensor = Tensor._make
+# ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
+_profiling = []
 # forward AD's active dual levels: empty unless inside `forward_ad.dual_level()`, when every
 # op call gives its outputs tangents (the one check the hot paths below make for it)
 _fw_levels = _forward_ad._levels
@@ -313,7 +315,8 @@ class Op:
                 other, b_requires_grad = b._data, b._requires_grad
             else:
                 return fallback(a, b)
-            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0] or _fw_levels:
+            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0] or _fw_levels \
+                    or _profiling:
                 return fallback(a, b)
             try:
                 out = forward(np, a._data, other)
@@ -335,7 +338,7 @@ class Op:
 
         def method(a, *args, **kwargs):
             if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
-                    _amp_regions[0] or _fw_levels:
+                    _amp_regions[0] or _fw_levels or _profiling:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
@@ -726,6 +729,42 @@ def _pick_device(a, b):
         return b._device
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                        f"devices, {a._device} and {b._device}!")
+
+
+# ------------------------------------------------------------------ the profiler's hook
+_untimed = (Op.__call__, Op.inplace)
+
+
+def profile_ops(timer):
+    """Time every op call with `timer` (ember.autograd.profiler) from now on; None: stop.
+
+    Costs nothing while no profiler records: Op.__call__ and Op.inplace (looked up on the
+    class at every call anyway) are swapped for timed versions only meanwhile, and the one
+    check on the Tensor fast paths (`operator`, `unary_method`: `_profiling`) sends their
+    calls through Op.__call__. Events take torch's names: "aten::add", in place "aten::add_".
+    """
+    _profiling.clear()
+    if timer is None:
+        Op.__call__, Op.inplace = _untimed
+        return
+    _profiling.append(timer)
+    Op.__call__, Op.inplace = _timed(_untimed[0], ""), _timed(_untimed[1], "_")
+
+
+def _timed(run, suffix):
+    begin, end = _profiling[0].begin, _profiling[0].end
+
+    def timed(self, *args, **params):
+        name = self.name        # (the in-place form of "uniform_" is itself)
+        events = begin("aten::" + (name if name.endswith(suffix) else name + suffix), args)
+        try:
+            result = run(self, *args, **params)
+        except BaseException:
+            end(events, None)
+            raise
+        end(events, result if not suffix else None)     # (in place: nothing allocated)
+        return result
+    return timed
 
 
 def primitive(name, node=None, save=(), promote=None, differentiable=True, n_outputs=1,

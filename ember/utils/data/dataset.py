@@ -110,6 +110,49 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+
+class StackDataset(Dataset):
+    """Sample i of several datasets of one length together: a tuple (datasets given
+    positionally) or a dict (given by keyword)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        lengths = {len(d) for d in (args or kwargs.values())}
+        if len(lengths) > 1:
+            raise ValueError("Size mismatch between datasets")
+        self._length = lengths.pop()
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        # each dataset fetches the whole batch at once where it can
+        datasets = self.datasets.values() if isinstance(self.datasets, dict) else self.datasets
+        columns = []
+        for d in datasets:
+            if callable(getattr(d, "__getitems__", None)):
+                column = d.__getitems__(indices)
+                if len(column) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(column)}")
+            else:
+                column = [d[i] for i in indices]
+            columns.append(column)
+        if isinstance(self.datasets, dict):
+            return [dict(zip(self.datasets, row)) for row in zip(*columns)]
+        return list(zip(*columns))
+
+    def __len__(self):
+        return self._length
+
+
 def random_split(dataset, lengths, generator=None):
     """Split `dataset` into non-overlapping random Subsets of the given lengths or fractions.
 

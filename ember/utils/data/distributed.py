@@ -1,0 +1,54 @@
+"""DistributedSampler: each of `num_replicas` processes reads its own share of a dataset.
+
+ember has no process group (see ember.distributed), so num_replicas and rank must be given;
+without them it raises torch's error for a missing default group.
+"""
+import math
+
+from ...ops import creation as _creation
+from .sampler import Sampler
+
+
+class DistributedSampler(Sampler):
+    """Rank `rank`'s indices: every num_replicas-th of the (shuffled, padded or trimmed to a
+    multiple of num_replicas) indices, starting at `rank`."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
+                 drop_last=False):
+        if num_replicas is None or rank is None:
+            from ... import distributed
+            distributed.get_world_size()        # raises torch's error: no default group
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
+                             f"[0, {num_replicas - 1}]")
+        self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
+        self.epoch, self.drop_last, self.shuffle, self.seed = 0, drop_last, shuffle, seed
+        n = len(dataset)
+        if drop_last and n % num_replicas:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            # the same permutation in every process: seeded by seed + epoch
+            generator = _creation.Generator().manual_seed(self.seed + self.epoch)
+            indices = _creation.randperm(n, generator=generator).tolist()
+        else:
+            indices = list(range(n))
+        if self.drop_last:
+            indices = indices[:self.total_size]
+        else:
+            # padded by repeating the start (as often as needed) so every rank gets as many
+            padding = self.total_size - n
+            indices += (indices * math.ceil(padding / max(n, 1)))[:padding]
+        return iter(indices[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch):
+        """Shuffle differently in each epoch (call before iterating)."""
+        self.epoch = epoch
