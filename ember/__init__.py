@@ -197,6 +197,7 @@ from .nn._functional_compat import conv_tbc  # noqa: E402,F401
 from .ops.api_extra import *  # noqa: E402,F401,F403  (*_copy views, native nn entries, ...)
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
+__version__ = version.__version__  # noqa: E402  (a TorchVersion, as torch.__version__)
 from . import jit, profiler, mps, xpu, accelerator, distributed, compiler  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (Python's, with torch's spawn)
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (autograd.profiler)

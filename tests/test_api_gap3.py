@@ -400,3 +400,10 @@ def test_window_argument_errors():
                 ("raised", "ValueError", "general_cosine is implemented for strided tensors "
                  "only, got: torch.sparse_coo")]
     same(f)
+
+
+def test_the_package_version_is_a_torch_version():
+    def scenario(T):
+        v = T.__version__
+        return type(v).__name__, v >= (0, 1), v > "0.0.9", str(v) == v
+    same(scenario)
