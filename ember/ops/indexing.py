@@ -257,6 +257,9 @@ def _apply_index(self, index):
         if ndim == 0 and any(isinstance(i, slice) for i in items):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         if ndim == 0 and len(items) == 1 and _is_int(items[0]):
+            if items[0] != 0:   # (only a 0 is taken for an attempt to read the number)
+                raise IndexError(f"index {int(items[0])} is out of bounds for dimension 0 with "
+                                 f"size 0")
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
@@ -310,6 +313,16 @@ def _slice_item(t, dim, item):
     return V._slice(t, dim=dim, start=start, stop=max(stop, start), step=step)
 
 
+def _check_index_bounds(a, size, k):
+    """An advanced integer index `a` (the k-th) into a dim of `size`, PyTorch's message."""
+    bad = (a >= size) | (a < -size)
+    if bad.any():
+        if not size:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension {k} with "
+                         f"size {size}")
+
+
 def _advanced_tuple(t, advanced):
     """The NumPy index for the advanced part, with PyTorch's checks and messages."""
     shape = t._data.shape
@@ -327,11 +340,7 @@ def _advanced_tuple(t, advanced):
                 index[dim + j] = None
             int_shapes.append((a.sum(),) if a.ndim else ())
         else:
-            size = shape[dim]
-            bad = (a >= size) | (a < -size)
-            if bad.any():
-                raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension "
-                                 f"{k} with size {size}")
+            _check_index_bounds(a, shape[dim], k)
             index[dim] = a
             int_shapes.append(a.shape)
     try:
@@ -450,6 +459,20 @@ def checked_number(value, dtype):
 
 
 def index_put_(self, indices, values, accumulate=False):
+    if isinstance(indices, (tuple, list)) and all(
+            isinstance(i, Tensor) and i._dtype is not D.bool_ for i in indices):
+        # integer tensors, one per dim from the first (masks have their own checks)
+        if len(indices) > self._data.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} "
+                             f"(got {len(indices)})")
+        # (checked where the indexed region has elements, or the dim has none)
+        region = np.broadcast_shapes(*(i._data.shape for i in indices)) + \
+            self._data.shape[len(indices):]
+        for k, i in enumerate(indices):
+            if all(region) or not self._data.shape[k]:
+                _check_index_bounds(i._data, self._data.shape[k], k)
+        if not all(region):
+            return self                     # nothing to write
     if isinstance(indices, (tuple, list)) and indices and any(
             isinstance(i, Tensor) for i in indices):
         indices = tuple(_index_array(i) for i in indices)
@@ -488,6 +511,9 @@ def _full_indices(index, dim):
 
 @primitive("gather", node="GatherBackward0")
 def _gather(xp, self, *, dim, index):
+    if not self.ndim:           # a scalar gathers as a one-element vector
+        return _gather.forward(xp, self.reshape(1), dim=0, index=index.reshape(-1)).reshape(
+            index.shape)
     _check_bounds(index, self.shape[dim], dim)
     return self[_full_indices(index, dim)]
 
@@ -510,6 +536,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 @primitive("scatter", node="ScatterBackward0")
 def _scatter(xp, self, src, *, dim, index, reduce=None):
+    if not self.ndim:           # a scalar is scattered into as a one-element vector
+        return _scatter.forward(xp, self.reshape(1), src.reshape(-1) if src.ndim else src,
+                                dim=0, index=index.reshape(-1), reduce=reduce).reshape(())
     _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
     where = _full_indices(index, dim)
@@ -553,6 +582,9 @@ def _pad_to(g, shape):
 
 @primitive("scatter_add", node="ScatterAddBackward0")
 def _scatter_add(xp, self, src, *, dim, index):
+    if not self.ndim:           # (as _scatter)
+        return _scatter_add.forward(xp, self.reshape(1), src.reshape(-1), dim=0,
+                                    index=index.reshape(-1)).reshape(())
     _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
     values = src[tuple(slice(0, s) for s in index.shape)]
@@ -641,7 +673,10 @@ def index_select(input, dim, index, *, out=None):
     size = input.shape[d] if input._data.ndim else 1
     bad = (idx < 0) | (idx >= size)                 # (negative indices are out of range too)
     if bad.any():
-        if input._data.ndim > 1 and d == 1:         # PyTorch's kernel for dim 1 says this
+        if input._data.ndim > 1 and not size:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if input._data.ndim > 1 and (d == 1 or not input._data.size):
+            # (PyTorch's kernel for dim 1, and for an empty input, says this)
             raise RuntimeError(f"INDICES element is out of DATA bounds, id="
                                f"{int(idx[bad].flat[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
@@ -651,6 +686,8 @@ def index_select(input, dim, index, *, out=None):
 @primitive("index_add", node="IndexAddBackward0")
 def _index_add(xp, self, source, *, dim, index, alpha):
     out = self.copy()
+    if not out.size:            # (an empty input runs no kernel: its indices go unchecked)
+        return out
     moved = xp.moveaxis(out, dim, 0)
     _backend.of(xp).scatter_add(moved, index, xp.moveaxis(source, dim, 0) * alpha)
     return out
@@ -664,8 +701,47 @@ def _(ctx, grad):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    return _index_add(input, source, dim=wrap_dim(dim, input._data.ndim), index=index._data,
-                      alpha=alpha)
+    d = wrap_dim(dim, input._data.ndim)
+    _check_index_add(input, d, index, source)
+    if not input._data.ndim:    # a scalar is added into as a one-element vector
+        return _index_add(input.reshape(1), source.reshape(1), dim=0,
+                          index=index._data.reshape(-1), alpha=alpha).reshape(())
+    return _index_add(input, source, dim=d, index=index._data.reshape(-1), alpha=alpha)
+
+
+def _check_index_add(input, d, index, source):
+    """index_add's argument checks, in PyTorch's order."""
+    from .._printing import scalar_type_name
+    if index._data.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index._data.ndim} with type: {scalar_type_name(index._dtype)} and "
+                         f"size: {V._dims(index.shape)}")
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index._dtype)}")
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(input._dtype)}) and source "
+                           f"({scalar_type_name(source._dtype)}) must have the same scalar type")
+    n = index._data.size
+    if not source._data.ndim and n != 1:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    along = source.shape[d] if source._data.ndim else 1
+    if n != along:
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({along}), for dim: {d}")
+    others = [s for i, s in enumerate(input.shape) if i != d]
+    if source._data.ndim != input._data.ndim or \
+            [s for i, s in enumerate(source.shape) if i != d] != others:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {V._dims(input.shape)} "
+                           f"source.shape = {V._dims(source.shape)}")
+    size = input.shape[d] if input._data.ndim else 1
+    bad = (index._data < 0) | (index._data >= size)
+    if bad.any() and input._data.size:
+        raise RuntimeError(f"index {int(index._data[bad].flat[0])} is out of bounds for "
+                           f"dimension {d} with size {size}")
+    if bad.any() and input._data.ndim == 1:    # (an empty input is checked only when 1-dim)
+        raise IndexError("index out of range in self")
 
 
 def masked_select(input, mask):
@@ -904,7 +980,7 @@ def flipud(input):
 def _roll(xp, self, *, shifts, dims):
     if dims is None:
         return xp.roll(self.reshape(-1), shifts).reshape(self.shape)
-    return xp.roll(self, shifts, axis=dims)
+    return V.contiguous_array(xp, xp.roll(self, shifts, axis=dims))   # (PyTorch's is contiguous)
 
 
 @_roll.derivative
@@ -932,7 +1008,8 @@ def roll(input, shifts, dims=None):
 @primitive("repeat", node="RepeatBackward0")
 def _repeat(xp, self, *, repeats):
     pad = len(repeats) - self.ndim
-    return xp.tile(self.reshape((1,) * pad + self.shape), repeats)
+    # (contiguous as PyTorch's, even where NumPy copies the input's layout)
+    return V.contiguous_array(xp, xp.tile(self.reshape((1,) * pad + self.shape), repeats))
 
 
 @_repeat.derivative
@@ -951,6 +1028,8 @@ def _(ctx, grad):
 
 def repeat(self, *sizes):
     from ._utils import as_shape
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = as_shape(sizes)
     if len(reps) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -976,7 +1055,7 @@ def tile_method(self, *args, dims=REQUIRED):
 
 def _tile(input, dims):
     # tile is repeat with dims padded by leading 1s to the input's rank
-    return repeat(input, *((1,) * (input._data.ndim - len(dims)) + dims))
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
 def _tri(name, node, fn):

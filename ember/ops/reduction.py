@@ -273,14 +273,17 @@ def _(ctx, grad):
 
 
 def _prod_grad(grad, x, result, dim, keepdim=False):
-    """d prod / dx_i = the product of the other elements (computed without dividing by x, so
-    zeros are fine)."""
+    """d prod / dx_i = the product of the other elements: result / x_i where no element of x is
+    zero (as PyTorch, NaN then reaches every element of a slice holding one), else computed
+    without dividing."""
     if x._data.ndim == 0:
         return grad
+    if dim is not None and not keepdim:
+        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+    if not (x._data == 0).any():
+        return grad * (result / x).conj()
     if dim is None:
         return (grad * _exclusive_prod(x.reshape(-1), 0).conj()).reshape(x.shape)
-    if not keepdim:
-        grad = grad.unsqueeze(dim)
     return grad * _exclusive_prod(x, dim).conj()
 
 
@@ -316,12 +319,18 @@ def _extreme_all(name, node, fn):
     op = primitive(name, node=node, save=("self", "result"))(
         lambda xp, self: _nonempty(_complex_unsupported(fn, f"{name}_all"), self, name))
 
-    @op.derivative
-    def _(ctx, grad):
-        # ties share the gradient evenly, as PyTorch does for max()/min() without dim
-        mask = (ctx.self == ctx.result)
-        return mask * (grad / mask.sum())
+    op.derivative(lambda ctx, grad: evenly_distribute(grad, ctx.self, ctx.result))
     return op
+
+
+def evenly_distribute(grad, x, result):
+    """The gradient of max()/min()/median() of all elements: shared evenly by the elements
+    equal to the result (by the NaNs when it is NaN); the others get exact zeros, even where
+    the gradient is not finite."""
+    from .creation import zeros_like
+    from .pointwise import where
+    mask = x.isnan() if result.isnan().item() else x == result
+    return where(mask, grad / mask.sum(), zeros_like(x))
 
 
 def _complex_unsupported(fn, kernel):
@@ -514,7 +523,8 @@ def _count(shape, dims):
 
 def _dof(count, correction):
     """n - correction as a float: the divisor of var's derivative (as in PyTorch, not clamped
-    at 0 there, unlike the forward's divisor: a correction above n flips the gradient's sign)."""
+    at 0 there when dims are given, unlike the forward's divisor: a correction above n flips
+    the gradient's sign)."""
     return float(count - correction)
 
 
@@ -540,7 +550,8 @@ def _real_dtype(x):
     return x.real.dtype if x.dtype.kind == "c" else x.dtype
 
 
-# `count` is the n of the derivative's n - correction (see _var_args)
+# `count` is the n of the derivative's n - correction, None for the variance of all elements
+# with no dim given (see _var_args)
 @primitive("var", node="VarBackward0", save=("self",))
 def _var(xp, self, *, dims, correction, keepdim, count):
     return _var_np(xp, self, dims, correction, keepdim)
@@ -550,9 +561,13 @@ def _var_grad(ctx, grad):
     x = ctx.self
     shape = ctx.input_shape()
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
-    centered = x - x.mean(dim=ctx.dims, keepdim=True)
-    dof = _dof(ctx.count, ctx.correction)
-    return g * centered * (2.0 / dof if dof else math.inf)    # as PyTorch: no degrees left: inf
+    mean = x.mean(dim=ctx.dims, keepdim=True)
+    dof = _dof(x._data.size if ctx.count is None else ctx.count, ctx.correction)
+    if ctx.count is None and dof <= 0:
+        # no dim and no degrees left: PyTorch's gradient is infinite where an element differs
+        # from the mean (a NaN does) and NaN where it equals it, whatever its sign
+        return g * (x != mean) * math.inf
+    return g * (x - mean) * (2.0 / dof if dof else math.inf)  # as PyTorch: no degrees left: inf
 
 
 _var.derivative(_var_grad)
@@ -564,13 +579,13 @@ def _std(xp, self, *, dims, correction, keepdim, count):
 
 
 def _std_grad(ctx, grad, result):
-    x = ctx.self
-    shape = ctx.input_shape()
-    g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
-    res = _restore_dims(result, shape, ctx.dims, ctx.keepdim)
-    centered = x - x.mean(dim=ctx.dims, keepdim=True)
-    dof = _dof(ctx.count, ctx.correction)
-    return g * centered / (res * dof) if dof else g * centered * math.inf / res
+    # d std = d var / (2 std), where a zero std sends no gradient (as PyTorch; divided by a 1
+    # there instead, so that the double backward of those lanes is 0 too)
+    from .creation import ones_like, zeros_like
+    from .pointwise import where
+    zero = result == 0
+    return _var_grad(ctx, where(zero, zeros_like(grad),
+                                grad / (where(zero, ones_like(result), result) * 2)))
 
 
 _std.derivative(lambda ctx, grad: _std_grad(ctx, grad, ctx.result))
@@ -634,6 +649,8 @@ def _var_args(input, dim, unbiased, correction, keepdim, name="std and var"):
     # dim=[] reduces every dim, yet PyTorch's derivative then takes n = 1 (no dim listed): the
     # gradient of var(x, []) is 2 (x - mean) / (1 - correction), inf / nan by default
     count = 1 if isinstance(dim, (list, tuple)) and not dim else _count(input.shape, dims)
+    if dim is None or not input._data.ndim:
+        count = None
     return dims, correction, keepdim, count
 
 
@@ -671,9 +688,12 @@ std_mean = _variance("std_mean", _std_mean, [s.replace(", *, Tensor? out=None", 
 
 # ----------------------------------------------------------------------------- norms
 @primitive("linalg_vector_norm", node="LinalgVectorNormBackward0", save=("self", "result"))
-def _vector_norm(xp, self, *, ord, dims, keepdim):
+def _vector_norm(xp, self, *, ord, dims, keepdim, trivial=False):
     a = xp.abs(self)
-    if ord == float("inf"):
+    if trivial and ord != 0:
+        # one element per result: PyTorch runs no kernel, the norm is |x| (no overflow of x^p)
+        r = xp.sum(a, axis=dims, keepdims=keepdim)
+    elif ord == float("inf"):
         r = xp.max(a, axis=dims, keepdims=keepdim)
     elif ord == float("-inf"):
         r = xp.min(a, axis=dims, keepdims=keepdim)
@@ -690,7 +710,7 @@ def _vector_norm(xp, self, *, ord, dims, keepdim):
 
 @_vector_norm.derivative
 def _(ctx, grad):
-    from .creation import zeros_like
+    from .creation import ones_like, zeros_like
     from .pointwise import where
     x, p = ctx.self, ctx.ord
     shape = ctx.input_shape()
@@ -703,10 +723,17 @@ def _(ctx, grad):
     if p == 2:
         return where(norm == 0, zeros_like(x), g * x / norm)
     if p in (float("inf"), float("-inf")):
-        mask = (x.abs() == norm)
-        return g * x.sgn() * mask / mask.sum(dim=ctx.dims, keepdim=True)
-    scale = x.abs().pow(p - 2) * x / norm.pow(p - 1)
-    return where(norm == 0, zeros_like(x), g * scale)
+        # the elements at the extreme share it; a NaN counts as one (its sgn sends nothing)
+        mask = (x.abs() == norm) | x.isnan()
+        return x.sgn() * (g / mask.sum(dim=ctx.dims, keepdim=True) * mask)
+    # (PyTorch's three forms, each with its own masking of zeros)
+    if p < 1:
+        scaled = x.sgn() * where(x == 0, zeros_like(x), x.abs().pow(p - 1))
+        return scaled * g * norm.pow(1 - p)
+    # (a zero norm divided by a 1 instead, so that the masked lanes' double backward is 0)
+    zero = norm == 0
+    scale = where(zero, zeros_like(norm), g / where(zero, ones_like(norm), norm).pow(p - 1))
+    return (x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)) * scale
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -729,7 +756,10 @@ def _vector_norm_of(x, ord, dim, keepdim, dtype):
         from .linalg_decomp import _check_norm_dtype
         _check_norm_dtype("linalg.vector_norm", x, dtype)
         x = x.to(dtype)
-    return _vector_norm(x, ord=ord, dims=dims, keepdim=keepdim)
+    # one element per result (though a dim given for a 0-dim input runs PyTorch's kernel)
+    trivial = _count(x.shape, dims) == 1 and bool(
+        x._data.ndim or dim is None or isinstance(dim, (list, tuple)) and not dim)
+    return _vector_norm(x, ord=ord, dims=dims, keepdim=keepdim, trivial=trivial)
 
 
 def _check_norm_identity(ord, shape, dim, dims):
@@ -1031,12 +1061,40 @@ def _cumprod(xp, self, *, dim, dtype):
 def _(ctx, grad):
     # out_i = prod_{j<=i} x_j, so grad_k = sum_{i>=k} g_i * prod_{j<=i, j!=k} x_j
     x, dim = ctx.self, ctx.dim
-    if x._data.ndim == 0 or x._data.size == 0:
-        return grad
+    if x._data.size <= 1 or x.shape[dim] == 1:
+        return grad             # (as PyTorch: even where x is not finite)
     if not (x._data == 0).any():
         # no zeros: prod_{j<=i, j!=k} x_j = out_i / x_k
-        return (grad * ctx.result.conj()).flip(dim).cumsum(dim).flip(dim) / x.conj()
-    return _cumprod_grad_with_zeros(grad, x.conj(), dim)
+        return _reversed_cumsum(grad * ctx.result.conj(), dim) / x.conj()
+    from ..autograd import grad_mode
+    if grad_mode.state.enabled:     # differentiable again (create_graph): PyTorch's O(n^2) way
+        return _cumprod_grad_with_zeros(grad, x.conj(), dim)
+    return _cumprod_grad_first_zero(grad, x.conj(), ctx.result.conj(), dim)
+
+
+def _reversed_cumsum(t, dim):
+    return t.flip(dim).cumsum(dim).flip(dim)
+
+
+def _cumprod_grad_first_zero(grad, x, out, dim):
+    """The cumprod gradient where x has zeros, in O(n) as PyTorch's first-order backward, with
+    its masks (so that non-finite values past a zero do not leak into it): before the first
+    zero of a slice the no-zero formula; at it out[z-1] * sum_{z<=i<z2} g_i prod_{z<j<=i} x_j
+    (z2 the second zero); after it nothing."""
+    from .creation import ones_like, zeros_like
+    from .joining import cat
+    from .pointwise import where
+    zeros_seen = (x == 0).cumsum(dim)
+    before = zeros_seen == 0
+    grad_before = _reversed_cumsum(where(before, out * grad, zeros_like(out)), dim) / x
+    first_zero = (zeros_seen == 1) & (x == 0)
+    between = (zeros_seen == 1) & ~first_zero          # strictly between the first two zeros
+    run = where(between, x, ones_like(x)).cumprod(dim)
+    inner = (run * where(zeros_seen == 1, grad, zeros_like(grad))).sum(dim, keepdim=True)
+    out_before = cat([ones_like(out.narrow(dim, 0, 1)), out.narrow(dim, 0, x.shape[dim] - 1)],
+                     dim)
+    at_zero = inner * out_before
+    return where(before, grad_before, where(first_zero, at_zero, zeros_like(grad_before)))
 
 
 def _cumprod_grad_with_zeros(grad, x, dim):

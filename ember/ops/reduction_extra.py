@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._utils import return_type, wrap_dim
 from .reduction import (_named, _parsed, _reduce_dims, _restore_dims, _sum_dtype, _tname,
-                        _values_indices)
+                        _values_indices, evenly_distribute)
 from .pointwise import _check_out_dtype, _out
 from .registry import primitive
 
@@ -40,8 +40,12 @@ def _median_along(xp, x, dim, keepdim, ignore_nan):
 
 def _median_all_fn(xp, x, ignore_nan):
     if x.size == 0:
-        # an empty median: NaN, or an integer type's lowest value (as PyTorch gives)
-        return xp.asarray(np.nan if x.dtype.kind in "fV" else np.iinfo(x.dtype).min, x.dtype)
+        # an empty median is NaN converted to the dtype as PyTorch's kernel converts it: True,
+        # the lowest int64 for int64, the lowest int32 wrapped for the narrower integers
+        if x.dtype.kind in "iu":
+            wide = np.int64 if x.dtype.itemsize == 8 else np.int32
+            return xp.asarray(np.iinfo(wide).min, wide).astype(x.dtype)
+        return xp.asarray(np.nan).astype(x.dtype)
     return _median_along(xp, x.reshape(-1), 0, False, ignore_nan)[0]
 
 
@@ -50,12 +54,8 @@ def _median_ops(name, ignore_nan):
     all_op = primitive(name, node=node + "0", save=("self", "result"))(
         lambda xp, self: _median_all_fn(xp, self, ignore_nan))
 
-    @all_op.derivative
-    def _(ctx, grad):
-        # ties share the gradient evenly (NaN results pick the NaNs)
-        x, r = ctx.self, ctx.result
-        mask = (x == r) | (x.isnan() & r.isnan())
-        return mask * (grad / mask.sum())
+    # ties share the gradient evenly (NaN results pick the NaNs)
+    all_op.derivative(lambda ctx, grad: evenly_distribute(grad, ctx.self, ctx.result))
 
     dim_op = primitive(name + ".dim", node=node + "1", n_outputs=2, differentiable_outputs=1,
                        save=("result1",))(
@@ -69,8 +69,9 @@ def _median_ops(name, ignore_nan):
     @_parsed(name, "Tensor input",
              "Tensor input, int dim, bool keepdim=False, *, Tensor[2]? out=None", takes_out=True)
     def public(which, input, dim=None, keepdim=False, out=None):
-        if which == 0:                  # the median of all
-            _no_complex("median_cpu", input, bool_too=True)
+        if which == 0:                  # the median of all (of none: no kernel, no check)
+            if input._data.size:
+                _no_complex("median_cpu", input, bool_too=True)
             return all_op(input)
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input.shape[d] == 0:
@@ -408,8 +409,12 @@ def _cum_op(name, largest):
         if out is not None:         # (checked first: values, then indices)
             _check_scan_out(out[0], input._dtype)
             _check_scan_out(out[1], D.int64)
-        d = wrap_dim(dim, input._data.ndim)
-        if input._data.size:        # (an empty input runs no kernel)
+        if not input._data.ndim and dim not in (0, -1):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got "
+                             f"{dim}")
+        # an empty input runs no kernel: any dim will do, and no dtype is refused
+        d = wrap_dim(dim, input._data.ndim) if input._data.size else 0
+        if input._data.size:
             _no_complex(f"{name}_cpu", input)
         v, i = op(input, dim=d)
         return _values_indices(name, v, i, out)
@@ -513,7 +518,24 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 # ----------------------------------------------------------------------------- unique
+def _no_dim_of_scalar(input, dim):
+    if dim is not None and not input._data.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
+def _check_empty_unique_dim(x, d):
+    """unique along dim d of an empty x: d must be its one zero-sized dim."""
+    if x.size == 0:
+        if x.shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+        if x.shape.count(0) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    _no_dim_of_scalar(input, dim)
     _no_complex("unique" if dim is None else "unique_dim", input)
     x = input._data
     dev = input._device
@@ -524,13 +546,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         inverse = inverse.reshape(x.shape)
     else:
         d = wrap_dim(dim, x.ndim)
+        _check_empty_unique_dim(x, d)
         if x.size == 0:
-            if x.shape.count(0) > 1:
-                raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
-                                   "cannot be applied ")
-            if x.shape[d] != 0:
-                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
-                                   "unique cannot be applied")
             values, inverse, counts = x, np.zeros(0, np.int64), np.zeros(0, np.int64)
         else:
             values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
@@ -545,6 +562,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    _no_dim_of_scalar(input, dim)
     _no_complex("unique", input)
     x = input._data
     dev = input._device
@@ -553,7 +571,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         d = 0
     else:
         d = wrap_dim(dim, x.ndim)
-        rows = np.moveaxis(x, d, 0).reshape(x.shape[d], -1)
+        _check_empty_unique_dim(x, d)
+        # (the row length spelled out: -1 is ambiguous for an empty x)
+        rows = np.moveaxis(x, d, 0).reshape(x.shape[d], int(np.prod(np.delete(x.shape, d))))
     n = rows.shape[0]
     start = np.ones(n, bool)
     if n > 1:

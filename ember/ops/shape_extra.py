@@ -112,7 +112,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         input = input.reshape(-1)
         dim = 0
     d = wrap_dim(dim, input.dim())
-    size = input.shape[d] if input.dim() else 1
+    if input.dim() == 0:    # a dim given for a scalar: PyTorch's errors (its int path unsqueezes)
+        if isinstance(repeats, Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{d + 1})")
+    size = input.shape[d]
     if isinstance(repeats, Tensor):
         if repeats.dim() > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
@@ -138,14 +143,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and output_size != size * repeats:
         raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {size * repeats} "
                            f"but got {output_size}")
-    if input.dim() == 0:
-        return input.reshape(1).expand(repeats).reshape(-1)
     # an int count: each slice along d is expanded, then the pair of dims flattened
     shape = list(input.shape)
     expanded = input.unsqueeze(d + 1).expand(shape[:d + 1] + [repeats] + shape[d + 1:])
-    # (PyTorch's graph: ViewBackward0 over CloneBackward0 over the expand)
+    # (PyTorch's graph: ViewBackward0 over CloneBackward0 over the expand; a clone even where
+    # the expansion is already contiguous, so the result never views the input)
     out_shape = shape[:d] + [shape[d] * repeats] + shape[d + 1:]
-    return expanded.contiguous().view(out_shape)
+    from .. import contiguous_format
+    return expanded.clone(memory_format=contiguous_format).view(out_shape)
 
 
 # ----------------------------------------------------------------------------- take
@@ -155,6 +160,8 @@ def take(input, index):
                            f"{_scalar_name(index._dtype)}")
     n = input.numel()
     bad = (index._data >= n) | (index._data < -n)
+    if bad.any() and not n:
+        raise IndexError("take(): tried to take from an empty tensor")
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(index._data[bad][0])} on a "
                          f"tensor of {n} elements.")
@@ -181,6 +188,8 @@ def take_along_dim(input, indices, dim=None):
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     d = wrap_dim(dim, input.dim())
+    if not input.dim():
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if input.dim() != indices.dim():
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.dim()} dimensions for input, "
@@ -190,6 +199,8 @@ def take_along_dim(input, indices, dim=None):
     batch = list(np.broadcast_shapes(tuple(in_shape), tuple(idx_shape)))
     want_in, want_idx = list(batch), list(batch)
     want_in[d], want_idx[d] = input.shape[d], indices.shape[d]
+    if input.shape[d]:          # along a dim, PyTorch wraps every index into range
+        indices = indices.remainder(input.shape[d])
     return input.expand(want_in).gather(d, indices.expand(want_idx))
 
 
@@ -245,9 +256,9 @@ def _check_index(fn, self, dim, index):
     size = self.shape[d] if self.dim() else 1
     idx = index._data.reshape(-1)
     bad = (idx >= size) | (idx < -size)
-    if bad.any():
-        raise IndexError(f"index {int(idx[bad][0])} is out of bounds for dimension {d} with "
-                         f"size {size}")
+    if bad.any():       # (index_copy_'s message names it)
+        raise IndexError(f"{fn + '(): ' if fn == 'index_copy_' else ''}index "
+                         f"{int(idx[bad][0])} is out of bounds for dimension {d} with size {size}")
     return d, np.where(idx < 0, idx + size, idx)
 
 
@@ -298,6 +309,9 @@ def _(ctx, grad):
 def _copy_args(self, dim, index, source):
     d, idx = _check_index("index_copy_", self, dim, index)
     n_src = source.shape[d] if source.dim() else 1
+    if not source.dim() and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {idx.size})")
     if idx.size != n_src:
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({n_src})")
@@ -367,12 +381,19 @@ def diagflat(input, offset=0):
 # ----------------------------------------------------------------------------- rot90
 @primitive("rot90", node="Rot90Backward0")
 def _rot90(xp, self, *, k, dims):
-    return xp.ascontiguousarray(xp.rot90(self, k, dims))
+    # laid out as PyTorch's: a contiguous copy (k = 0), or a flip (laid out as the input) that
+    # an odd k then transposes in place
+    from .indexing import _flip
+    if k == 0:
+        return xp.array(self, order="C", copy=True)
+    flipped = _flip.forward(xp, self, dims=(dims[1],) if k == 1 else
+                            (dims[0],) if k == 3 else dims)
+    return flipped if k == 2 else xp.swapaxes(flipped, *dims)
 
 
 @_rot90.derivative
 def _(ctx, grad):
-    return _rot90(grad, k=-ctx.k, dims=ctx.dims)
+    return _rot90(grad, k=-ctx.k % 4, dims=ctx.dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):

@@ -44,6 +44,12 @@ def _plain(a):
     return True
 
 
+def contiguous_array(xp, a):
+    """`a` with exactly PyTorch's contiguous strides (ascontiguousarray leaves odd strides,
+    even negative ones, on size-one dims, which a contiguous array may have)."""
+    return a if _plain(a) or not a.size else xp.array(a, order="C", copy=True)
+
+
 def contiguous_strides(shape):
     strides, step = [], 1
     for size in reversed(shape):
@@ -302,7 +308,8 @@ def flatten(self, start_dim=0, end_dim=-1):
     if s == e:
         return self
     shape = self._data.shape
-    return reshape(self, shape[:s] + (-1,) + shape[e + 1:])
+    # (the flattened size spelled out: a -1 is ambiguous for an empty tensor)
+    return reshape(self, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
 
 def unflatten(self, dim, sizes):
@@ -429,6 +436,8 @@ def movedim(self, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({_dims(dims)})")
+    if n == 0:                      # (an alias: the one dim a scalar has is no dim)
+        return _alias(self)
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -495,11 +504,36 @@ def T(self):
     return _permute(self, dims=tuple(range(n))[::-1])
 
 
+_warned_matrix_of_scalar = set()
+
+
+def _matrix_transpose(self, name, advice, line):
+    """The checks of mT/mH: a 0-dim tensor passes through (with a warning, once per process),
+    a 1-dim one is refused."""
+    n = self._data.ndim
+    if n == 0:
+        if name not in _warned_matrix_of_scalar:
+            _warned_matrix_of_scalar.add(name)
+            import warnings
+            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice} (Triggered "
+                          f"internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
+                          UserWarning, stacklevel=3)
+    elif n < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                           f"Got {n}-D tensor.")
+    return n
+
+
 def mT(self):
-    if self._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
-                           f"{self._data.ndim}-D tensor.")
+    if not _matrix_transpose(self, "mT", "This function is the identity in these cases.", 4373):
+        return self
     return transpose(self, -2, -1)
+
+
+def mH(self):
+    if not _matrix_transpose(self, "mH", "Consider using x.conj().", 4382):
+        return self.conj() if self._dtype.is_complex else self
+    return transpose(self, -2, -1).conj()
 
 
 # ----------------------------------------------------------------------------- expand
@@ -515,6 +549,8 @@ def _(ctx, grad):
 
 
 def expand(self, *sizes):
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = as_shape(sizes)
     shape = self._data.shape
     strides = element_strides(self._data)
@@ -528,9 +564,10 @@ def expand(self, *sizes):
     out_shape, out_strides = [0] * n, [0] * n
     for i in range(n - 1, -1, -1):
         have = shape[i - lead] if i >= lead else 1
-        # a new leading dim of size one gets the stride that spans the dims after it
+        # a new leading dim of size one gets the stride that spans the dims after it (0 for
+        # the last dim of an expanded 0-dim tensor)
         stride = strides[i - lead] if i >= lead else \
-            (out_shape[i + 1] * out_strides[i + 1] if i + 1 < n else 1)
+            (out_shape[i + 1] * out_strides[i + 1] if i + 1 < n else 0)
         want = sizes[i]
         if want == -1:
             if i < lead:
@@ -574,7 +611,7 @@ def select(self, dim, index):
         index = index.__index__()
     if index < -size or index >= size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{_dims(self._data.shape)} at dimension {dim}")
+                         f"{_dims(self._data.shape)} at dimension {d}")
     return _select(self, dim=d, index=index + size if index < 0 else index)
 
 
@@ -712,7 +749,7 @@ def split(self, split_size_or_sections, dim=0):
         sizes = tuple(int(s) for s in split_size_or_sections)
         if sum(sizes) != size or any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
-                               f"(input tensor's size at dimension {d}), but got "
+                               f"(input tensor's size at dimension {dim}), but got "
                                f"split_sizes={_dims(sizes)}")
         return mark_unwritable_views(
             _split_with_sizes(self, dim=d, sizes=sizes, n_outputs=len(sizes)), MULTI_OUTPUT)
@@ -764,7 +801,8 @@ def tensor_split(self, indices_or_sections, dim=0):
         pieces = list(zip(starts, stops))
     out = []
     for start, stop in pieces:
-        start, stop = min(max(start, 0), size), min(max(stop, 0), size)
+        # as Python slicing: a negative index counts from the end, then clamped
+        start, stop = (min(max(i + size if i < 0 else i, 0), size) for i in (start, stop))
         out.append(_slice(self, dim=d, start=start, stop=max(start, stop), step=1))
     return tuple(out)
 
@@ -868,7 +906,7 @@ def as_strided(self, size, stride, storage_offset=None):
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     needed, have = _extent(size, stride, offset), storage_numel(self)
-    if needed > have:
+    if needed > have and all(size):     # (an empty view may start anywhere)
         item = self._dtype.itemsize
         raise RuntimeError(f"setStorage: sizes {_dims(size)}, strides {_dims(stride)}, storage "
                            f"offset {offset}, and itemsize {item} requiring a storage size of "
