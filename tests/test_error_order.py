@@ -58,3 +58,27 @@ def test_integer_alpha_and_addcdiv_checks_in_place_too(case):
                                     ((1, 3), (2, 3)), ((2, 3), (4,)), ((2, 3), (1, 3, 1))])
 def test_copy_reports_shapes_as_torch(shapes):
     same(lambda T: catch(lambda: T.zeros(shapes[0]).copy_(T.zeros(shapes[1]))))
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_scatter_reduce_on_scalars_and_out_of_range_indices(case):
+    def scenario(T):
+        call = [lambda: T.tensor(5.).scatter_reduce(0, T.tensor([0, 0]), T.tensor([1., 7.]), "amax"),
+                lambda: T.zeros(1).scatter_reduce(0, T.tensor([1]), T.ones(1), "sum"),
+                lambda: T.zeros(1).scatter_reduce(0, T.tensor([-1]), T.ones(1), "sum"),
+                lambda: T.tensor(5.).scatter_reduce(0, T.tensor([1]), T.tensor([1.]), "sum"),
+                lambda: T.tensor(5.).scatter_reduce(0, T.tensor(0), T.tensor(2.), "prod"),
+                lambda: T.tensor(5.).scatter_reduce(0, T.tensor([0]), T.tensor([2.]), "mean",
+                                                    include_self=False)][case]
+        return catch(call)
+    same(scenario)
+
+
+def test_scatter_reduce_on_a_scalar_backpropagates():
+    def scenario(T):
+        x = T.tensor(5., dtype=T.float64, requires_grad=True)
+        s = T.tensor([1., 7.], dtype=T.float64, requires_grad=True)
+        y = x.scatter_reduce(0, T.tensor([0, 0]), s, "prod")
+        y.backward()
+        return y, x.grad, s.grad
+    same(scenario)

@@ -580,6 +580,11 @@ def _reduction_identity(dtype, reduce):
 
 @primitive("scatter_reduce", node="ScatterReduceBackward0", save=("self", "src", "result"))
 def _scatter_reduce(xp, self, src, *, dim, index, reduce, include_self):
+    if not self.ndim:           # a scalar is reduced into as a one-element vector
+        return _scatter_reduce.forward(
+            xp, self.reshape(1), src.reshape(-1), dim=0, index=index.reshape(-1),
+            reduce=reduce, include_self=include_self).reshape(())
+    I._check_bounds(index, self.shape[dim], dim)
     reduce = _ALIASES.get(reduce, reduce)
     out = self.copy()
     where = I._full_indices(index, dim)
