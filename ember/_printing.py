@@ -9,8 +9,8 @@ The layout rules were found by running PyTorch and comparing outputs:
 * 1-D rows wrap to ``linewidth``; n-D tensors nest brackets, separating sub-tensors of rank k
   by k-1 blank lines.  Above ``threshold`` elements every axis longer than ``2 * edgeitems`` is
   cut down to its edges with ``...`` in between.
-* Suffixes (``device=``, ``dtype=``, ``requires_grad=`` ...) follow the closing bracket and move
-  to their own line when they would not fit.
+* Suffixes (``device=``, ``dtype=``, ``requires_grad=`` ..., a dual tensor's ``tangent=`` last)
+  follow the closing bracket and move to their own line when they would not fit.
 """
 import math
 from contextlib import contextmanager
@@ -18,6 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import _dtype as _dtypes
+from .autograd import forward_ad as _forward_ad
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr",
            "legacy_type_name", "scalar_type_name"]
@@ -289,7 +290,8 @@ def _suffixes(t, data, size_suffix):
         # in place with grad on); PyTorch prints those as `grad_fn=<Invalid>`
         name = "Invalid"
     if name is not None:
-        out.append(f"grad_fn=<{name}>")
+        # (without a C++ namespace: `torch::autograd::CopyBackwards` prints `<CopyBackwards>`)
+        out.append(f"grad_fn=<{name.rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         out.append("requires_grad=True")
     return out
@@ -315,4 +317,11 @@ def tensor_repr(t):
     """``repr`` of an ember tensor, identical to PyTorch's with ``ember.`` for ``torch.``."""
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
-    return _append_suffixes(_PREFIX + body, _suffixes(t, data, size_suffix))
+    suffixes = _suffixes(t, data, size_suffix)
+    if _forward_ad._levels:
+        tangent = _forward_ad.tangent_of(t)
+        if tangent is not None:
+            # a dual tensor's tangent comes last, as its own repr (not re-indented); a
+            # zero-dim one as its Python number
+            suffixes.append(f"tangent={tangent.item() if tangent.dim() == 0 else tangent!r}")
+    return _append_suffixes(_PREFIX + body, suffixes)

@@ -473,7 +473,9 @@ class Tensor:
         return t
 
     def detach_(self):
-        if self._base is not None and self._base._requires_grad:
+        # any view is refused (whether or not its base requires grad), except in inference
+        # mode, where PyTorch skips autograd's checks
+        if self._base is not None and not _grad_state.inference:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
                                "gradient_as_bucket_view is set as True, gradients are views of DDP "

@@ -374,8 +374,7 @@ def _jvp_call(func, primals, tangents, has_aux, where):
         if not isinstance(x, Tensor):
             raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got "
                                f"{type(x)}")
-    if autograd.forward_ad._levels:       # (PyTorch's jvp enters a dual level of its own)
-        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _refuse_nested_forward()
     for p, t in zip(p_leaves, t_leaves):
         if p.shape != t.shape:
             raise RuntimeError(f"Trying to set a forward gradient that has a different size "
@@ -394,6 +393,12 @@ def _jvp_call(func, primals, tangents, has_aux, where):
         tangent_outs = _grads(back, us, t_leaves, create_graph=call.outer)
     call.add_leaves(us)
     return call, out, out_spec, tangent_outs, aux
+
+
+def _refuse_nested_forward():
+    """PyTorch's forward-mode transforms (jvp, jacfwd) enter a dual level of their own."""
+    if autograd.forward_ad._levels:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -430,6 +435,8 @@ def _jacobian(func, argnums, has_aux, where, forward):
         if forward:
             for x in chosen:
                 x.numel()   # (PyTorch sizes its basis first: a non-tensor fails right there)
+            _refuse_nested_forward()
+            for x in chosen:
                 if not (x.dtype.is_floating_point or x.dtype.is_complex):
                     raise ValueError(f"Expected primal to be floating point or complex, but "
                                      f"got: {x.dtype}")

@@ -577,3 +577,368 @@ def test_custom_functions_give_tangents_through_their_jvp_only():
             r += [fwAD.unpack_dual(y), fwAD.unpack_dual(z)]
         return r
     same(scenario)
+
+
+# ----------------------------------------------------------------------------- printing
+def _dual_reprs(T):
+    fwAD = T.autograd.forward_ad
+
+    def dual(primal, tangent):
+        return fwAD.make_dual(primal, tangent)
+    x = f64(T, 3, 4)
+    with fwAD.dual_level():
+        d = dual(x, f64(T, 3, 4, seed=1))
+        r = dual(x[0].clone().requires_grad_(), f64(T, 4, seed=2))
+        reprs = [
+            d, str(d), d[1], d.t(), d * 2, r, r.sum(), r.detach(),
+            dual(f64(T, 2, 3, 4), f64(T, 2, 3, 4, seed=1)),
+            dual(f64(T, 2).float(), f64(T, 2, seed=1)),
+            dual(T.tensor([1 + 2j]), T.tensor([1j])),
+            dual(T.tensor(3.), T.tensor(1 / 3)),
+            dual(T.tensor(3.), T.tensor(1e10)),
+            dual(T.tensor(3. + 1j), T.tensor(1. + 2j)),
+            dual(T.tensor(3., dtype=T.float16), T.tensor(1 / 3, dtype=T.float16)),
+            dual(T.tensor(3., dtype=T.bfloat16), T.tensor(1 / 3, dtype=T.bfloat16)),
+            dual(T.zeros(0), T.zeros(0)),
+            dual(T.zeros(0, 2, dtype=T.float64), T.zeros(0, 2, dtype=T.float64)),
+            dual(f64(T, 2000).float(), f64(T, 2000, seed=1).float()),
+            dual(f64(T, 5), f64(T, 5, seed=1) * 1e6),
+            fwAD.unpack_dual(d).primal,
+        ]
+        with T.no_grad():
+            reprs.append(r * 2)
+        T.set_printoptions(precision=2, linewidth=50)
+        try:
+            reprs.append(repr(d))
+        finally:
+            T.set_printoptions(profile="default")
+        reprs = [v if isinstance(v, str) else repr(v) for v in reprs]
+    return reprs + [repr(d)]            # (no tangent once the level has exited)
+
+
+def test_repr_of_dual_tensors_shows_the_tangent():
+    same(_dual_reprs)
+
+
+# ----------------------------------------------------------------------------- refusals
+OUT_FUNCTIONS = {
+    "add": lambda T, d, o: T.add(d, 1, out=o),
+    "sub": lambda T, d, o: T.sub(d, d, alpha=2, out=o),
+    "div_floor": lambda T, d, o: T.div(d, 2, rounding_mode="floor", out=o),
+    "sin": lambda T, d, o: T.sin(d, out=o),
+    "pow": lambda T, d, o: T.pow(d, 2, out=o),
+    "clamp": lambda T, d, o: T.clamp(d, 0, 1, out=o),
+    "where": lambda T, d, o: T.where(d > 0, d, d, out=o),
+    "matmul_1d": lambda T, d, o: T.matmul(d[0], d[0], out=o),
+    "matmul_2d_1d": lambda T, d, o: T.matmul(d, d[0], out=o),
+    "matmul_1d_2d": lambda T, d, o: T.matmul(d[0], d, out=o),
+    "matmul_3d": lambda T, d, o: T.matmul(d[None], d[None], out=o),
+    "mm": lambda T, d, o: T.mm(d, d, out=o),
+    "outer": lambda T, d, o: T.outer(d[0], d[1], out=o),
+    "cat": lambda T, d, o: T.cat([d, d], out=o),
+    "vdot": lambda T, d, o: T.vdot(d[0], d[1], out=o),
+    "remainder": lambda T, d, o: T.remainder(d, 2, out=o),
+    "linalg_svd": lambda T, d, o: T.linalg.svd(d, out=(o, o.clone(), o.clone())),
+    "linalg_qr": lambda T, d, o: T.linalg.qr(d, out=(o, o.clone())),
+    "linalg_vector_norm": lambda T, d, o: T.linalg.vector_norm(d, out=o),
+    "gt": lambda T, d, o: T.gt(d, 0, out=o.bool()),
+    "non_dual_input_into_dual_out": lambda T, d, o: T.sin(o.new_ones(3), out=d[0]),
+    "int_out": lambda T, d, o: T.add(d, 1, out=o.float()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_FUNCTIONS))
+def test_out_functions_refuse_dual_tensors(name):
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            d = fwAD.make_dual(f64(T, 3, 3), f64(T, 3, 3, seed=1))
+            o = T.zeros(2, dtype=T.float64)
+            # PyTorch writes (and resizes) out first, then refuses
+            result = catch(OUT_FUNCTIONS[name], T, d, o)
+            if name == "matmul_1d_2d":
+                o = o.reshape(-1)   # (PyTorch refuses before squeezing out's mm result)
+            return [result, o, fwAD.unpack_dual(o).tangent]
+    same(scenario)
+
+
+def test_out_functions_that_copy_into_out_pass_the_tangent_on():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = f64(T, 3, 3) + 3 * T.eye(3, dtype=T.float64)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, f64(T, 3, 3, seed=1))
+            outs = [T.empty(0, dtype=T.float64) for _ in range(4)]
+            T.linalg.norm(d, out=outs[0])
+            T.linalg.norm(d, "fro", out=outs[1])
+            T.linalg.norm(d[0], 3, out=outs[2])
+            T.linalg.matrix_norm(d, out=outs[3])
+            plain = T.sin(x, out=T.empty(0, dtype=T.float64))      # (no dual: no refusal)
+            return [unpacked(T, outs), plain,
+                    catch(T.sin, fwAD.make_dual(x.clone().requires_grad_(), x),
+                          out=T.empty(0, dtype=T.float64)),
+                    catch(T.sin, d, out=T.empty(0, dtype=T.long))]
+    same(scenario)
+
+
+RESIZES = {
+    "smaller": lambda T, d: d.resize_(2),
+    "same_size": lambda T, d: d.resize_(3),
+    "other_shape": lambda T, d: d.resize_(3, 1),
+    "larger": lambda T, d: d.resize_(5),
+    "resize_as_": lambda T, d: d.resize_as_(T.ones(2)),
+    "op_output": lambda T, d: (d * 2).resize_(1),
+    "zero": lambda T, d: d.clone().resize_(0),
+    "given_by_copy_": lambda T, d: T.zeros(3, dtype=T.float64).copy_(d).resize_(2),
+    "view_of_written_base": lambda T, d: _view_of_written(T, d).resize_(1),
+    "requires_grad": lambda T, d: T.autograd.forward_ad.make_dual(
+        T.ones(3, requires_grad=True), T.ones(3)).resize_(3),
+}
+
+
+def _view_of_written(T, d):
+    base = T.zeros(3, dtype=T.float64)
+    view = base[:2]
+    base.copy_(d)
+    return view
+
+
+@pytest.mark.parametrize("name", sorted(RESIZES))
+def test_resize_refuses_a_tensor_with_a_tangent_after_resizing(name):
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        with fwAD.dual_level():
+            d = fwAD.make_dual(f64(T, 3), f64(T, 3, seed=1))
+            return [catch(RESIZES[name], T, d), d.shape, T.ones(3).resize_(2).shape]
+    same(scenario)
+
+
+def test_jacfwd_and_hessian_refuse_a_dual_level():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        calls = []
+
+        def f(x):
+            calls.append(1)
+            return x.sin()
+        x = f64(T, 3)
+        with fwAD.dual_level():
+            out = [catch(T.func.jacfwd(f), x), catch(T.func.hessian(f), x),
+                   catch(T.func.jacfwd(f), x.long()), catch(T.func.jacfwd(f, argnums=3), x),
+                   catch(T.func.jacfwd(f), 3.0), catch(T.func.hessian(f, argnums=(0, 0)), x),
+                   catch(T.func.jacfwd(f, has_aux=True), x),
+                   catch(T.func.jacrev(T.func.jacfwd(f)), x), T.func.jacrev(f)(x),
+                   catch(T.func.jacfwd(f), fwAD.make_dual(x, x)), len(calls)]
+        return out + [T.func.jacfwd(f)(x), T.func.hessian(f)(x)]
+    same(scenario)
+
+
+DETACH_INPLACE = {
+    "view_of_leaf_requiring_grad": lambda T, a, b: a[:2].detach_(),
+    "view_not_requiring_grad": lambda T, a, b: b[:2].detach_(),
+    "view_made_in_no_grad": lambda T, a, b: _in(T.no_grad(), lambda: a[:2].detach_()),
+    "view": lambda T, a, b: b.view(3).detach_(),
+    "view_of_non_leaf": lambda T, a, b: (a * 2)[:1].detach_(),
+    "unbind": lambda T, a, b: b.unbind()[0].detach_(),
+    "diagonal": lambda T, a, b: T.ones(2, 2).diagonal().detach_(),
+    "detached": lambda T, a, b: a.detach().detach_(),
+    "real_of_real": lambda T, a, b: b.real.detach_(),
+    "non_leaf": lambda T, a, b: (a * 2).detach_(),
+    "inference_mode": lambda T, a, b: _in(T.inference_mode(), lambda: b[:2].detach_()),
+    "dual_view": lambda T, a, b: _in(T.autograd.forward_ad.dual_level(),
+                                     lambda: T.autograd.forward_ad.make_dual(b, b).detach_()),
+}
+
+
+def _in(mode, fn):
+    with mode:
+        return fn()
+
+
+@pytest.mark.parametrize("name", sorted(DETACH_INPLACE))
+def test_detach_in_place_refuses_every_view(name):
+    def scenario(T):
+        a = T.ones(3, requires_grad=True)
+        b = T.ones(3)
+        result = catch(DETACH_INPLACE[name], T, a, b)
+        return [result if isinstance(result, tuple) else
+                [result, result.requires_grad, result.grad_fn], a.requires_grad]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- primals
+def test_unpacked_primal_is_an_identity_view_without_the_tangent():
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        out = []
+        with fwAD.dual_level():
+            x = T.ones(2, requires_grad=True)
+            d = fwAD.make_dual(x, T.ones(2))
+            y = d * 2
+            for t in (x, d, y):
+                p = fwAD.unpack_dual(t).primal
+                out += [repr(p), p._is_view(), p._base is (t if t is y else x),
+                        p.grad_fn.name(), type(p.grad_fn).__name__,
+                        type(p.grad_fn.next_functions[0][0]).__name__,
+                        fwAD.unpack_dual(p).tangent, repr(p[0]), fwAD.unpack_dual(p.t()).tangent]
+            p = fwAD.unpack_dual(y).primal
+            p.sum().backward()
+            out.append(x.grad)
+            # a view of a primal written with a dual: the primal (not the dual) gets the tangent
+            e = T.ones(3, 4)
+            pe = fwAD.unpack_dual(e[:, 1:]).primal
+            v, w = pe[:2, 1:], pe.t()
+            v.add_(fwAD.make_dual(T.ones(2, 2), T.arange(4.).view(2, 2)))
+            out += [repr(v), repr(pe), repr(e), repr(w), repr(pe[1])]
+            s = T.ones(6)
+            ps = fwAD.unpack_dual(s[::2]).primal
+            ps[1:].mul_(fwAD.make_dual(T.ones(2), T.ones(2)))
+            out += [repr(ps), fwAD.unpack_dual(ps).tangent.stride(), repr(s)]
+        with T.no_grad(), fwAD.dual_level():
+            p = fwAD.unpack_dual(x).primal
+            out += [repr(p), p._is_view(), p.requires_grad]
+        return out
+    same(scenario)
+
+
+def test_printed_grad_fn_drops_the_cpp_namespace():
+    def scenario(T):
+        x = T.ones(2, requires_grad=True)
+        y = T.zeros(2).copy_(x)
+        return [repr(y), y.grad_fn.name()]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- gradcheck
+class _Functions:
+    """Custom Functions for gradcheck, built on either module."""
+
+    def __init__(self, T):
+        class WrongJvp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.sin()
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * x.cos()
+
+            @staticmethod
+            def jvp(ctx, t):
+                return t * 2
+
+        class BothWrong(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 3
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx, t):
+                return t * 5
+
+        class NoJvp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 3
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+
+        class NotMulByGrad(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return T.ones_like(g) * 2
+
+            @staticmethod
+            def jvp(ctx, t):
+                return t * 3
+
+        class WrongSecond(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 2
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * 2 * x.detach()       # (its derivative in x is lost)
+
+        self.__dict__.update(locals())
+
+
+GRADCHECKS = {
+    "sin": lambda T, F, x, y, z: T.autograd.gradcheck(T.sin, (x,), **F),
+    "two_in_two_out": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a, b: (a.sum() * b, a.exp()), (x, y), **F),
+    "wrong_jvp": lambda T, F, x, y, z: T.autograd.gradcheck(_Functions(T).WrongJvp.apply, (x,),
+                                                            **F),
+    "wrong_jvp_forward_only": lambda T, F, x, y, z: T.autograd.gradcheck(
+        _Functions(T).WrongJvp.apply, (x,), check_backward_ad=False, **F),
+    # (slow mode: fast mode's backward v^T J u differs from torch's in the last digit)
+    "both_wrong": lambda T, F, x, y, z: T.autograd.gradcheck(_Functions(T).BothWrong.apply,
+                                                             (x,), **{**F, "fast_mode": False}),
+    "both_wrong_forward_only": lambda T, F, x, y, z: T.autograd.gradcheck(
+        _Functions(T).BothWrong.apply, (x,), check_backward_ad=False, **F),
+    "no_jvp": lambda T, F, x, y, z: T.autograd.gradcheck(_Functions(T).NoJvp.apply, (x,), **F),
+    "no_raise": lambda T, F, x, y, z: T.autograd.gradcheck(
+        _Functions(T).WrongJvp.apply, (x,), raise_exception=False, **F),
+    "not_mul_by_grad": lambda T, F, x, y, z: T.autograd.gradcheck(
+        _Functions(T).NotMulByGrad.apply, (x,), **F),
+    "constant_input": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a, b: _Functions(T).WrongJvp.apply(a) * b, (x, x.detach() + 1),
+        check_backward_ad=False, **F),
+    "number_input": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a, k: _Functions(T).BothWrong.apply(a) * k, (x, 3), check_backward_ad=False,
+        **F),
+    "no_differentiable_output": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a: a.detach() * 2, (x,), check_backward_ad=False, **F),
+    "complex_input": lambda T, F, x, y, z: T.autograd.gradcheck(lambda a: a * a.conj(), (z,),
+                                                                **F),
+    "complex_and_real_inputs": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a, b: a * b, (z, x[:2].detach().requires_grad_()), **F),
+    "complex_wrong_jvp": lambda T, F, x, y, z: T.autograd.gradcheck(
+        _Functions(T).BothWrong.apply, (z,), check_backward_ad=False, **F),
+    "complex_real_part": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a: _Functions(T).BothWrong.apply(a.real), (z,), check_backward_ad=False, **F),
+    "complex_imag_part": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a: _Functions(T).BothWrong.apply(a.imag), (z,), check_backward_ad=False, **F),
+    "complex_output": lambda T, F, x, y, z: T.autograd.gradcheck(
+        lambda a: _Functions(T).BothWrong.apply(a * (1 + 1j)), (x,), check_backward_ad=False,
+        **F),
+    "inv": lambda T, F, x, y, z: T.autograd.gradcheck(T.linalg.inv, (y + 2 * T.eye(2),), **F),
+    "max_dim": lambda T, F, x, y, z: T.autograd.gradcheck(lambda a: a.max(0), (y,), **F),
+    "gradgradcheck": lambda T, F, x, y, z: T.autograd.gradgradcheck(
+        T.sin, (x,), (x.detach().cos().requires_grad_(),), check_fwd_over_rev=True,
+        fast_mode=F["fast_mode"]),
+    "gradgradcheck_pow": lambda T, F, x, y, z: T.autograd.gradgradcheck(
+        lambda a: (a.pow(3) * a).sum(), (x,), check_fwd_over_rev=True,
+        fast_mode=F["fast_mode"]),
+    "gradgradcheck_wrong_second": lambda T, F, x, y, z: T.autograd.gradgradcheck(
+        _Functions(T).WrongSecond.apply, (x,), (x.detach().cos().requires_grad_(),),
+        check_fwd_over_rev=True, check_rev_over_rev=False, check_undefined_grad=False,
+        fast_mode=F["fast_mode"]),
+}
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("name", sorted(GRADCHECKS))
+def test_gradcheck_check_forward_ad(name, fast_mode):
+    def scenario(T):
+        x = T.tensor([0.5, 1.0, -0.3], dtype=T.float64, requires_grad=True)
+        y = T.tensor([[0.2, 0.4], [0.1, -0.7]], dtype=T.float64, requires_grad=True)
+        z = T.tensor([0.5 + 1j, -0.2 + 0.3j], dtype=T.complex128, requires_grad=True)
+        flags = {"check_forward_ad": True, "fast_mode": fast_mode}
+        return catch(GRADCHECKS[name], T, flags, x, y, z)
+    same(scenario)

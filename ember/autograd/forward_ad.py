@@ -33,6 +33,15 @@ _levels = []
 _current_level = -1
 _duals = []             # weak references to the tensors given a tangent at the active level
 _TANGENT = "fw_grad"    # the tangent's key in Tensor._extra
+# Tensor._extra key of a view's forward base when it is not its `_base`: the tensor whose
+# tangent it reads a part of (see tangent_of). A primal from unpack_dual is a view for autograd
+# only (as PyTorch's): it has none (None), and the views made of it have the primal.
+_FW_BASE = "fw_base"
+# the name of the last computing op (not a view) given a tangent input, and a weak reference to
+# its first output: the kernel an out= call ran, for check_out's message
+_last_op = ["", lambda: None]
+# ops (not views) that only reshape a kernel's result (matmul's): not the kernel
+_RESHAPING = frozenset(("_unsafe_view", "squeeze_"))
 
 # ops linear in their one tensor input whose tangent is the op applied to the input's tangent
 # (besides the view ops); `_to_copy` also reads an option set on its node after the call
@@ -132,7 +141,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 def unpack_dual(tensor, *, level=None):
     from .._tensor import Tensor
-    from ..ops.views import _alias
     if level is None:
         level = _current_level
     if level < 0:
@@ -144,8 +152,31 @@ def unpack_dual(tensor, *, level=None):
     if tangent is not None:
         _check_level(level, "_fw_primal")
     with _suspended():
-        primal = _alias(tensor)
+        primal = _primal_op()(tensor)
+    primal._get_extra()[_FW_BASE] = None
     return UnpackedDualTensor(primal, tangent)
+
+
+_primal = []
+
+
+def _primal_op():
+    """The view op giving a dual tensor's primal (PyTorch's node prints as `<Identity>`), made
+    on first use (ops.registry imports this module)."""
+    if not _primal:
+        from ..ops.registry import primitive
+
+        @primitive("_fw_primal", node="CppFunction", view=True)
+        def fw_primal(xp, self):
+            return self.view()
+
+        @fw_primal.derivative
+        def _(ctx, grad):
+            return grad
+
+        fw_primal.node_cls.name = lambda self: "torch::autograd::Identity"
+        _primal.append(fw_primal)
+    return _primal[0]
 
 
 def _check_level(level, where):
@@ -164,7 +195,9 @@ def tangent_of(t):
         tangent = extra.get(_TANGENT)
         if tangent is not None:
             return tangent
-    base = t._base
+        base = extra.get(_FW_BASE, t._base)
+    else:
+        base = t._base
     if base is not None and base._extra is not None:
         base_tangent = base._extra.get(_TANGENT)
         if base_tangent is not None:
@@ -172,10 +205,16 @@ def tangent_of(t):
             # the base's tangent has the base's strides (see _fit_layout): the view's geometry
             # in the base's memory is its geometry in the tangent's
             tangent = base_tangent._make_view(strided_view(
-                base_tangent._data, t._data.shape, t.stride(), t.storage_offset()))
+                base_tangent._data, t._data.shape, t.stride(),
+                t.storage_offset() - base.storage_offset()))
             _store(t, tangent)
             return tangent
     return None
+
+
+def _fw_base(t):
+    extra = t._extra
+    return t._base if extra is None else extra.get(_FW_BASE, t._base)
 
 
 def _store(t, tangent):
@@ -213,9 +252,18 @@ def _input_tangents(inputs):
 def propagate(op, inputs, result, params):
     """Give an op's outputs their tangents (called by Op.__call__ while a level is active)."""
     tangents = _input_tangents(inputs)
-    if tangents is None or not op.differentiable:
-        return
     outs = (result,) if op.n_outputs == 1 else tuple(result)
+    if tangents is None:
+        extra = inputs[0]._extra if op.view else None
+        if extra is not None and _FW_BASE in extra:
+            base = extra[_FW_BASE]          # (views of a primal: see _FW_BASE)
+            for o in outs:
+                o._get_extra()[_FW_BASE] = inputs[0] if base is None else base
+        return
+    if not op.view and op.name not in _RESHAPING:
+        _last_op[:] = op.name, weakref.ref(outs[0])
+    if not op.differentiable:
+        return
     if not any(o._dtype._category >= 2 for o in outs):
         return                          # (argmax, comparisons: no tangent)
     with _suspended():
@@ -255,17 +303,45 @@ def propagate_inplace(op, target, inputs, out, params):
         if tangent is None:
             if new is None:
                 return
-            base = target._base
+            base = _fw_base(target)
             if base is None:
                 _store(target, _fit_layout(target, new))
                 return
             # a view without a tangent: its base gets a zero one, of which the view's is a view
-            _store(base, Tensor._make(xp.zeros_like(base._data), base._dtype, base._device))
+            _store(base, _fit_layout(base, Tensor._make(xp.zeros_like(base._data), base._dtype,
+                                                        base._device)))
             tangent = tangent_of(target)
         if new is None:
             tangent.zero_()
         else:
             tangent.copy_(new)
+
+
+# ember op name -> the name of PyTorch's out= kernel where they differ (beyond an overload
+# suffix such as ".dim")
+_OUT_KERNELS = {"linalg_svd": "_linalg_svd", "linalg_inv": "linalg_inv_ex",
+                "linalg_solve": "_linalg_solve_ex"}
+# out= functions PyTorch composes of others, then copies into out: out takes the tangent
+_COPYING_OUTS = frozenset(("linalg_norm", "linalg_matrix_norm", "linalg_cond"))
+
+
+def check_out(result, out, name):
+    """PyTorch's out= functions have no forward derivative: after writing `out`, refuse an
+    input or an `out` with a tangent (called by ops.pointwise._out while a level is active).
+    `name` is the function's; PyTorch names the out= kernel that ran, which is the last op
+    computed from a tangent input (matmul's mm or dot, outer's mul)."""
+    from_dual = tangent_of(result) is not None or _last_op[1]() is result
+    if not from_dual and tangent_of(out) is None:
+        return
+    if name in _COPYING_OUTS:
+        from ..ops.creation import _copy
+        propagate_inplace(_copy, out, (out, result), out._data, {})
+        return
+    if from_dual:
+        name = _last_op[0].split(".")[0]
+    name = _OUT_KERNELS.get(name, name).replace(".", "_")
+    raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not support "
+                              f"it because it is an out= function")
 
 
 def _jvp(op, inputs, outs, params, tangents):

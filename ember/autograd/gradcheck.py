@@ -11,8 +11,13 @@ numbers in its messages are torch's.
 Then, as PyTorch does: backward must be reentrant (same result twice), give zero for a zero
 grad_output, and (check_undefined_grad) cope with undefined output gradients.
 
-Not supported: forward-mode AD (check_forward_ad=True raises NotImplementedError; ember has
-none) and batched gradients (check_batched_grad is accepted and ignored; ember has no vmap).
+check_forward_ad compares forward AD (autograd.forward_ad) with the same finite differences, after
+the backward checks: slow mode builds its Jacobian a row at a time from one-hot tangents, fast
+mode compares J u itself (a vector per (input, output), no v). A complex input is checked as its
+imaginary part, then its real part, each a real input (the other part held constant).
+
+Not supported: batched gradients (check_batched_grad / check_batched_forward_grad are accepted
+and ignored).
 Inputs are dense: `masked` only changes the zero-gradient test to allclose, as in PyTorch.
 """
 import warnings
@@ -83,12 +88,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad "
                              "to be True")
-    if check_forward_ad:
-        raise NotImplementedError("gradcheck(check_forward_ad=True): ember has no forward-mode "
-                                  "AD")
     try:
         return _gradcheck(func, _as_tuple(inputs), eps, atol, rtol, nondet_tol,
-                          check_undefined_grad, check_grad_dtypes, fast_mode, masked)
+                          check_undefined_grad, check_grad_dtypes, fast_mode, masked,
+                          check_forward_ad, check_backward_ad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -146,11 +149,27 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
 
 def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-               check_grad_dtypes, fast_mode, masked):
+               check_grad_dtypes, fast_mode, masked, check_forward_ad, check_backward_ad):
     _check_inputs(inputs)
     func_out = func(*inputs)
     outputs = _differentiable_outputs(func_out)
     check = _fast_check if fast_mode else _slow_check
+    if check_backward_ad:
+        _backward_checks(check, func, func_out, inputs, outputs, eps, rtol, atol,
+                         check_grad_dtypes, nondet_tol)
+    if check_forward_ad:
+        _forward_checks(check, func, func_out, inputs, outputs, eps, rtol, atol,
+                        check_grad_dtypes, nondet_tol, check_undefined_grad)
+    if not check_backward_ad:
+        return True             # (the checks below are of backward)
+    _check_zero_grad_output(outputs, inputs, masked)
+    if check_undefined_grad:
+        _check_undefined_grad_outputs(func, outputs, inputs)
+    return True
+
+
+def _backward_checks(check, func, func_out, inputs, outputs, eps, rtol, atol,
+                     check_grad_dtypes, nondet_tol):
     if any(o.is_complex() for o in _as_tuple(func_out)):
         # a complex output's gradient is checked as those of its imaginary and real parts
         complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
@@ -162,10 +181,31 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
     else:
         check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
               None, None)
-    _check_zero_grad_output(outputs, inputs, masked)
+
+
+def _forward_checks(check, func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                    nondet_tol, check_undefined_grad):
+    complex_indices = [i for i, x in enumerate(inputs)
+                       if isinstance(x, _tensor.Tensor) and x.is_complex()]
+    if not complex_indices:
+        check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+              None, None, forward=True)
+        if check_undefined_grad:
+            _check_undefined_tangents(func, inputs)
+        return
+    # forward AD takes real inputs: each part of a complex input in turn, the other held fixed
+    parts = []
+    for part in ("imag", "real"):
+        part_fn = _complex_input_part(func, inputs, complex_indices, part)
+        part_inputs = tuple(getattr(x, part) if i in complex_indices else x
+                            for i, x in enumerate(inputs))
+        part_out = part_fn(*part_inputs)
+        check(part_fn, part_out, part_inputs, _differentiable_outputs(part_out), eps, rtol, atol,
+              check_grad_dtypes, nondet_tol, complex_indices, part, forward=True)
+        parts.append((part_fn, part_inputs))
     if check_undefined_grad:
-        _check_undefined_grad_outputs(func, outputs, inputs)
-    return True
+        for part_fn, part_inputs in parts:
+            _check_undefined_tangents(part_fn, part_inputs)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -187,6 +227,19 @@ def _diff_inputs(inputs):
 
 def _is_float_or_complex(x):
     return isinstance(x, _tensor.Tensor) and (x.is_floating_point() or x.is_complex())
+
+
+def _complex_input_part(func, inputs, complex_indices, part):
+    """func of the real (or imaginary) parts of its complex inputs, the other parts fixed."""
+    def part_fn(*args):
+        args = list(args)
+        for i in complex_indices:
+            if part == "real":
+                args[i] = args[i] + inputs[i].imag * 1j
+            else:
+                args[i] = inputs[i].real + args[i] * 1j
+        return _as_tuple(func(*args))
+    return part_fn
 
 
 def _complex_part(func, part):
@@ -230,12 +283,15 @@ def _allclose(a, b, rtol, atol):
     return bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
 
-def _mismatch_message(analytical, numerical, output_idx, input_idx, complex_indices, part):
+def _mismatch_message(analytical, numerical, output_idx, input_idx, complex_indices, part,
+                      forward=False):
+    # (backward splits complex outputs into parts, forward AD complex inputs)
     prefix = ""
-    if complex_indices and output_idx in complex_indices:
+    if complex_indices and (input_idx if forward else output_idx) in complex_indices:
         prefix = (f"While considering the {'imaginary' if part == 'imag' else 'real'} part of "
-                  f"complex outputs only, ")
-    return (f"{prefix}Jacobian mismatch for output {output_idx:d} with respect to input "
+                  f"complex {'inputs' if forward else 'outputs'} only, ")
+    mode = "computed with forward mode " if forward else ""
+    return (f"{prefix}Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
@@ -353,20 +409,108 @@ def _analytical_jacobians(inputs, output, nondet_tol, check_grad_dtypes, v=None)
     return [_as_ember(j, x.dtype) for j, x in zip(first, diff_inputs)]
 
 
+def _forward_jacobians(func, inputs, check_grad_dtypes=False, all_u=None):
+    """[k][m]: by forward AD, the Jacobian of the m-th floating point or complex output with
+    respect to the k-th input that requires grad, (input numel, output numel): a row per one-hot
+    tangent; with `all_u`, the one row J u_k (flattened), from the tangent u_k."""
+    from . import forward_ad as fwAD
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x.requires_grad]
+    if any(inputs[i].is_complex() for i in diff):
+        raise ValueError("Expected inputs to be non-complex for "
+                         "_get_analytical_jacobian_forward_ad.")
+    result = []
+    with fwAD.dual_level():
+        duals = list(inputs)
+        for i in diff:
+            duals[i] = fwAD.make_dual(inputs[i].detach(), _zeros_like(inputs[i]))
+        for k, i in enumerate(diff):
+            tangent = fwAD.unpack_dual(duals[i]).tangent._data   # (written in place)
+            if all_u is None:
+                settings = [np.unravel_index(n, tangent.shape) for n in range(tangent.size)]
+            else:
+                settings = [Ellipsis]
+            rows = []
+            for at in settings:
+                tangent[at] = 1 if all_u is None else all_u[k].reshape(tangent.shape)
+                rows.append(_output_tangents(func(*duals), check_grad_dtypes))
+                tangent[at] = 0
+            # rows[r][m] -> [m]: (rows, output numel), or one flat row with all_u
+            jacobians = []
+            for column in zip(*rows):
+                jacobian = np.stack(column)
+                jacobians.append(_as_ember(jacobian[0] if all_u is not None else jacobian,
+                                           D.from_numpy_dtype(jacobian.dtype)))
+            result.append(jacobians)
+    return result
+
+
+def _output_tangents(out, check_grad_dtypes):
+    """The flattened tangent (zeros without one) of each floating point or complex output."""
+    from . import forward_ad as fwAD
+    tangents = []
+    for o in _as_tuple(out):
+        if not _is_float_or_complex(o):
+            continue
+        primal, tangent = fwAD.unpack_dual(o)
+        if tangent is None:
+            tangents.append(np.zeros(o.numel(), o.dtype.np))
+            continue
+        if check_grad_dtypes and primal.is_complex() != tangent.is_complex():
+            raise GradcheckError("Forward AD gradient has dtype mismatch.")
+        tangents.append(np.asarray(tangent._data, o.dtype.np).reshape(-1))
+    return tangents
+
+
+def _check_undefined_tangents(func, inputs):
+    """An input with no tangent must act as one with a zero tangent: each output's tangent the
+    same both ways (where both have one), the others' tangents random unit vectors."""
+    from . import forward_ad as fwAD
+    rng = _TorchRandom()
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x.requires_grad]
+    with fwAD.dual_level():
+        duals = list(inputs)
+        for i in diff:
+            u = _as_ember(_unit_vector(rng, inputs[i], True).reshape(inputs[i].shape),
+                          inputs[i].dtype)
+            duals[i] = fwAD.make_dual(inputs[i].detach(), u)
+        for i in diff:
+            dual = duals[i]
+            duals[i] = fwAD.make_dual(inputs[i].detach(), _zeros_like(inputs[i]))
+            with_zero = [o for o in _as_tuple(func(*duals)) if _is_float_or_complex(o)]
+            duals[i] = inputs[i].detach()
+            without = [o for o in _as_tuple(func(*duals)) if _is_float_or_complex(o)]
+            duals[i] = dual
+            for m, (a, b) in enumerate(zip(with_zero, without)):
+                got, expected = fwAD.unpack_dual(a).tangent, fwAD.unpack_dual(b).tangent
+                if got is not None and expected is not None and \
+                        not _allclose(got._data, expected._data, 1e-05, 1e-08):
+                    raise GradcheckError("Mismatch in tangent values for output with index: ", m,
+                                         " when input: ", inputs[i], " has an undefined tangent "
+                                         "value. ", " Got: ", got, " but expected: ", expected)
+
+
 # ----------------------------------------------------------------------------- slow mode
 def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                nondet_tol, complex_indices, part):
+                nondet_tol, complex_indices, part, forward=False):
     if not outputs:
         for jacobians in _numerical_jacobians(func, inputs, func_out, eps):
             if any(bool((j._data != 0).any()) for j in jacobians):
                 raise GradcheckError("Numerical gradient for function expected to be zero")
         return
     numerical = _numerical_jacobians_of_outputs(func, inputs, func_out, eps)
+    if forward:
+        # (indexed by floating point output, as PyTorch does, while `numerical` is by output
+        # requiring grad)
+        by_input = _forward_jacobians(func, inputs, check_grad_dtypes)
     for i, o in enumerate(outputs):
-        analytical = _analytical_jacobians(inputs, o, nondet_tol, check_grad_dtypes)
+        if forward:
+            analytical = [jacobians[i] for jacobians in by_input]
+        else:
+            analytical = _analytical_jacobians(inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, numerical[i])):
             if not _allclose(a._data, n._data, rtol, atol):
-                raise GradcheckError(_mismatch_message(a, n, i, j, complex_indices, part))
+                raise GradcheckError(_mismatch_message(a, n, i, j, complex_indices, part,
+                                                       forward))
 
 
 # ----------------------------------------------------------------------------- fast mode
@@ -398,7 +542,10 @@ def _unit_vector(rng, t, real):
 
 
 def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                nondet_tol, complex_indices, part):
+                nondet_tol, complex_indices, part, forward=False):
+    if forward:
+        return _fast_forward_check(func, func_out, inputs, eps, rtol, atol, check_grad_dtypes,
+                                   complex_indices, part)
     diff_inputs = _diff_inputs(inputs)
     rng = _TorchRandom()
     all_u = [(_unit_vector(rng, x, True), _unit_vector(rng, x, True)) if x.is_complex()
@@ -447,11 +594,43 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
                     + _slow_mode_report(func, inputs, func_out, outputs, i, j, rtol, atol, eps))
 
 
-def _slow_mode_report(func, inputs, func_out, outputs, input_idx, output_idx, rtol, atol, eps):
-    numerical = _numerical_jacobians_of_outputs(func, inputs, func_out, eps)[output_idx][input_idx]
-    analytical = _analytical_jacobians(inputs, outputs[output_idx], float("inf"),
-                                       False)[input_idx]
-    max_diff = np.abs(numerical._data - analytical._data).max()
+def _fast_forward_check(func, func_out, inputs, eps, rtol, atol, check_grad_dtypes,
+                        complex_indices, part):
+    """J u by finite differences against J u by forward AD (real inputs: no v needed)."""
+    diff_inputs = _diff_inputs(inputs)
+    rng = _TorchRandom()
+    all_u = [_unit_vector(rng, x, True) for x in diff_inputs]
+    float_out = [_is_float_or_complex(o) for o in _as_tuple(func_out)]
+    analytical = _forward_jacobians(func, inputs, check_grad_dtypes, all_u)
+    for i, (x, u) in enumerate(zip(diff_inputs, all_u)):
+        ju = _directional_derivatives(func, inputs, x, Ellipsis, u.reshape(x.shape) * eps, eps)
+        ju = [c for c, f in zip(ju, float_out) if f]
+        for j, (a, n) in enumerate(zip(analytical[i], ju)):
+            # atol bounds each element's difference: scaled by sum(u) for J u
+            if not _allclose(a._data, n._data, rtol, atol * float(u.sum())):
+                raise GradcheckError(
+                    _mismatch_message(a, n, j, i, complex_indices, part, forward=True)
+                    + _slow_mode_report(func, inputs, func_out, _differentiable_outputs(func_out),
+                                        i, j, rtol, atol, eps, forward=True))
+
+
+def _slow_mode_report(func, inputs, func_out, outputs, input_idx, output_idx, rtol, atol, eps,
+                      forward=False):
+    """The slow-mode Jacobians of a failed fast check (of forward AD if `forward`)."""
+    if forward:
+        # (output_idx counts the floating point outputs here, but PyTorch's report first takes
+        # that output out of the differentiable ones: an IndexError where there are fewer)
+        outputs[output_idx]
+        numerical = _numerical_jacobians(func, inputs, func_out, eps)[input_idx][output_idx]
+        analytical = _forward_jacobians(func, inputs)[input_idx][output_idx]
+    else:
+        numerical = _numerical_jacobians_of_outputs(func, inputs, func_out,
+                                                    eps)[output_idx][input_idx]
+        analytical = _analytical_jacobians(inputs, outputs[output_idx], float("inf"),
+                                           False)[input_idx]
+    diff = numerical._data - analytical._data
+    # (the modulus of a complex difference as PyTorch's abs: np.abs can differ in the last bit)
+    max_diff = (np.hypot(diff.real, diff.imag) if diff.dtype.kind == "c" else np.abs(diff)).max()
     msg = ("\nThe above quantities relating the numerical and analytical jacobians are computed "
            "\nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more "
            "background \nabout fast mode. Below, we recompute numerical and analytical "

@@ -402,23 +402,27 @@ def _resize_(self, *sizes):
         # zero size too it makes a tensor of negative size, which ember refuses below.)
         raise RuntimeError("numel: integer multiplication overflow")
     _check_sizes(shape)
-    if shape == self._data.shape:
-        return self                 # same size: nothing changes (strides, version) in PyTorch
-    n = int(np.prod(shape))
-    offset = self.storage_offset()
-    root = self._base if self._base is not None else self
-    storage = _storage_of(root)
-    if offset + n > storage.size:
-        grown = np.zeros(offset + n, self._dtype.np)
-        grown[:storage.size] = storage
-        storage = grown
-        root._get_extra()["storage"] = storage
-        if root is not self:
-            # the base keeps its geometry over the reallocated storage
-            root._data = V.strided_view(storage, root._data.shape,
-                                        V.element_strides(root._data), 0)
-    self._data = storage[offset:offset + n].reshape(shape)
-    self._version_counter.bump()
+    # a tensor with a forward-AD tangent is refused, after the resize (as PyTorch does)
+    from ..autograd import forward_ad
+    dual = forward_ad._levels and forward_ad.tangent_of(self) is not None
+    if shape != self._data.shape:   # (same size: nothing changes (strides, version) in PyTorch)
+        n = int(np.prod(shape))
+        offset = self.storage_offset()
+        root = self._base if self._base is not None else self
+        storage = _storage_of(root)
+        if offset + n > storage.size:
+            grown = np.zeros(offset + n, self._dtype.np)
+            grown[:storage.size] = storage
+            storage = grown
+            root._get_extra()["storage"] = storage
+            if root is not self:
+                # the base keeps its geometry over the reallocated storage
+                root._data = V.strided_view(storage, root._data.shape,
+                                            V.element_strides(root._data), 0)
+        self._data = storage[offset:offset + n].reshape(shape)
+        self._version_counter.bump()
+    if dual:
+        raise RuntimeError("cannot resize variables that has a forward grad")
     return self
 
 
