@@ -82,3 +82,15 @@ def test_scatter_reduce_on_a_scalar_backpropagates():
         y.backward()
         return y, x.grad, s.grad
     same(scenario)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_mH_and_adjoint_on_vectors_and_scalars(case):
+    def scenario(T):
+        call = [lambda: T.tensor([1.]).mH, lambda: T.tensor([1.]).adjoint(),
+                lambda: T.tensor(1.).adjoint(), lambda: T.tensor(1. + 1j).mH,
+                lambda: T.tensor([[1 + 2j, 3j]]).adjoint(), lambda: T.adjoint(T.tensor(1. + 1j))
+                ][case]
+        # (torch's conjugates are lazy: resolved to be compared)
+        return catch(lambda: call().resolve_conj())
+    same(scenario)

@@ -81,7 +81,7 @@ Tensor.moveaxis = V.movedim
 Tensor.T = property(V.T)
 Tensor.mT = property(V.mT)
 Tensor.H = property(lambda self: V.T(self).conj())
-Tensor.mH = property(lambda self: V.mT(self).conj())
+Tensor.mH = property(V.mH)
 Tensor.__getitem__ = indexing.getitem
 Tensor.__setitem__ = indexing.setitem
 Tensor.real = property(CV.real)
@@ -534,13 +534,6 @@ def _positive(self):
     return self
 
 
-def _adjoint(self):
-    if self._data.ndim < 2:
-        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
-                           f"matrices. Got {self._data.ndim}-D tensor.")
-    return V.mT(self).conj()
-
-
 def _is_nonzero(self):
     n = self._data.size
     if n != 1:
@@ -559,7 +552,7 @@ def _functional(name):
 
 
 Tensor.positive = _positive
-Tensor.adjoint = _adjoint
+Tensor.adjoint = V.adjoint
 Tensor.is_nonzero = _is_nonzero
 Tensor.hardshrink = _functional("hardshrink")
 Tensor.prelu = _functional("prelu")

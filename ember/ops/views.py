@@ -507,16 +507,18 @@ def T(self):
 _warned_matrix_of_scalar = set()
 
 
-def _matrix_transpose(self, name, advice, line):
-    """The checks of mT/mH: a 0-dim tensor passes through (with a warning, once per process),
-    a 1-dim one is refused."""
+def _matrix_transpose(self, name, advice, line, shown=None):
+    """The checks of mT/mH/adjoint: a 0-dim tensor passes through (with a warning, once per
+    process; `shown`: the name the warning gives, by default Tensor.<name>), a 1-dim one is
+    refused."""
     n = self._data.ndim
     if n == 0:
         if name not in _warned_matrix_of_scalar:
             _warned_matrix_of_scalar.add(name)
             import warnings
-            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice} (Triggered "
-                          f"internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
+            warnings.warn(f"{shown or 'Tensor.' + name} is deprecated on 0-D tensors. {advice} "
+                          f"(Triggered internally at "
+                          f"/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
                           UserWarning, stacklevel=3)
     elif n < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
@@ -532,6 +534,12 @@ def mT(self):
 
 def mH(self):
     if not _matrix_transpose(self, "mH", "Consider using x.conj().", 4382):
+        return self.conj() if self._dtype.is_complex else self
+    return transpose(self, -2, -1).conj()
+
+
+def adjoint(self):
+    if not _matrix_transpose(self, "adjoint()", "Consider using x.conj().", 4390, "adjoint()"):
         return self.conj() if self._dtype.is_complex else self
     return transpose(self, -2, -1).conj()
 
