@@ -71,8 +71,14 @@ def _parsed(name, *signatures, out_rule="cast", takes_out=False):
             return _out(impl(which, **arguments), out, name,
                         out_rule(out) if callable(out_rule) else out_rule)
 
+        bare = []       # x.op() with no arguments: how it was read (the hot case, x.sum())
+
         def method(self, *args, **kwargs):
+            if not args and not kwargs and bare:
+                return impl(bare[0], self, **bare[1])
             which, arguments = method_form.parse(args, kwargs)
+            if not args and not kwargs:
+                bare[:] = which, arguments
             return impl(which, self, **arguments)
         function.__name__ = method.__name__ = name
         function.__doc__ = impl.__doc__
