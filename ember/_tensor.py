@@ -82,6 +82,11 @@ _CHANNELS_LAST_ORDER = {"torch.channels_last": (0, 2, 3, 1),
                         "torch.channels_last_3d": (0, 2, 3, 4, 1)}
 
 
+def _size_of(shape):
+    # an array's shape (a tuple of Python ints) as a Size, without Size()'s element checks
+    return tuple.__new__(Size, shape)
+
+
 class Tensor:
     # NumPy defers to the tensor's reflected operators (np.float64(2) * t is a Tensor)
     __array_priority__ = 1000
@@ -183,11 +188,11 @@ class Tensor:
 
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return _size_of(self._data.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return _size_of(self._data.shape)
         return self._data.shape[self._wrap_size_dim(dim)]
 
     def dim(self):
