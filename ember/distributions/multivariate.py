@@ -90,7 +90,6 @@ class MultivariateNormal(_FromScaleTril, Distribution):
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
 
-
     @property
     def mean(self):
         return self.loc
