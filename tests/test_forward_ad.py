@@ -942,3 +942,19 @@ def test_gradcheck_check_forward_ad(name, fast_mode):
         flags = {"check_forward_ad": True, "fast_mode": fast_mode}
         return catch(GRADCHECKS[name], T, flags, x, y, z)
     same(scenario)
+
+
+@pytest.mark.parametrize("fn", ["exp", "tanh", "sigmoid", "sqrt", "softmax"])
+def test_forward_over_reverse_through_ops_that_save_their_output(fn):
+    # the derivative reads the saved output: rebuilt for backward, it keeps its tangent
+    def scenario(T):
+        fwAD = T.autograd.forward_ad
+        x = T.tensor([.5, 1., .3], dtype=T.float64)
+        f = (lambda d: d.softmax(0)) if fn == "softmax" else (lambda d: getattr(d, fn)())
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x.clone(), T.tensor([1., -2., .5], dtype=T.float64))
+            d.requires_grad_()
+            g, = T.autograd.grad((f(d) * T.tensor([1., 2., 3.], dtype=T.float64)).sum(), d,
+                                 create_graph=True)
+            return fwAD.unpack_dual(g).primal.detach(), fwAD.unpack_dual(g).tangent.detach()
+    same(scenario)

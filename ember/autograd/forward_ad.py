@@ -33,6 +33,22 @@ _levels = []
 _current_level = -1
 _duals = []             # weak references to the tensors given a tangent at the active level
 _TANGENT = "fw_grad"    # the tangent's key in Tensor._extra
+_entries = [0]          # how many dual levels were entered: tells a saved tangent's level apart
+
+
+def saved_tangent(t):
+    """(level entry, tangent) of an op output being saved for backward, or None: the output is
+    saved as its array and rebuilt on unpacking (see graph.SavedTensor), its tangent too."""
+    tangent = t._extra.get(_TANGENT) if t._extra is not None and _levels else None
+    return (_entries[0], tangent) if tangent is not None else None
+
+
+def restore_tangent(t, saved):
+    """Give a rebuilt saved output its tangent back, if its dual level is still the active one
+    (forward-over-reverse: `exp`'s derivative reads its output, tangent included)."""
+    entry, tangent = saved
+    if _levels and entry == _entries[0]:
+        _store(t, tangent)
 # Tensor._extra key of a view's forward base when it is not its `_base`: the tensor whose
 # tangent it reads a part of (see tangent_of). A primal from unpack_dual is a view for autograd
 # only (as PyTorch's): it has none (None), and the views made of it have the primal.
@@ -64,6 +80,7 @@ def enter_dual_level():
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _levels.append(0)
     _current_level = 0
+    _entries[0] += 1
     return 0
 
 

@@ -436,7 +436,7 @@ class SavedTensor:
     the node as grad_fn: keeping the Tensor would make a cycle output -> node -> output.
     """
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "dtype",
-                 "device", "requires_grad")
+                 "device", "requires_grad", "tangent")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
         self.saved_version = tensor._version_counter.value
@@ -448,6 +448,8 @@ class SavedTensor:
             self.device = tensor._device
             self.output_nr = output_nr
             self.requires_grad = True
+            # (forward AD: the output's tangent, rebuilt with it; see forward_ad.saved_tangent)
+            self.tangent = None if tensor._extra is None else _forward_ad().saved_tangent(tensor)
         else:
             self.tensor = tensor
             self.data = None
@@ -463,7 +465,14 @@ class SavedTensor:
         t._grad_fn = node
         t._output_nr = self.output_nr
         t._requires_grad = True
+        if self.tangent is not None:
+            _forward_ad().restore_tangent(t, self.tangent)
         return t
+
+
+def _forward_ad():
+    from . import forward_ad        # (it imports this module)
+    return forward_ad
 
 
 class PackedSaved:
