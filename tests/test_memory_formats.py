@@ -69,3 +69,19 @@ def test_module_to_dtype_and_memory_format():
         return m.weight.stride(), m.weight.dtype, m.weight.is_contiguous(
             memory_format=T.channels_last)
     same(scenario)
+
+
+def test_to_memory_format_aliases_by_torchs_stride_order_rule():
+    # .to(memory_format=f) returns the tensor itself when torch's suggested format of it is f:
+    # judged by the order of the strides (a strided slice of an NHWC tensor is NHWC), not by
+    # is_contiguous(f)
+    def scenario(T):
+        x = T.ones(2, 3, 8, 8).to(memory_format=T.channels_last)[:, :, ::2, ::2]
+        z = T.ones(1, 1, 4, 4).to(memory_format=T.channels_last)
+        w = T.ones(2, 3, 4, 4).to(memory_format=T.channels_last)
+        return (x.to(memory_format=T.channels_last) is x,
+                z.to(memory_format=T.contiguous_format) is z,
+                z.to(memory_format=T.contiguous_format).stride(),
+                w.to(memory_format=T.channels_last) is w, T.ones(2, 3).to(
+                    memory_format=T.contiguous_format).stride())
+    same(scenario)

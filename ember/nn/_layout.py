@@ -7,38 +7,8 @@ channels-last is the result copied (once) into channels-last strides, so contigu
 pay one short stride check and nothing more.
 """
 from .._tensor import _CHANNELS_LAST_ORDER, _is_contiguous
-from ..ops.creation import copy_strides, strided_empty
+from ..ops.creation import copy_strides, strided_empty, suggested_format
 from ..ops.views import element_strides
-
-# by rank: the format's name and its dims innermost first (C, then W, H, (D,) then N)
-_FORMATS = {4: ("torch.channels_last", (1, 3, 2, 0)),
-            5: ("torch.channels_last_3d", (1, 4, 3, 2, 0))}
-
-
-def suggested_format(a):
-    """The memory format PyTorch takes array `a` to be in: the channels-last name of its rank
-    when its strides are ordered as channels-last strides are, else None (contiguous).
-
-    PyTorch judges by the order of the strides, not by density (a strided slice of an NHWC
-    tensor is still NHWC), and settles ambiguous layouts towards contiguous: a zero channel
-    stride, an empty dim, or a batch stride equal to the channel stride (N111 tensors) say
-    contiguous; the strides of dims of size one count only through the bound they set."""
-    entry = _FORMATS.get(a.ndim)
-    # (the common quick answer: a last dim closer in memory than the channels, as in any
-    # contiguous array with more than one channel, is never channels-last)
-    if entry is None or a.strides[-1] < a.strides[1]:
-        return None
-    name, order = entry
-    shape, strides = a.shape, element_strides(a)
-    if strides[1] == 0:
-        return None
-    bound = 0           # the least stride the next dim (outwards) may have
-    for d in order:
-        if shape[d] == 0 or strides[d] < bound or d == 0 and bound == strides[1]:
-            return None
-        bound = strides[d] * shape[d] if shape[d] > 1 else strides[d]
-    return name
-
 
 def as_input(xp, y, x):
     """Array `y` laid out in the memory format of input array `x` (a copy only for a

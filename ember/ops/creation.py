@@ -1286,7 +1286,8 @@ def to(self, *args, **kwargs):
     if memory_format == "torch.preserve_format":
         memory_format = None
     if dtype is self._dtype and device == self._device and not copy and (
-            memory_format is None or memory_format == _suggested_format(self)):
+            memory_format is None or
+            memory_format == (suggested_format(self._data) or "torch.contiguous_format")):
         return self
     out = _to_copy(self, dtype=dtype, device=device, memory_format=memory_format)
     if out._grad_fn is not None:
@@ -1325,14 +1326,35 @@ def copy_(self, src, non_blocking=False):
     return _copy.inplace(self, src)
 
 
-def _suggested_format(t):
-    """The memory format a tensor is taken to be in: channels_last (channels_last_3d) only for
-    a 4-dim (5-dim) tensor laid out so and not also contiguous (as sizes of one can make it
-    both)."""
-    for name in ("torch.channels_last", "torch.channels_last_3d"):
-        if t.is_contiguous(name) and not t.is_contiguous():
-            return name
-    return "torch.contiguous_format"
+# by rank: the format's name and its dims innermost first (C, then W, H, (D,) then N)
+_FORMATS = {4: ("torch.channels_last", (1, 3, 2, 0)),
+            5: ("torch.channels_last_3d", (1, 4, 3, 2, 0))}
+
+
+def suggested_format(a):
+    """The memory format PyTorch takes array `a` to be in: the channels-last name of its rank
+    when its strides are ordered as channels-last strides are, else None (contiguous).
+
+    PyTorch judges by the order of the strides, not by density (a strided slice of an NHWC
+    tensor is still NHWC), and settles ambiguous layouts towards contiguous: a zero channel
+    stride, an empty dim, or a batch stride equal to the channel stride (N111 tensors) say
+    contiguous; the strides of dims of size one count only through the bound they set."""
+    entry = _FORMATS.get(a.ndim)
+    # (the common quick answer: a last dim closer in memory than the channels, as in any
+    # contiguous array with more than one channel, is never channels-last)
+    if entry is None or a.strides[-1] < a.strides[1]:
+        return None
+    from .views import element_strides
+    name, order = entry
+    shape, strides = a.shape, element_strides(a)
+    if strides[1] == 0:
+        return None
+    bound = 0           # the least stride the next dim (outwards) may have
+    for d in order:
+        if shape[d] == 0 or strides[d] < bound or d == 0 and bound == strides[1]:
+            return None
+        bound = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return name
 
 
 @primitive("fill_", node="FillBackward0")
