@@ -1196,10 +1196,10 @@ def _lerp_forward(xp, start, end, weight):
 @primitive("lerp", node="LerpBackward0", promote=COMMON)
 def _lerp(xp, self, end, *, weight):
     unsupported("lerp_kernel_scalar", self, "biu")
-    # (a number weight in the kernel's opmath type: float32 for the half floats)
-    like = np.empty((), np.float32) if self.dtype.itemsize < 4 and self.dtype.kind == "f" or \
-        self.dtype == _BF16 else self
-    return _lerp_forward(xp, self, end, _cast_like(weight, like))
+    # (for the half floats the kernel reads a number weight as float32: _lerp_forward does,
+    # where rounding it to the half type first would differ)
+    half = self.dtype.kind == "f" and self.dtype.itemsize < 4 or self.dtype == _BF16
+    return _lerp_forward(xp, self, end, weight if half else _cast_like(weight, self))
 
 
 @_lerp.derivative
@@ -1338,11 +1338,15 @@ def _comparison_inplace(predicate, node):
     with_number.derivative(lambda ctx, grad: _zeros(grad))
     with_tensor.derivative(lambda ctx, grad: (_zeros(grad), _zeros(grad)))
 
+    plain = []      # the comparison written into self, made on first use (methods imports us)
+
     def method(self, other):
-        from .methods import _inplace_via
         if not (grad_mode.state.enabled and (self._requires_grad or
                                              getattr(other, "_requires_grad", False))):
-            return _inplace_via(predicate)(self, other)
+            if not plain:
+                from .methods import _inplace_via
+                plain.append(_inplace_via(predicate))
+            return plain[0](self, other)
         if _is_tensor(other):
             return with_tensor.inplace(self, other)
         return with_number.inplace(self, other=_py_number(other))
