@@ -98,12 +98,17 @@ def from_numpy_dtype(np_dtype):
 
 
 def as_torch_rounds(a, np_dtype):
-    """Array `a` ready to be cast to `np_dtype` as PyTorch rounds: it makes a half from a
-    float, so float64 reaches float16 through float32 (NumPy rounds once, directly; the two
-    differ just beside a half-way point between halves). bfloat16 already goes via float32."""
-    if a.dtype == np.float64 and np.dtype(np_dtype) == np.float16:
+    """Array `a` ready to be cast to `np_dtype` as PyTorch rounds: it makes a half (float16 or
+    bfloat16) from a float32, so float64 and wide integers reach a half through float32. NumPy
+    and ml-dtypes may round once, directly (ml-dtypes 0.7 does for bfloat16); the two differ
+    just beside a half-way point between halves, so the detour is explicit here."""
+    if a.dtype in _ROUND_VIA_FLOAT32 and np.dtype(np_dtype) in _HALF_NP:
         return a.astype(np.float32)
     return a
+
+
+_HALF_NP = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_ROUND_VIA_FLOAT32 = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.int32))
 
 
 # ----------------------------------------------------------------------------- default dtype

@@ -196,3 +196,18 @@ def test_complex128_to_complex64_and_float32_to_half_unchanged():
         return [z.to(T.complex64), _bits(f.half(), T), _bits(f.to(T.bfloat16), T),
                 T.tensor(v, dtype=T.float64).half().dtype]
     same(scenario, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("src", ["int64", "int32"])
+def test_wide_integers_to_half_round_through_float32(dtype, src):
+    # integers above 2**24 are not exact in float32: torch rounds them to float32 first, then to
+    # the half type (two roundings); a direct cast, as ml-dtypes 0.7 does, differs beside ties
+    v = (np.arange(2**24, 2**24 + 3 * 2**18, 3, dtype=np.int64) * 7 + 1).astype(src)
+
+    def scenario(T):
+        half = getattr(T, dtype)
+        x = T.tensor(v)
+        return [_bits(t, T) for t in (x.to(half), T.tensor(v, dtype=half),
+                                      T.from_numpy(v).to(half), T.zeros(len(v), dtype=half).copy_(x))]
+    same(scenario, rtol=0, atol=0)

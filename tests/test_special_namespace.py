@@ -49,6 +49,11 @@ def test_unary_float32_values(name):
         xs = xs[xs != np.round(xs)]
     # (torch's float32 digamma is computed in float32: 2e-7 off next to its zeros)
     atol = 1e-6 if name in ("digamma", "psi") else 1e-40
+    if name == "ndtr":
+        # torch's float32 ndtr is (1 + erf(x / sqrt 2)) / 2: in the left tail it cancels, so
+        # its result is known to an ulp of 1 (2**-24, halved), and which way erf's last ulp
+        # rounds there depends on the CPU's vector kernel (AVX2 and AVX-512 differ)
+        atol = 2.0 ** -25
     _compare(name, [xs.astype(np.float32)], torch.float32, 1e-5, atol=atol)
 
 

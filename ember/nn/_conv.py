@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._cpu import onednn_takes
 from .._tensor import Tensor
 from ..ops.creation import _check_sizes, copy_strides, zeros
 from ..ops._utils import _is_index, type_name
@@ -450,13 +451,14 @@ def _conv_layout(x, w, groups, transposed, stride, output_padding):
     """(memory format, oneDNN?) of PyTorch's CPU convolution of arrays x and w: its output and
     both gradients are channels-last when the input or the weight is. Every 2-d backend keeps
     channels-last; of the 3-d ones only oneDNN does, which takes float32 (by the heuristic)
-    and bfloat16 (this CPU has bfloat16 support), but no transposed convolution whose output
-    padding reaches its stride."""
+    and the half types where this CPU has the instructions for them (ember._cpu), but no
+    transposed convolution whose output padding reaches its stride."""
     fmt = conv_format(x, w)
     if fmt is None:
         return None, False
     mkldnn = (x.dtype == np.float32 and _mkldnn_shapes(x.shape, w.shape, groups)
-              or x.dtype == D.bfloat16.np) and \
+              or x.dtype == D.bfloat16.np and onednn_takes("bfloat16")
+              or x.dtype == np.float16 and onednn_takes("float16")) and \
         not (transposed and any(op >= s for op, s in zip(output_padding, stride)))
     return (fmt if mkldnn or x.ndim == 4 else None), mkldnn
 
