@@ -178,6 +178,20 @@ def test_random_sampler_variants():
     assert a == b
 
 
+def test_infinite_random_sampler_draws_lazily():
+    # minGPT-style trainers sample "forever": torch draws 32 indices at a time, so the first
+    # batches come at once and the whole draw (10**10 indices) is never built
+    import itertools
+    for T, data in ((torch, tdata), (ember, edata)):
+        s = data.RandomSampler(range(7), replacement=True, num_samples=10**10)
+        assert len(s) == 10**10
+        first = list(itertools.islice(iter(s), 100))
+        assert len(first) == 100 and set(first) <= set(range(7))
+        loader = data.DataLoader(list(range(7)), batch_size=5, sampler=s)
+        batch = next(iter(loader))
+        assert tuple(batch.shape) == (5,) and int(batch.max()) < 7
+
+
 @pytest.mark.parametrize("make", [
     lambda m: m.BatchSampler(range(3), 0, False),
     lambda m: m.BatchSampler(range(3), 2, "x"),

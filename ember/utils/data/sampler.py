@@ -60,7 +60,12 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = _generator_or_fresh(self.generator)
         if self.replacement:
-            yield from _creation.randint(0, n, (self.num_samples,), generator=generator).tolist()
+            # lazily, in torch's chunks of 32 draws: num_samples may be astronomically large
+            # (an "infinite" sampler), and the chunking decides how the stream is consumed
+            for _ in range(self.num_samples // 32):
+                yield from _creation.randint(0, n, (32,), generator=generator).tolist()
+            yield from _creation.randint(0, n, (self.num_samples % 32,),
+                                         generator=generator).tolist()
             return
         # whole permutations, then a part of one more when num_samples is not a multiple of n
         for _ in range(self.num_samples // n):
