@@ -1,4 +1,6 @@
 """Adadelta."""
+import numpy as np
+
 from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_step,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
@@ -29,7 +31,28 @@ class Adadelta(Optimizer):
         state["square_avg"] = zeros_state(p)
         state["acc_delta"] = zeros_state(p)
 
-    def _update_group(self, group, ws):
+    def _flat_keys(self, group):
+        return ("square_avg", "acc_delta")
+
+    def _update_flat(self, group, flat, ws):
+        lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
+        flat.count_steps()
+        param = flat.param
+        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
+        tmp, std = ws.get(np, param, "tmp"), ws.get(np, param, "tmp2")
+        delta = ws.get(np, param, "tmp3")
+        square_avg, acc_delta = flat.state["square_avg"], flat.state["acc_delta"]
+        np.multiply(square_avg, rho, out=square_avg)
+        addcmul_(np, square_avg, g, g, 1 - rho, tmp)
+        np.sqrt(np.add(square_avg, eps, out=std), out=std)
+        np.sqrt(np.add(acc_delta, eps, out=delta), out=delta)
+        np.divide(delta, std, out=delta)
+        np.multiply(delta, g, out=delta)
+        np.multiply(acc_delta, rho, out=acc_delta)
+        addcmul_(np, acc_delta, delta, delta, 1 - rho, tmp)
+        add_(np, param, delta, -lr, tmp)
+
+    def _update_each(self, group, ws):
         lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
             state = self._state_for(p, group)

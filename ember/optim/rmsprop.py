@@ -1,4 +1,6 @@
 """RMSprop, optionally centered and with momentum."""
+import numpy as np
+
 from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_flags,
                         count_step, lerp_, params_with_grad, prepared_grad, real, scalar,
                         step_tensor, written, zeros_state)
@@ -36,7 +38,37 @@ class RMSprop(Optimizer):
         if group["centered"]:
             state["grad_avg"] = zeros_state(p)
 
-    def _update_group(self, group, ws):
+    def _flat_keys(self, group):
+        return ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) + \
+            (("grad_avg",) if group["centered"] else ())
+
+    def _update_flat(self, group, flat, ws):
+        lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
+        flat.count_steps()
+        param = flat.param
+        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
+        tmp, avg = ws.get(np, param, "tmp"), ws.get(np, param, "tmp2")
+        square_avg = flat.state["square_avg"]
+        np.multiply(square_avg, alpha, out=square_avg)
+        addcmul_(np, square_avg, g, g, 1 - alpha, tmp)
+        if group["centered"]:
+            grad_avg = flat.state["grad_avg"]
+            lerp_(np, grad_avg, g, 1 - alpha, tmp)
+            np.copyto(avg, square_avg)
+            addcmul_(np, avg, grad_avg, grad_avg, -1, tmp)
+            np.sqrt(avg, out=avg)
+        else:
+            np.sqrt(square_avg, out=avg)
+        np.add(avg, eps, out=avg)
+        if group["momentum"] > 0:
+            buf = flat.state["momentum_buffer"]
+            np.multiply(buf, group["momentum"], out=buf)
+            addcdiv_(np, buf, g, avg, 1, tmp)
+            add_(np, param, buf, -lr, tmp)
+        else:
+            addcdiv_(np, param, g, avg, -lr, tmp)
+
+    def _update_each(self, group, ws):
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         momentum, centered = group["momentum"], group["centered"]
         for p, xp, param, grad in params_with_grad(group):
