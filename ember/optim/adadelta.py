@@ -1,9 +1,9 @@
 """Adadelta."""
 import numpy as np
 
-from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_step,
-                        params_with_grad, prepared_grad, real, scalar, step_tensor, written,
-                        zeros_state)
+from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_step, flat_grad,
+                        params_with_grad, prepared_grad, real, scalar, scaled, step_tensor,
+                        written, zeros_state)
 
 
 class Adadelta(Optimizer):
@@ -37,10 +37,8 @@ class Adadelta(Optimizer):
     def _update_flat(self, group, flat, ws):
         lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]
         flat.count_steps()
-        param = flat.param
-        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
-        tmp, std = ws.get(np, param, "tmp"), ws.get(np, param, "tmp2")
-        delta = ws.get(np, param, "tmp3")
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp, std, delta = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2"), ws.get(np, g, "tmp3")
         square_avg, acc_delta = flat.state["square_avg"], flat.state["acc_delta"]
         np.multiply(square_avg, rho, out=square_avg)
         addcmul_(np, square_avg, g, g, 1 - rho, tmp)
@@ -50,7 +48,7 @@ class Adadelta(Optimizer):
         np.multiply(delta, g, out=delta)
         np.multiply(acc_delta, rho, out=acc_delta)
         addcmul_(np, acc_delta, delta, delta, 1 - rho, tmp)
-        add_(np, param, delta, -lr, tmp)
+        flat.apply(scaled(np, delta, -lr, tmp))
 
     def _update_each(self, group, ws):
         lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_flags, count_step,
+                        flat_grad, quotient,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
 
@@ -49,15 +50,14 @@ class Adagrad(Optimizer):
     def _update_flat(self, group, flat, ws):
         lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
         steps = flat.count_steps()
-        param = flat.param
-        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
-        tmp, std = ws.get(np, param, "tmp"), ws.get(np, param, "tmp2")
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp, std = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
         state_sum = flat.state["sum"]
         addcmul_(np, state_sum, g, g, 1, tmp)
         np.sqrt(state_sum, out=std)
         np.add(std, eps, out=std)
         neg_clr = flat.per_element(steps, lambda s: -(lr / (1 + (s - 1) * lr_decay)))
-        addcdiv_(np, param, g, std, neg_clr, tmp)
+        flat.apply(quotient(np, g, std, neg_clr, tmp))
 
     def _update_each(self, group, ws):
         lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]

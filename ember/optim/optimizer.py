@@ -220,7 +220,7 @@ class Optimizer:
         else:
             flat.gather()
             self._update_flat(group, flat, ws)
-            flat.scatter()
+            bump_versions(flat.written)
 
     # the keys of the parameter-shaped state tensors a batched update keeps in flat buffers
     # (a function of the group), and whether the state has a "step" count
@@ -297,7 +297,9 @@ class Optimizer:
         raise NotImplementedError
 
     def _update_flat(self, group, flat, ws):
-        """The batched update, on `flat.param`, `flat.grad` and `flat.state[key]`."""
+        """The batched update, on `flat.grad`, `flat.state[key]` (and
+        `flat.gather_params()` where it reads the parameters), ending with
+        `flat.apply(change)`."""
         raise NotImplementedError
 
     def _update_group_differentiable(self, group):
@@ -534,15 +536,17 @@ def bump_versions(tensors):
 
 class _Flat:
     """A group's parameters (one float dtype, NumPy arrays) and their state, batched: each
-    step gathers the parameters and gradients into two flat arrays (`param`, `grad`), the
-    update runs a few NumPy calls on those and on the flat state buffers, and the parameters
-    are copied back. The state tensors' arrays ARE views into the flat state buffers (set
-    up here, copying their values in), so state costs no gathering; `valid` re-checks
-    cheaply each step that nothing was replaced (a parameter's array, a state tensor, the
-    state dict), and the optimizer builds a new _Flat when something was.
+    step gathers the gradients into one flat array (`grad`; the parameters too, into `param`,
+    only for an update that reads them: L2 weight decay), the update runs a few NumPy calls
+    on it and on the flat state buffers, and adds the resulting change to each parameter
+    (`apply`: one call per parameter, the only per-parameter work). The state tensors'
+    arrays ARE views into the flat state buffers (set up here, copying their values in), so
+    state costs no gathering; `valid` re-checks cheaply each step that nothing was replaced
+    (a parameter's array, a state tensor, the state dict), and the optimizer builds a new
+    _Flat when something was.
 
-    The element-wise arithmetic is the per-parameter update's, so the results are the same
-    bits; only the number of NumPy calls changes (a few per group instead of per parameter).
+    The element-wise arithmetic is the per-parameter update's (the final `param + change`
+    too), so the results are the same bits; only the number of NumPy calls changes.
     """
 
     def __init__(self, state, params, dtype, keys, has_step, states):
@@ -553,9 +557,9 @@ class _Flat:
         sizes = [a.size for a in self.arrays]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         total = int(self.offsets[-1])
-        self.param = np.empty(total, dtype)
+        self.param = None
         self.grad = np.empty(total, dtype)
-        self.param_views = self._views(self.param)
+        self._change_views = {}     # id(flat scratch array) -> (it, its per-parameter views)
         # what gather concatenates: a flat view of a contiguous parameter (made once), or
         # None for a strided one (raveled, i.e. copied, at each gather)
         self.sources = [a.reshape(-1) if a.flags.c_contiguous else None for a in self.arrays]
@@ -614,9 +618,26 @@ class _Flat:
         return True
 
     def gather(self):
-        np.concatenate([a.ravel() if s is None else s for a, s in
-                        zip(self.arrays, self.sources)], out=self.param)
         np.concatenate([p._grad._data.reshape(-1) for p in self.params], out=self.grad)
+
+    def gather_params(self):
+        """The parameters' current values, gathered into one flat array."""
+        if self.param is None:
+            self.param = np.empty_like(self.grad)
+        return np.concatenate([a.ravel() if s is None else s for a, s in
+                               zip(self.arrays, self.sources)], out=self.param)
+
+    def apply(self, change, scale=None):
+        """param += change (a flat array) for each parameter, after param *= scale if given
+        (decoupled weight decay): the per-parameter update's last operations, the same
+        roundings."""
+        entry = self._change_views.get(id(change))
+        if entry is None or entry[0] is not change:
+            entry = self._change_views[id(change)] = (change, self._views(change))
+        for a, v in zip(self.arrays, entry[1]):
+            if scale is not None:
+                np.multiply(a, scale, out=a)
+            np.add(a, v, out=a)
 
     def count_steps(self):
         """step += 1 on every step count; returns the counts (a list of floats)."""
@@ -625,11 +646,6 @@ class _Flat:
             return self.step.tolist()
         return [count_step(t) for t in self.tensors["step"]]
 
-    def scatter(self):
-        for a, v in zip(self.arrays, self.param_views):
-            np.copyto(a, v)
-        bump_versions(self.written)
-
     def per_element(self, steps, fn):
         """fn(step count) as the update's operand: a number where all the parameters have
         taken the same number of steps (the usual case), else an array holding each
@@ -637,7 +653,7 @@ class _Flat:
         first = steps[0]
         if all(s == first for s in steps):
             return fn(first)
-        dtype = self.param.dtype
+        dtype = self.grad.dtype
         return np.repeat(np.array([dtype.type(fn(s)) for s in steps], dtype),
                          np.diff(self.offsets))
 
@@ -742,6 +758,23 @@ def addcmul_(xp, a, t1, t2, value, tmp):
 def addcdiv_(xp, a, t1, t2, value, tmp):
     """a += value * t1 / t2 (each operation rounded: PyTorch's kernel fuses nothing here)."""
     return xp.add(a, xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
+
+
+def scaled(xp, b, alpha, tmp):
+    """alpha * b (into tmp; b itself for alpha 1): the change that add_(a, b, alpha) adds."""
+    return b if alpha == 1 else xp.multiply(b, alpha, out=tmp)
+
+
+def quotient(xp, t1, t2, value, tmp):
+    """value * t1 / t2 (into tmp): the change that addcdiv_(a, t1, t2, value) adds."""
+    return xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp)
+
+
+def flat_grad(ws, flat, group, weight_decay):
+    """The batched update's gradient: flat.grad negated when maximizing, plus weight_decay *
+    the parameters (L2; gathered only then), as prepared_grad."""
+    param = flat.gather_params() if weight_decay != 0 else None
+    return prepared_grad(np, ws, flat.grad, param, group["maximize"], weight_decay)
 
 
 def prepared_grad(xp, ws, grad, param, maximize, weight_decay):

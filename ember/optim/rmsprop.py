@@ -2,8 +2,8 @@
 import numpy as np
 
 from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_flags,
-                        count_step, lerp_, params_with_grad, prepared_grad, real, scalar,
-                        step_tensor, written, zeros_state)
+                        count_step, flat_grad, lerp_, params_with_grad, prepared_grad, quotient,
+                        real, scalar, scaled, step_tensor, written, zeros_state)
 
 
 class RMSprop(Optimizer):
@@ -45,9 +45,8 @@ class RMSprop(Optimizer):
     def _update_flat(self, group, flat, ws):
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         flat.count_steps()
-        param = flat.param
-        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
-        tmp, avg = ws.get(np, param, "tmp"), ws.get(np, param, "tmp2")
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp, avg = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
         square_avg = flat.state["square_avg"]
         np.multiply(square_avg, alpha, out=square_avg)
         addcmul_(np, square_avg, g, g, 1 - alpha, tmp)
@@ -64,9 +63,9 @@ class RMSprop(Optimizer):
             buf = flat.state["momentum_buffer"]
             np.multiply(buf, group["momentum"], out=buf)
             addcdiv_(np, buf, g, avg, 1, tmp)
-            add_(np, param, buf, -lr, tmp)
+            flat.apply(scaled(np, buf, -lr, tmp))
         else:
-            addcdiv_(np, param, g, avg, -lr, tmp)
+            flat.apply(quotient(np, g, avg, -lr, tmp))
 
     def _update_each(self, group, ws):
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, add_, check_lr, check_flags, grad_add,
+from .optimizer import (Optimizer, add_, check_lr, check_flags, flat_grad, grad_add, scaled,
                         params_with_grad, prepared_grad, real, scalar, written, zeros_state)
 
 
@@ -50,9 +50,8 @@ class SGD(Optimizer):
 
     def _update_flat(self, group, flat, ws):
         lr, momentum = scalar(group["lr"]), group["momentum"]
-        param = flat.param
-        g = prepared_grad(np, ws, flat.grad, param, group["maximize"], group["weight_decay"])
-        tmp = ws.get(np, param, "tmp")
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp = ws.get(np, g, "tmp")
         if momentum != 0:
             buf = flat.state["momentum_buffer"]
             if flat.fresh:              # the first step's buffer is the gradient itself
@@ -62,7 +61,7 @@ class SGD(Optimizer):
                 np.multiply(buf, momentum, out=buf)
                 add_(np, buf, g, 1 - group["dampening"], tmp)
             g = grad_add(np, ws, g, buf, momentum) if group["nesterov"] else buf
-        add_(np, param, g, -lr, tmp)
+        flat.apply(scaled(np, g, -lr, tmp))
 
     def _update_each(self, group, ws):
         lr, momentum = scalar(group["lr"]), group["momentum"]
