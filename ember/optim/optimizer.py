@@ -748,9 +748,11 @@ def _addcmul_exact(out, a, t1, t2, value):
     return _fma(out, out, t2, a)
 
 
-def addcmul_(xp, a, t1, t2, value, tmp):
-    """a += value * t1 * t2, as PyTorch's addcmul kernel (value * t1 rounded first)."""
-    if _fused(xp, a):
+def addcmul_(xp, a, t1, t2, value, tmp, fma=True):
+    """a += value * t1 * t2, as PyTorch's addcmul kernel (value * t1 rounded first).
+    fma=False rounds the product and the sum each (no float64 emulation of the fused
+    multiply-add: for an update where the emulation costs more than it is worth)."""
+    if fma and _fused(xp, a):
         return _round_once_(a, tmp, _addcmul_exact, a, t1, t2, np.float32(value))
     return xp.add(a, xp.multiply(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
 
