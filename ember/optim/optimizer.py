@@ -10,6 +10,12 @@ op registry's dispatch. Raw ufuncs with `out=` into a few scratch arrays that th
 order of float operations, which follows PyTorch's CPU kernels (`a + alpha * b`,
 `self + value * t1 * t2`, ...) so float32 results agree to rounding.
 
+SGD, Adam/AdamW, Adadelta, RMSprop and Adagrad run that arithmetic batched, over all of a
+group's parameters at once (`_Flat`: the gradients gathered into one array, the state
+tensors' arrays views into flat buffers), so a step costs a few NumPy calls per group plus
+one add per parameter, not ~10 calls per parameter; they fall back to the per-parameter
+update (`_update_each`) for complex, mixed-dtype or off-CPU groups.
+
 The flags: fused=True (where PyTorch has a fused kernel: SGD, Adam, AdamW, Adagrad) runs this
 same update, after PyTorch's checks; capturable=True raises PyTorch's assertion at step for a
 parameter off the CUDA-like devices; differentiable=True runs `_update_group_differentiable`,
