@@ -4,7 +4,8 @@
 Forward+backward of the building blocks the benchmark networks spend their time in (exact
 GELU, embedding backward, layer_norm, softmax, log_softmax, cross_entropy, sigmoid, nn.LSTM,
 conv2d), and optimizer steps (and clip_grad_norm_) over ~20 and ~100 parameters shaped like a
-small model's (weight matrices and biases). Medians of repeated runs; speed only, no targets.
+small model's (weight matrices and biases), and each benchmark network's update (clip, step).
+Medians of repeated runs; speed only, no targets.
 """
 import gc
 import os
@@ -136,6 +137,25 @@ def clip_step(T, n):
     return lambda: T.nn.utils.clip_grad_norm_(params, 1e9)   # (norm below: grads unchanged)
 
 
+def model_update(T, name):
+    """The optimizer part of a benchmark network's step (bench/models.py): clip_grad_norm_
+    where its program clips, then opt.step(), over the network's own parameters."""
+    import models
+    T.manual_seed(0)
+    model, make_opt, _ = models.TRAIN_MODELS[name][1](T)
+    params = list(model.parameters())
+    for i, p in enumerate(params):
+        p.grad = T.tensor(_rand(tuple(p.shape), 1000 + i, 0.01))
+    opt = make_opt(model)
+    clip = {"gpt": 1.0, "lstm": 0.25}.get(name)
+
+    def update():
+        if clip is not None:
+            T.nn.utils.clip_grad_norm_(params, clip)
+        opt.step()
+    return update, len(params)
+
+
 def row(name, e, t):
     print(f"{name:<40}{fmt(e):>12}{fmt(t):>12}{e / t:>12.2f}x", flush=True)
 
@@ -164,6 +184,13 @@ def main():
             if not pick or pick in "clip_grad_norm_":
                 row(f"clip_grad_norm_ ({n} params)", median_time(clip_step(ember, n)),
                     median_time(clip_step(torch, n)))
+        print("\nthe benchmark networks' updates (clip_grad_norm_ where clipped, opt.step)")
+        for name in ("gpt", "lstm", "cnn", "mlp"):
+            if pick and pick not in name:
+                continue
+            e, n = model_update(ember, name)
+            t, _ = model_update(torch, name)
+            row(f"{name} update ({n} params)", median_time(e), median_time(t))
 
 
 if __name__ == "__main__":
