@@ -221,10 +221,12 @@ class Optimizer:
         parameters laid out in flat buffers (`_Flat`) when they can share them, else their
         per-parameter `_update_each`; the others override this method."""
         flat = self._flat_for(group)
+        if flat is not None and not flat.gather():
+            self._flats.pop(id(group), None)        # a gradient of another dtype now
+            flat = None
         if flat is None:
             self._update_each(group, ws)
         else:
-            flat.gather()
             self._update_flat(group, flat, ws)
             bump_versions(flat.written)
 
@@ -624,7 +626,15 @@ class _Flat:
         return True
 
     def gather(self):
-        np.concatenate([p._grad._data.reshape(-1) for p in self.params], out=self.grad)
+        """Copy the gradients into `grad`; False (nothing done) if one is not a NumPy array
+        of the parameters' dtype any more."""
+        grads = [p._grad._data for p in self.params]
+        dtype = self.grad.dtype
+        for g in grads:
+            if type(g) is not np.ndarray or g.dtype != dtype:
+                return False
+        np.concatenate([g.reshape(-1) for g in grads], out=self.grad)
+        return True
 
     def gather_params(self):
         """The parameters' current values, gathered into one flat array."""
