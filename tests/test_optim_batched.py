@@ -133,6 +133,16 @@ def test_strided_and_mixed_dtype_params(case):
     np.testing.assert_allclose(eb, tb, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("kw", [dict(lr=0.1), dict(lr=0.1, weight_decay=0.1, maximize=True)])
+def test_sgd_without_momentum_on_large_params(kw):
+    # (large parameters: SGD without momentum updates them one at a time, no gathering)
+    init, grads = data(steps=3, shapes=[(100, 100), (20_000,), (3,)])
+    expected = values(*run(torch, "SGD", kw, init, grads))
+    actual = values(*run(ember, "SGD", kw, init, grads))
+    for a, e in zip(actual, expected):
+        np.testing.assert_allclose(a, e, **TOL)
+
+
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_held_state_tensors_see_the_updates(case):
     # the state tensors stay the same objects (their arrays move into the flat buffers)

@@ -6,6 +6,10 @@ from .optimizer import (Optimizer, add_, check_lr, check_flags, flat_grad, grad_
                         params_with_grad, prepared_grad, real, scalar, written, zeros_state)
 
 
+# mean elements per parameter above which SGD without momentum updates one parameter at a time
+_LARGE = 8192
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
@@ -34,6 +38,16 @@ class SGD(Optimizer):
 
     def _flat_keys(self, group):
         return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
+    def _flat_for(self, group):
+        # without momentum there is no state to batch, only NumPy calls to save: worth it for
+        # small parameters, while for large ones gathering the gradients is one more pass
+        # over memory than the per-parameter update makes
+        if group["momentum"] == 0:
+            sizes = [p._data.size for p in group["params"] if p._grad is not None]
+            if sizes and sum(sizes) > _LARGE * len(sizes):
+                return None
+        return super()._flat_for(group)
 
     def _make_flat(self, group, params):
         """As the base's; on the first step with momentum (no parameter has a buffer yet)

@@ -1,9 +1,8 @@
 """Clip gradients by their total norm or by value, in place.
 
-The common case (2-norm, NumPy gradients of one float dtype) runs on the raw arrays: the
-gradients concatenated and squared in two calls, each one's sum (NumPy's pairwise sum, as
-vector_norm's) and the scaling one call per gradient, where the op-by-op path cost a few
-ember ops per gradient. The values are vector_norm's: sqrt of the sum of squares per
+The common case (2-norm, NumPy gradients of one float dtype) runs on the raw arrays: each
+gradient squared and summed (NumPy's pairwise sum, as vector_norm's) and scaled, three NumPy
+calls per gradient, where the op-by-op path cost a few ember ops per gradient. The values are vector_norm's: sqrt of the sum of squares per
 gradient (|x| for a one-element one), then the 2-norm of those norms.
 """
 import warnings
@@ -62,13 +61,14 @@ def _total_2_norm(tensors):
     arrays = _numpy_arrays(tensors)
     if arrays is None:
         return None
-    squares = np.concatenate([a.reshape(-1) for a in arrays])
-    np.multiply(squares, squares, out=squares)
+    # each gradient squared into its part of one scratch array, then summed (pairwise)
+    squares = np.empty(sum(a.size for a in arrays), arrays[0].dtype)
     sums = np.empty(len(arrays), squares.dtype)
     start = 0
     for i, a in enumerate(arrays):
         stop = start + a.size
-        sums[i] = np.add.reduce(squares[start:stop])
+        part = squares[start:stop].reshape(a.shape)
+        sums[i] = np.add.reduce(np.multiply(a, a, out=part), axis=None)
         start = stop
     norms = np.sqrt(sums)
     for i, a in enumerate(arrays):      # one element: PyTorch's norm is |x| (no x * x)
