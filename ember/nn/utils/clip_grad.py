@@ -2,8 +2,9 @@
 
 The common case (2-norm, NumPy gradients of one float dtype) runs on the raw arrays: each
 gradient squared and summed (NumPy's pairwise sum, as vector_norm's) and scaled, three NumPy
-calls per gradient, where the op-by-op path cost a few ember ops per gradient. The values are vector_norm's: sqrt of the sum of squares per
-gradient (|x| for a one-element one), then the 2-norm of those norms.
+calls per gradient, where the op-by-op path cost a few ember ops per gradient. The values
+are vector_norm's: sqrt of the sum of squares per gradient (|x| for a one-element one), then
+the 2-norm of those norms.
 """
 import warnings
 
