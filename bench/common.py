@@ -68,3 +68,34 @@ def report(rows, title):
         mark = "" if target is None else ("  ok" if ratio <= target else "  MISS")
         tgt = f"<={target}" if target is not None else ""
         print(f"{name:<34}{fmt(e):>12}{fmt(t):>12}{ratio:>12.2f}x{tgt:>9}{mark}")
+
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def set_threads_env(n):
+    """Ask every BLAS/OpenMP pool for `n` threads. Call before importing NumPy or torch (the
+    pools read these variables once); threadpoolctl and torch.set_num_threads, where they
+    exist, are applied on top by `limit_threads` after the imports."""
+    for var in _THREAD_VARS:
+        os.environ[var] = str(n)
+
+
+def limit_threads(n, torch=None):
+    """After the imports: cap the BLAS pools (threadpoolctl, if installed) and torch's."""
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(n)
+
+
+def arg_value(flag, default):
+    """The value after `flag` on the command line (an int where it reads as one)."""
+    if flag in sys.argv:
+        value = sys.argv[sys.argv.index(flag) + 1]
+        return int(value) if value.isdigit() else value
+    return default

@@ -1,5 +1,8 @@
 """Adagrad, with learning-rate decay and an initial accumulator value."""
+import numpy as np
+
 from .optimizer import (Optimizer, addcdiv_, addcmul_, check_lr, check_flags, count_step,
+                        flat_grad, quotient,
                         params_with_grad, prepared_grad, real, scalar, step_tensor, written,
                         zeros_state)
 
@@ -41,7 +44,22 @@ class Adagrad(Optimizer):
         init = group["initial_accumulator_value"]
         state["sum"] = zeros_state(p, complex(init, init) if p.is_complex() else init)
 
-    def _update_group(self, group, ws):
+    def _flat_keys(self, group):
+        return ("sum",)
+
+    def _update_flat(self, group, flat, ws):
+        lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
+        steps = flat.count_steps()
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp, std = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
+        state_sum = flat.state["sum"]
+        addcmul_(np, state_sum, g, g, 1, tmp)
+        np.sqrt(state_sum, out=std)
+        np.add(std, eps, out=std)
+        neg_clr = flat.per_element(steps, lambda s: -(lr / (1 + (s - 1) * lr_decay)))
+        flat.apply(quotient(np, g, std, neg_clr, tmp))
+
+    def _update_each(self, group, ws):
         lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
         for p, xp, param, grad in params_with_grad(group):
             state = self._state_for(p, group)       # (new: a group added later)

@@ -1,9 +1,11 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
+import numpy as np
+
 from .._tensor import Tensor
 from ..ops.pointwise import maximum
-from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_flags,
-                        count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
-                        written, zeros_state)
+from .optimizer import (Optimizer, adam_moments, addcdiv_, addcmul_, check_lr, check_flags,
+                        count_step, decayed_grad, flat_grad, lerp_, params_with_grad, quotient,
+                        real, scalar, step_tensor, written, zeros_state)
 
 
 def check_adam_args(lr, eps, betas, weight_decay):
@@ -45,7 +47,34 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = zeros_state(p)
 
-    def _update_group(self, group, ws):
+    def _flat_keys(self, group):
+        return ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
+
+    def _update_flat(self, group, flat, ws):
+        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+        steps = flat.count_steps()
+        weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
+        g = flat_grad(ws, flat, group, 0 if decoupled else weight_decay)
+        tmp, tmp2 = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
+        exp_avg, exp_avg_sq = flat.state["exp_avg"], flat.state["exp_avg_sq"]
+        lerp_(np, exp_avg, g, 1 - beta1, tmp)
+        np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
+        addcmul_(np, exp_avg_sq, g, g, 1 - beta2, tmp)
+        neg_step_size = flat.per_element(steps, lambda s: -(lr / (1 - beta1 ** s)))
+        bias_correction2_sqrt = flat.per_element(steps, lambda s: (1 - beta2 ** s) ** 0.5)
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            second = flat.state["max_exp_avg_sq"]
+            np.maximum(second, exp_avg_sq, out=second)
+        denom = np.sqrt(second, out=tmp2)
+        np.divide(denom, bias_correction2_sqrt, out=denom)
+        np.add(denom, eps, out=denom)
+        # (decoupled weight decay shrinks each parameter just before the change is added: the
+        # per-parameter update's order, as its value is not read in between)
+        flat.apply(quotient(np, exp_avg, denom, neg_step_size, tmp),
+                   1 - lr * weight_decay if decoupled and weight_decay != 0 else None)
+
+    def _update_each(self, group, ws):
         lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
         eps, amsgrad = group["eps"], group["amsgrad"]
         for p, xp, param, grad in params_with_grad(group):

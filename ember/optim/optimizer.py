@@ -10,6 +10,12 @@ op registry's dispatch. Raw ufuncs with `out=` into a few scratch arrays that th
 order of float operations, which follows PyTorch's CPU kernels (`a + alpha * b`,
 `self + value * t1 * t2`, ...) so float32 results agree to rounding.
 
+SGD, Adam/AdamW, Adadelta, RMSprop and Adagrad run that arithmetic batched, over all of a
+group's parameters at once (`_Flat`: the gradients gathered into one array, the state
+tensors' arrays views into flat buffers), so a step costs a few NumPy calls per group plus
+one add per parameter, not ~10 calls per parameter; they fall back to the per-parameter
+update (`_update_each`) for complex, mixed-dtype or off-CPU groups.
+
 The flags: fused=True (where PyTorch has a fused kernel: SGD, Adam, AdamW, Adagrad) runs this
 same update, after PyTorch's checks; capturable=True raises PyTorch's assertion at step for a
 parameter off the CUDA-like devices; differentiable=True runs `_update_group_differentiable`,
@@ -27,7 +33,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import add_hook
+from ..autograd.graph import VersionCounter, _user_site, add_hook
 from ..ops.registry import xp_of
 
 
@@ -102,6 +108,7 @@ class Optimizer:
         self.state = defaultdict(dict)
         self.param_groups = []
         self._workspace = _Workspace()
+        self._flats = {}
         param_groups = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -210,7 +217,97 @@ class Optimizer:
 
     def _update_group(self, group, ws):
         """One group's update, in place (each optimizer's own arithmetic); `ws` lends scratch
-        arrays."""
+        arrays. Optimizers with a batched update (`_update_flat`) run it over the group's
+        parameters laid out in flat buffers (`_Flat`) when they can share them, else their
+        per-parameter `_update_each`; the others override this method."""
+        flat = self._flat_for(group)
+        if flat is not None and not flat.gather():
+            self._flats.pop(id(group), None)        # a gradient of another dtype now
+            flat = None
+        if flat is None:
+            self._update_each(group, ws)
+        else:
+            self._update_flat(group, flat, ws)
+            bump_versions(flat.written)
+
+    # the keys of the parameter-shaped state tensors a batched update keeps in flat buffers
+    # (a function of the group), and whether the state has a "step" count
+    def _flat_keys(self, group):
+        return ()
+
+    _flat_step = True
+
+    def _flat_for(self, group):
+        """The group's `_Flat` (cached; rebuilt when a parameter, its array or a state tensor
+        changed), or None when its parameters can't share flat buffers: then the
+        per-parameter update runs."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if not params:
+            return None
+        key = id(group)
+        flat = self._flats.get(key)
+        if flat is not None and flat.valid(params, self.state):
+            return flat
+        self._flats.pop(key, None)
+        flat = self._make_flat(group, params)
+        if flat is not None:
+            self._flats[key] = flat
+        return flat
+
+    @staticmethod
+    def _flat_dtype(params):
+        """The NumPy float dtype all the parameters and gradients share, else None (complex,
+        integer, mixed, or off the CPU: then the update runs per parameter)."""
+        a = params[0]._data
+        if type(a) is not np.ndarray or a.dtype.kind != "f":
+            return None
+        dtype = a.dtype
+        for p in params:
+            g = p._grad._data
+            if type(p._data) is not np.ndarray or p._data.dtype != dtype or \
+                    type(g) is not np.ndarray or g.dtype != dtype or g.shape != p._data.shape:
+                return None
+        return dtype
+
+    def _make_flat(self, group, params):
+        dtype = self._flat_dtype(params)
+        if dtype is None:
+            return None
+        keys = tuple(self._flat_keys(group))
+        if not (keys or self._flat_step):          # (stateless: SGD without momentum)
+            return _Flat(self.state, params, dtype, keys, False, [self.state.get(p)
+                                                                  for p in params])
+        states = []
+        for p in params:
+            state = self._state_for(p, group)
+            if not self._flat_state_ok(state, p, keys):
+                return None
+            states.append(state)
+        return _Flat(self.state, params, dtype, keys, self._flat_step, states)
+
+    def _flat_state_ok(self, state, p, keys):
+        shape = p._data.shape
+        for k in keys:
+            t = state.get(k)
+            if not isinstance(t, Tensor) or type(t._data) is not np.ndarray or \
+                    t._data.dtype != p._data.dtype or t._data.shape != shape or \
+                    t._base is not None:
+                return False
+        if self._flat_step:
+            t = state.get("step")
+            if not isinstance(t, Tensor) or type(t._data) is not np.ndarray or \
+                    t._data.ndim or t._base is not None:
+                return False
+        return True
+
+    def _update_each(self, group, ws):
+        """The per-parameter update (when a group's parameters can't share flat buffers)."""
+        raise NotImplementedError
+
+    def _update_flat(self, group, flat, ws):
+        """The batched update, on `flat.grad`, `flat.state[key]` (and
+        `flat.gather_params()` where it reads the parameters), ending with
+        `flat.apply(change)`."""
         raise NotImplementedError
 
     def _update_group_differentiable(self, group):
@@ -336,6 +433,7 @@ class Optimizer:
             for name, value in self._group_fallbacks.items():
                 group.setdefault(name, value)
         self._workspace = _Workspace()
+        self._flats = {}
         self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
         self._hook_step()
@@ -429,8 +527,151 @@ def real(a):
 
 def written(*tensors):
     """Record in-place writes done on raw arrays (autograd's version checks must see them)."""
+    bump_versions(tensors)
+
+
+def bump_versions(tensors):
+    """Bump each tensor's version counter once, all with one call site (finding the user's
+    frame is the costly part of a bump, and every write of a step has the same one)."""
+    site = _user_site()
     for t in tensors:
-        t._version_counter.bump()
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = VersionCounter()
+        vc.value += 1
+        vc.site = site
+
+
+class _Flat:
+    """A group's parameters (one float dtype, NumPy arrays) and their state, batched: each
+    step gathers the gradients into one flat array (`grad`; the parameters too, into `param`,
+    only for an update that reads them: L2 weight decay), the update runs a few NumPy calls
+    on it and on the flat state buffers, and adds the resulting change to each parameter
+    (`apply`: one call per parameter, the only per-parameter work). The state tensors'
+    arrays ARE views into the flat state buffers (set up here, copying their values in), so
+    state costs no gathering; `valid` re-checks cheaply each step that nothing was replaced
+    (a parameter's array, a state tensor, the state dict), and the optimizer builds a new
+    _Flat when something was.
+
+    The element-wise arithmetic is the per-parameter update's (the final `param + change`
+    too), so the results are the same bits; only the number of NumPy calls changes.
+    """
+
+    def __init__(self, state, params, dtype, keys, has_step, states):
+        self.state_dict = state
+        self.params = params
+        self.arrays = [p._data for p in params]
+        self.states = states
+        sizes = [a.size for a in self.arrays]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        total = int(self.offsets[-1])
+        self.param = None
+        self.grad = np.empty(total, dtype)
+        self._change_views = {}     # id(flat scratch array) -> (it, its per-parameter views)
+        # what gather concatenates: a flat view of a contiguous parameter (made once), or
+        # None for a strided one (raveled, i.e. copied, at each gather)
+        self.sources = [a.reshape(-1) if a.flags.c_contiguous else None for a in self.arrays]
+        self.keys = keys
+        self.state = {}
+        self.views = {}
+        self.tensors = {}
+        for key in keys:
+            tensors = [s[key] for s in states]
+            buffer = np.empty(total, dtype)
+            self.state[key], self.views[key], self.tensors[key] = (
+                buffer, self._adopt(tensors, buffer), tensors)
+        self.fresh = False          # (SGD: buffers still to be set from the gradients)
+        self.step = None
+        if has_step:
+            tensors = [s["step"] for s in states]
+            step_dtype = tensors[0]._data.dtype
+            if all(t._data.dtype == step_dtype for t in tensors):
+                self.step = np.empty(len(params), step_dtype)
+                self.views["step"] = self._adopt(tensors, self.step, step=True)
+                self.tensors["step"] = tensors
+            else:           # (mixed: a default dtype changed between them) counted one by one
+                self.tensors["step"] = tensors
+        self.written = list(params) + [t for ts in self.tensors.values() for t in ts]
+
+    def _views(self, buffer, step=False):
+        o = self.offsets
+        if step:
+            return [buffer[i:i + 1].reshape(()) for i in range(len(self.arrays))]
+        return [buffer[o[i]:o[i + 1]].reshape(a.shape) for i, a in enumerate(self.arrays)]
+
+    def _adopt(self, tensors, buffer, step=False):
+        """Move the tensors' values into `buffer` and make their arrays views of it (the
+        tensor objects stay: whoever holds one sees the updates, as in PyTorch)."""
+        views = self._views(buffer, step)
+        for t, v in zip(tensors, views):
+            v[...] = t._data
+            t._data = v
+        return views
+
+    def valid(self, params, state):
+        """Still the same parameters, arrays and state tensors (identity checks only)."""
+        if state is not self.state_dict or len(params) != len(self.params):
+            return False
+        for p, q, a in zip(params, self.params, self.arrays):
+            if p is not q or p._data is not a:
+                return False
+        for p, s in zip(params, self.states):
+            if state.get(p) is not s:
+                return False
+        for key, tensors in self.tensors.items():
+            views = self.views.get(key)
+            for s, t, v in zip(self.states, tensors, views or tensors):
+                if s.get(key) is not t or views is not None and t._data is not v:
+                    return False
+        return True
+
+    def gather(self):
+        """Copy the gradients into `grad`; False (nothing done) if one is not a NumPy array
+        of the parameters' dtype any more."""
+        grads = [p._grad._data for p in self.params]
+        dtype = self.grad.dtype
+        for g in grads:
+            if type(g) is not np.ndarray or g.dtype != dtype:
+                return False
+        np.concatenate([g.reshape(-1) for g in grads], out=self.grad)
+        return True
+
+    def gather_params(self):
+        """The parameters' current values, gathered into one flat array."""
+        if self.param is None:
+            self.param = np.empty_like(self.grad)
+        return np.concatenate([a.ravel() if s is None else s for a, s in
+                               zip(self.arrays, self.sources)], out=self.param)
+
+    def apply(self, change, scale=None):
+        """param += change (a flat array) for each parameter, after param *= scale if given
+        (decoupled weight decay): the per-parameter update's last operations, the same
+        roundings."""
+        entry = self._change_views.get(id(change))
+        if entry is None or entry[0] is not change:
+            entry = self._change_views[id(change)] = (change, self._views(change))
+        for a, v in zip(self.arrays, entry[1]):
+            if scale is not None:
+                np.multiply(a, scale, out=a)
+            np.add(a, v, out=a)
+
+    def count_steps(self):
+        """step += 1 on every step count; returns the counts (a list of floats)."""
+        if self.step is not None:
+            self.step += 1
+            return self.step.tolist()
+        return [count_step(t) for t in self.tensors["step"]]
+
+    def per_element(self, steps, fn):
+        """fn(step count) as the update's operand: a number where all the parameters have
+        taken the same number of steps (the usual case), else an array holding each
+        element's parameter's value (rounded to the dtype, as a number operand is)."""
+        first = steps[0]
+        if all(s == first for s in steps):
+            return fn(first)
+        dtype = self.grad.dtype
+        return np.repeat(np.array([dtype.type(fn(s)) for s in steps], dtype),
+                         np.diff(self.offsets))
 
 
 class _Workspace:
@@ -523,9 +764,11 @@ def _addcmul_exact(out, a, t1, t2, value):
     return _fma(out, out, t2, a)
 
 
-def addcmul_(xp, a, t1, t2, value, tmp):
-    """a += value * t1 * t2, as PyTorch's addcmul kernel (value * t1 rounded first)."""
-    if _fused(xp, a):
+def addcmul_(xp, a, t1, t2, value, tmp, fma=True):
+    """a += value * t1 * t2, as PyTorch's addcmul kernel (value * t1 rounded first).
+    fma=False rounds the product and the sum each (no float64 emulation of the fused
+    multiply-add: for an update where the emulation costs more than it is worth)."""
+    if fma and _fused(xp, a):
         return _round_once_(a, tmp, _addcmul_exact, a, t1, t2, np.float32(value))
     return xp.add(a, xp.multiply(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
 
@@ -533,6 +776,23 @@ def addcmul_(xp, a, t1, t2, value, tmp):
 def addcdiv_(xp, a, t1, t2, value, tmp):
     """a += value * t1 / t2 (each operation rounded: PyTorch's kernel fuses nothing here)."""
     return xp.add(a, xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp), out=a)
+
+
+def scaled(xp, b, alpha, tmp):
+    """alpha * b (into tmp; b itself for alpha 1): the change that add_(a, b, alpha) adds."""
+    return b if alpha == 1 else xp.multiply(b, alpha, out=tmp)
+
+
+def quotient(xp, t1, t2, value, tmp):
+    """value * t1 / t2 (into tmp): the change that addcdiv_(a, t1, t2, value) adds."""
+    return xp.divide(xp.multiply(t1, value, out=tmp), t2, out=tmp)
+
+
+def flat_grad(ws, flat, group, weight_decay):
+    """The batched update's gradient: flat.grad negated when maximizing, plus weight_decay *
+    the parameters (L2; gathered only then), as prepared_grad."""
+    param = flat.gather_params() if weight_decay != 0 else None
+    return prepared_grad(np, ws, flat.grad, param, group["maximize"], weight_decay)
 
 
 def prepared_grad(xp, ws, grad, param, maximize, weight_decay):

@@ -1,7 +1,9 @@
 """RMSprop, optionally centered and with momentum."""
+import numpy as np
+
 from .optimizer import (Optimizer, add_, addcdiv_, addcmul_, check_lr, check_flags,
-                        count_step, lerp_, params_with_grad, prepared_grad, real, scalar,
-                        step_tensor, written, zeros_state)
+                        count_step, flat_grad, lerp_, params_with_grad, prepared_grad, quotient,
+                        real, scalar, scaled, step_tensor, written, zeros_state)
 
 
 class RMSprop(Optimizer):
@@ -36,7 +38,36 @@ class RMSprop(Optimizer):
         if group["centered"]:
             state["grad_avg"] = zeros_state(p)
 
-    def _update_group(self, group, ws):
+    def _flat_keys(self, group):
+        return ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) + \
+            (("grad_avg",) if group["centered"] else ())
+
+    def _update_flat(self, group, flat, ws):
+        lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
+        flat.count_steps()
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp, avg = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
+        square_avg = flat.state["square_avg"]
+        np.multiply(square_avg, alpha, out=square_avg)
+        addcmul_(np, square_avg, g, g, 1 - alpha, tmp)
+        if group["centered"]:
+            grad_avg = flat.state["grad_avg"]
+            lerp_(np, grad_avg, g, 1 - alpha, tmp)
+            np.copyto(avg, square_avg)
+            addcmul_(np, avg, grad_avg, grad_avg, -1, tmp)
+            np.sqrt(avg, out=avg)
+        else:
+            np.sqrt(square_avg, out=avg)
+        np.add(avg, eps, out=avg)
+        if group["momentum"] > 0:
+            buf = flat.state["momentum_buffer"]
+            np.multiply(buf, group["momentum"], out=buf)
+            addcdiv_(np, buf, g, avg, 1, tmp)
+            flat.apply(scaled(np, buf, -lr, tmp))
+        else:
+            flat.apply(quotient(np, g, avg, -lr, tmp))
+
+    def _update_each(self, group, ws):
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         momentum, centered = group["momentum"], group["centered"]
         for p, xp, param, grad in params_with_grad(group):

@@ -1,7 +1,13 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
+import numpy as np
+
 from .._tensor import Tensor
-from .optimizer import (Optimizer, add_, check_lr, check_flags, grad_add,
-                        params_with_grad, prepared_grad, real, scalar, written)
+from .optimizer import (Optimizer, add_, check_lr, check_flags, flat_grad, grad_add, scaled,
+                        params_with_grad, prepared_grad, real, scalar, written, zeros_state)
+
+
+# mean elements per parameter above which SGD without momentum updates one parameter at a time
+_LARGE = 8192
 
 
 class SGD(Optimizer):
@@ -27,7 +33,51 @@ class SGD(Optimizer):
     def _check_fused_and_init(self, p, group):
         self._check_fused(p)        # SGD's state (a momentum buffer) is made by the update
 
-    def _update_group(self, group, ws):
+    # batched: the momentum buffers live in a flat buffer
+    _flat_step = False
+
+    def _flat_keys(self, group):
+        return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
+    def _flat_for(self, group):
+        # without momentum there is no state to batch, only NumPy calls to save: worth it for
+        # small parameters, while for large ones gathering the gradients is one more pass
+        # over memory than the per-parameter update makes
+        if group["momentum"] == 0:
+            sizes = [p._data.size for p in group["params"] if p._grad is not None]
+            if sizes and sum(sizes) > _LARGE * len(sizes):
+                return None
+        return super()._flat_for(group)
+
+    def _make_flat(self, group, params):
+        """As the base's; on the first step with momentum (no parameter has a buffer yet)
+        the buffers are made here, to be set from the gradients by the update."""
+        fresh = group["momentum"] != 0 and self._flat_dtype(params) is not None and all(
+            self.state[p].get("momentum_buffer") is None for p in params)
+        if fresh:
+            for p in params:
+                self.state[p]["momentum_buffer"] = zeros_state(p)
+        flat = super()._make_flat(group, params)
+        if flat is not None:
+            flat.fresh = fresh
+        return flat
+
+    def _update_flat(self, group, flat, ws):
+        lr, momentum = scalar(group["lr"]), group["momentum"]
+        g = flat_grad(ws, flat, group, group["weight_decay"])
+        tmp = ws.get(np, g, "tmp")
+        if momentum != 0:
+            buf = flat.state["momentum_buffer"]
+            if flat.fresh:              # the first step's buffer is the gradient itself
+                np.copyto(buf, g)
+                flat.fresh = False
+            else:
+                np.multiply(buf, momentum, out=buf)
+                add_(np, buf, g, 1 - group["dampening"], tmp)
+            g = grad_add(np, ws, g, buf, momentum) if group["nesterov"] else buf
+        flat.apply(scaled(np, g, -lr, tmp))
+
+    def _update_each(self, group, ws):
         lr, momentum = scalar(group["lr"]), group["momentum"]
         dampening, nesterov = group["dampening"], group["nesterov"]
         for p, xp, param, grad in params_with_grad(group):
