@@ -440,7 +440,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 def _reduce_scatter_flat(output, send, name, dtype, pg, what, outputs):
     _mpi.check_op(name, dtype)
     recv = np.empty(output.numel(), dtype=dtype.np)
-    req = pg._comm.Ireduce_scatter_block(_buf(send, dtype), _buf(recv, dtype),
+    req = pg._comm.Ireduce_scatter_block(_buf(send, dtype, pg.size()), _buf(recv, dtype),
                                          _mpi.mpi_op(name, dtype))
 
     def finish():
@@ -699,6 +699,8 @@ def _gather_bytes(pg, obj, root, what):
         _wait(pg, pg._comm.Iallgatherv(mine, spec), what)
     else:
         _wait(pg, pg._comm.Igatherv(mine, spec if pg.rank() == root else None, root), what)
+    if root is not None and pg.rank() != root:
+        return None
     return [_objects.loads(data[d:d + s].tobytes()) for d, s in zip(displs, sizes.tolist())]
 
 
