@@ -100,7 +100,46 @@ def test_distributed_sampler_takes_the_group():
     assert_all_ok(launch(2, "sampler", script=__file__), 2)
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_sync_batch_norm_statistics(n):
+    assert_all_ok(launch(n, "syncbn", script=__file__), n)
+
+
 # ====================================================================== the workers
+def worker_syncbn(T, dist, r, n):
+    """Rank r holds r + 2 rows of one batch; the synced batch norm equals plain batch norm of
+    the whole batch: outputs, running statistics, input gradients, weight and bias gradients."""
+    from ember.distributed._sync_batch_norm import sync_batch_norm
+    F = T.nn.functional
+    rng = np.random.default_rng(0)
+    sizes = [k + 2 for k in range(n)]
+    full = rng.standard_normal((sum(sizes), 3, 4)).astype(np.float64) * 2 + 1
+    upstream = rng.standard_normal(full.shape)
+    start = sum(sizes[:r])
+    mine = slice(start, start + sizes[r])
+
+    def run(x_np, up_np, norm):
+        x = T.from_numpy(x_np.copy()).requires_grad_()
+        w = T.tensor([1.5, -0.5, 2.0], dtype=T.float64, requires_grad=True)
+        b = T.tensor([0.1, 0.2, 0.3], dtype=T.float64, requires_grad=True)
+        rm, rv = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        out = norm(x, w, b, rm, rv)
+        (out * T.from_numpy(up_np)).sum().backward()
+        return out.detach(), x.grad, w.grad, b.grad, rm, rv
+    got = run(full[mine], upstream[mine],
+              lambda x, w, b, rm, rv: sync_batch_norm(x, w, b, rm, rv, 1e-5, 0.1))
+    want = run(full, upstream,
+               lambda x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5))
+    assert T.allclose(got[0], want[0][mine], atol=1e-10)
+    assert T.allclose(got[1], want[1][mine], atol=1e-10)
+    for g, w in zip(got[2:4], want[2:4]):           # parameter gradients: summed over ranks
+        dist.all_reduce(g)
+        assert T.allclose(g, w, atol=1e-10)
+    assert T.allclose(got[4], want[4], atol=1e-12) and T.allclose(got[5], want[5], atol=1e-12)
+
+
+
 def worker_ddp(T, dist, r, n, out):
     from ember.nn.parallel import DistributedDataParallel as DDP
     model = DDP(make_model(T), bucket_cap_mb=0.0005)     # several buckets
