@@ -136,15 +136,21 @@ def wait(request, timeout, what):
     would, rather than hanging forever on a rank that died or never came."""
     if request.Test():
         return
-    deadline = time.monotonic() + timeout.total_seconds()
+    # MPI progresses a non-blocking operation only inside calls like Test, so poll without
+    # sleeping for a while (as MPI's own Wait spins); only a long wait backs off to sleeps
+    start = time.monotonic()
+    deadline = start + timeout.total_seconds()
     spins = 0
     while not request.Test():
         spins += 1
-        if spins > 200:
-            time.sleep(0.0002 if spins < 5000 else 0.002)
-            if time.monotonic() > deadline:
-                abort(f"ember.distributed: {what} did not complete within the process group's "
-                      f"timeout of {timeout} (another rank may have failed or never called it)")
+        if spins % 256 == 0:
+            now = time.monotonic()
+            if now > deadline:
+                abort(f"ember.distributed: {what} did not complete within the process "
+                      f"group's timeout of {timeout} (another rank may have failed or never "
+                      f"called it)")
+            if now - start > 0.5:
+                time.sleep(0.001)
 
 
 def abort(message, code=1):

@@ -350,13 +350,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     name, dtype = _op_name(op), tensor.dtype
     _mpi.check_op(name, dtype)
-    send = _host(tensor)
-    recv = np.empty_like(send)
-    req = pg._comm.Iallreduce(_buf(send, dtype), _buf(recv, dtype), _mpi.mpi_op(name, dtype))
+    buf = _host(tensor)
+    req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
 
     def finish():
-        _write(tensor, _average(recv, dtype, pg.size()) if name == "AVG" else recv)
-    return _run(Work([req], finish, pg, "all_reduce", [tensor], (send, recv)), async_op)
+        _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+    return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
