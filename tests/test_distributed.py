@@ -83,6 +83,19 @@ def test_launcher_sets_torchrun_variables():
     assert_all_ok(result, 2)
 
 
+@needs_mpi
+def test_launcher_with_a_host_file(tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text("# host[:slots], one a line\nlocalhost:2\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run(
+        [sys.executable, "-m", "ember.distributed.run", "--nnodes", "1", "--nproc-per-node",
+         "2", "--master-port", "29611", "--hostfile", str(hosts), __file__, "launcher",
+         "localhost"],
+        capture_output=True, text=True, timeout=120, env=env)
+    assert_all_ok(result, 2)
+
+
 def test_without_a_group():
     import ember.distributed as dist
     assert not dist.is_initialized()
@@ -335,11 +348,11 @@ def worker_timeout(torch, dist, r, n):
         time.sleep(60)
 
 
-def worker_launcher(torch, dist, r, n):
+def worker_launcher(torch, dist, r, n, master="127.0.0.1"):
     env = os.environ
     assert env["RANK"] == str(r) and env["WORLD_SIZE"] == str(n)
     assert env["LOCAL_RANK"] == str(r) and env["LOCAL_WORLD_SIZE"] == str(n)
-    assert env["MASTER_ADDR"] == "127.0.0.1" and env["MASTER_PORT"] == "29611"
+    assert env["MASTER_ADDR"] == master and env["MASTER_PORT"] == "29611"
 
 
 if __name__ == "__main__":
@@ -351,7 +364,7 @@ if __name__ == "__main__":
     timeout = datetime.timedelta(seconds=3) if case == "timeout" else None
     dist.init_process_group("gloo", timeout=timeout)
     rank, size = dist.get_rank(), dist.get_world_size()
-    globals()[f"worker_{case}"](ember, dist, rank, size)
+    globals()[f"worker_{case}"](ember, dist, rank, size, *sys.argv[2:])
     dist.barrier()
     dist.destroy_process_group()
     print(f"OK rank {rank}", flush=True)
