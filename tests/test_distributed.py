@@ -66,6 +66,13 @@ def test_rank_that_raises_stops_the_job():
 
 
 @needs_mpi
+def test_rank_that_dies_stops_the_job():
+    result = launch(2, "dies", timeout=120)
+    assert result.returncode != 0
+    assert "OK rank" not in result.stdout and "after the kill" not in result.stdout
+
+
+@needs_mpi
 def test_missing_rank_times_out():
     # rank 1 never joins the all_reduce: rank 0 stops the job after the group's 3 s timeout
     result = launch(2, "timeout", timeout=120)
@@ -338,6 +345,14 @@ def worker_raises(torch, dist, r, n):
     if r == 1:
         raise ValueError("rank 1 failed on purpose")
     dist.barrier()              # rank 0 would wait here forever without the abort
+
+
+def worker_dies(torch, dist, r, n):
+    import signal
+    if r == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    dist.all_reduce(torch.ones(3))
+    print("after the kill", flush=True)
 
 
 def worker_timeout(torch, dist, r, n):

@@ -43,6 +43,9 @@ class ReduceOp:
         def __repr__(self):
             return f"<RedOpType.{self.name}: {self.value}>"
 
+        def __str__(self):
+            return f"RedOpType.{self.name}"
+
     SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
 
 
