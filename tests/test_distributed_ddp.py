@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from test_distributed import HAVE_MPI, ROOT, assert_all_ok, launch, needs_mpi
+from test_distributed import ROOT, assert_all_ok, launch, needs_mpi
 
 STEPS, BATCH, LR = 20, 8, 0.1
 
@@ -215,7 +215,6 @@ def worker_sampler(T, dist, r, n):
 
 
 def torch_ddp(out):
-    import torch
     import torch.multiprocessing as mp
     mp.spawn(_torch_rank, args=(out,), nprocs=2)
 

@@ -6,7 +6,7 @@ Without the extra, ember imports as before and `init_process_group` says what to
 Before a group is made, the calls that need one raise torch's ValueError.
 See docs/distributed.md.
 """
-from .distributed_c10d import (
+from .distributed_c10d import (  # noqa: F401 (the public API)
     Backend, GroupMember, P2POp, ProcessGroup, ReduceOp, Work, all_gather,
     all_gather_into_tensor, all_gather_object, all_reduce, all_to_all, all_to_all_single,
     barrier, batch_isend_irecv, broadcast, broadcast_object_list, default_pg_timeout,

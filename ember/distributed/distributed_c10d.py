@@ -10,11 +10,11 @@ and stop the job (see _mpi.wait).
 """
 import datetime
 import enum
+import importlib.util
 import os
 
 import numpy as np
 
-from .. import _dtype as D
 from ..autograd import grad_mode
 from .._tensor import Tensor
 from . import _mpi
@@ -147,11 +147,7 @@ def is_initialized():
 
 
 def is_mpi_available():
-    try:
-        import mpi4py  # noqa: F401 (only whether it is installed)
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def is_gloo_available():
@@ -257,8 +253,8 @@ def get_group_rank(group, global_rank):
     return pg._ranks.index(global_rank)
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None):
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None):
     """A group of some ranks; every rank of the default group must call it (as in torch).
     Ranks outside it get GroupMember.NON_GROUP_MEMBER."""
     world = _world()
