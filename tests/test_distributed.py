@@ -304,6 +304,19 @@ def worker_collectives(torch, dist, r, n):
         assert evens is dist.GroupMember.NON_GROUP_MEMBER
     assert dist.get_rank() == r and dist.get_world_size() == n
     assert dist.is_initialized() and dist.get_backend() == "gloo"
+    # torch's errors (gloo's wording)
+    for call, kind, message in [
+            (lambda: dist.all_reduce([1, 2]), TypeError,
+             "Expected parameter `tensor` of type torch.Tensor"),
+            (lambda: dist.broadcast(torch.ones(2), src=n + 3), RuntimeError,
+             f"ProcessGroupGloo::broadcast: invalid root rank: {n + 3}"),
+            (lambda: dist.all_reduce(torch.ones(2), op="x"), TypeError, "ReduceOp")]:
+        try:
+            call()
+        except kind as e:
+            assert message in str(e), e
+        else:
+            raise AssertionError(f"no {kind.__name__}")
 
 
 def worker_objects(torch, dist, r, n):

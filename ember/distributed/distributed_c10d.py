@@ -308,7 +308,7 @@ def _op_name(op):
     try:
         return ReduceOp.RedOpType(int(op)).name
     except (TypeError, ValueError):
-        raise ValueError(f"ember.distributed: unknown reduce op {op!r}") from None
+        raise TypeError(f"ember.distributed: {op!r} is not a ReduceOp") from None
 
 
 def _average(array, dtype, n):
@@ -319,7 +319,9 @@ def _average(array, dtype, n):
 
 def _group_rank(pg, global_rank, what):
     if global_rank not in pg._ranks:
-        raise ValueError(f"{what} rank {global_rank} is not part of group {pg}")
+        if pg is GroupMember.WORLD:
+            raise RuntimeError(f"ProcessGroupGloo::{what}: invalid root rank: {global_rank}")
+        raise ValueError(f"Global rank {global_rank} is not part of group {pg}")
     return pg._ranks.index(global_rank)
 
 
@@ -347,6 +349,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _pg(group)
     if not _member(pg):
         return None
+    _check_tensor(tensor)
     name, dtype = _op_name(op), tensor.dtype
     _mpi.check_op(name, dtype)
     buf = _host(tensor)
@@ -361,7 +364,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = _pg(group)
     if not _member(pg):
         return None
-    root = group_dst if group_dst is not None else _group_rank(pg, dst, "dst")
+    root = group_dst if group_dst is not None else _group_rank(pg, dst, "reduce")
+    _check_tensor(tensor)
     name, dtype = _op_name(op), tensor.dtype
     _mpi.check_op(name, dtype)
     send = _host(tensor)
@@ -378,7 +382,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg = _pg(group)
     if not _member(pg):
         return None
-    root = group_src if group_src is not None else _group_rank(pg, src, "src")
+    root = group_src if group_src is not None else _group_rank(pg, src, "broadcast")
     buf = _host(tensor)
     req = pg._comm.Ibcast(_buf(buf, tensor.dtype), root)
 
@@ -478,7 +482,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if not _member(pg):
         return None
     root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst,
-                                                              "dst")
+                                                              "gather")
     n, me = pg.size(), pg.rank()
     if me == root:
         if gather_list is None or len(gather_list) != n:
@@ -504,7 +508,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if not _member(pg):
         return None
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
-                                                              "src")
+                                                              "scatter")
     n, me = pg.size(), pg.rank()
     if me == root:
         if scatter_list is None or len(scatter_list) != n:
@@ -590,7 +594,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
 # ------------------------------------------------------------------ point to point
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     pg = _pg(group)
-    peer = group_dst if group_dst is not None else _group_rank(pg, dst, "dst")
+    peer = group_dst if group_dst is not None else _group_rank(pg, dst, "send")
     buf = _host(tensor)
     req = pg._comm.Isend(_buf(buf, tensor.dtype), peer, tag)
     return Work([req], None, pg, "send", [tensor], (buf,))
@@ -602,7 +606,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     if group_src is not None:
         peer = group_src
     else:
-        peer = MPI.ANY_SOURCE if src is None else _group_rank(pg, src, "src")
+        peer = MPI.ANY_SOURCE if src is None else _group_rank(pg, src, "recv")
     buf = np.empty(tuple(tensor.shape), dtype=tensor.dtype.np)
     status = MPI.Status()
     req = pg._comm.Irecv(_buf(buf, tensor.dtype), peer, tag)
@@ -664,7 +668,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     if not _member(pg):
         return
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
-                                                              "src")
+                                                              "broadcast")
     me = pg.rank()
     parts = [_bytes_of(o) for o in object_list] if me == root else []
     sizes = np.array([p.size for p in parts] if me == root else [0] * len(object_list),
@@ -715,7 +719,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     if not _member(pg):
         return
     root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst,
-                                                              "dst")
+                                                              "gather")
     received = _gather_bytes(pg, obj, root, "gather_object")
     if pg.rank() == root:
         for i, o in enumerate(received):
@@ -728,7 +732,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if not _member(pg):
         return
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
-                                                              "src")
+                                                              "scatter")
     me = pg.rank()
     what = "scatter_object_list"
     if me == root:
