@@ -95,6 +95,33 @@ def test_ddp_features():
     assert_all_ok(launch(2, "features", script=__file__), 2)
 
 
+@pytest.mark.parametrize("n", [10, 11, 13, 100])
+@pytest.mark.parametrize("replicas", [2, 3, 4])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_distributed_sampler_partitions_as_torch(n, replicas, drop_last, monkeypatch):
+    """torch's sampler, fed the permutation ember's generator makes for seed + epoch, gives
+    every rank the indices ember's does (the permutations themselves are randperm's business)."""
+    import ember
+    import torch
+    from ember.utils.data import DistributedSampler as EmberSampler
+
+    def ember_randperm(size, generator):
+        g = ember.Generator().manual_seed(generator.initial_seed())
+        return torch.tensor(ember.randperm(size, generator=g).tolist())
+    monkeypatch.setattr(torch, "randperm", ember_randperm)
+    for rank in range(replicas):
+        for shuffle in (False, True):
+            ours = EmberSampler(range(n), replicas, rank, shuffle=shuffle, seed=5,
+                                drop_last=drop_last)
+            theirs = torch.utils.data.DistributedSampler(range(n), replicas, rank,
+                                                         shuffle=shuffle, seed=5,
+                                                         drop_last=drop_last)
+            ours.set_epoch(2)
+            theirs.set_epoch(2)
+            assert len(ours) == len(theirs)
+            assert list(ours) == list(theirs)
+
+
 @needs_mpi
 def test_distributed_sampler_takes_the_group():
     assert_all_ok(launch(2, "sampler", script=__file__), 2)
@@ -144,7 +171,18 @@ def worker_ddp(T, dist, r, n, out):
     from ember.nn.parallel import DistributedDataParallel as DDP
     model = DDP(make_model(T), bucket_cap_mb=0.0005)     # several buckets
     assert len(model._buckets) > 1
+    # record how many gradients were still to come when each bucket's all-reduce started:
+    # communication overlaps backward when the first buckets start before the last gradient
+    pending_at_launch = []
+    launch_bucket = model._launch
+
+    def spy(bucket):
+        pending_at_launch.append(model._expected)
+        launch_bucket(bucket)
+    model._launch = spy
     train(T, model, r, n)
+    assert len(pending_at_launch) == STEPS * len(model._buckets)
+    assert max(pending_at_launch) > 1 and min(pending_at_launch) == 1
     if r == 0:
         np.savez(out, **final_params(model))
 
