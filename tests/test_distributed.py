@@ -17,14 +17,16 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-HAVE_MPI = importlib.util.find_spec("mpi4py") is not None
-needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py is not installed (pip install "
-                               "'ember[distributed]')")
 
 
 def mpiexec():
     here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     return here if os.path.exists(here) else shutil.which("mpiexec")
+
+
+HAVE_MPI = importlib.util.find_spec("mpi4py") is not None and mpiexec() is not None
+needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py or mpiexec is not installed (pip "
+                               "install 'ember[distributed]')")
 
 
 def launch(n, *args, timeout=300, script=__file__):
