@@ -1,76 +1,17 @@
-"""ember.distributed: ember runs in one process, so there is never a process group.
+"""ember.distributed: torch.distributed's API, run by MPI through mpi4py.
 
-torch answers `is_available()` True on this machine (its CPU build has the gloo backend), and
-ember gives the same answers a program sees before any group is made: no group initialised,
-and torch's ValueError from the calls that need the default group (rank, world size,
-collectives). `init_process_group` itself raises a RuntimeError saying ember cannot make one.
+Install the `distributed` extra (mpi4py and the mpich wheel) and start a program with
+`mpiexec -n N python prog.py` or `python -m ember.distributed.run --nproc-per-node N prog.py`.
+Without the extra, ember imports as before and `init_process_group` says what to install.
+Before a group is made, the calls that need one raise torch's ValueError.
+See docs/distributed.md.
 """
-_NO_GROUP = ("Default process group has not been initialized, please make sure to call "
-             "init_process_group.")
-
-
-def is_available():
-    return True
-
-
-def is_initialized():
-    return False
-
-
-def is_nccl_available():
-    return False
-
-
-def is_gloo_available():
-    return True
-
-
-def is_mpi_available():
-    return False
-
-
-def is_torchelastic_launched():
-    return False
-
-
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None, device_id=None):
-    raise RuntimeError("ember.distributed: ember runs in a single process and cannot make a "
-                       "process group; run the program without init_process_group (a "
-                       "DistributedSampler can be given num_replicas and rank explicitly)")
-
-
-def _needs_group(*args, **kwargs):
-    raise ValueError(_NO_GROUP)
-
-
-get_rank = get_world_size = get_backend = barrier = all_reduce = reduce = broadcast = \
-    all_gather = all_gather_object = gather = scatter = reduce_scatter = all_to_all = \
-    broadcast_object_list = send = recv = isend = irecv = new_group = monitored_barrier = \
-    _needs_group
-
-
-def destroy_process_group(group=None):
-    raise AssertionError("Process group cannot be None")
-
-
-class ReduceOp:
-    """The reduction names of the collectives (which ember cannot run)."""
-    SUM, PRODUCT, MIN, MAX, BAND, BOR, BXOR, AVG, PREMUL_SUM = (
-        "SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG", "PREMUL_SUM")
-
-
-class Backend(str):
-    """A backend's name (`Backend("GLOO") == "gloo"`)."""
-    GLOO, NCCL, MPI, UCC, XCCL, UNDEFINED = "gloo", "nccl", "mpi", "ucc", "xccl", "undefined"
-
-    def __new__(cls, name):
-        return str.__new__(cls, name.lower())
-
-
-class GroupMember:
-    WORLD = None        # no default group
-    NON_GROUP_MEMBER = -100
-
-
-group = GroupMember
+from .distributed_c10d import (  # noqa: F401 (the public API)
+    Backend, GroupMember, P2POp, ProcessGroup, ReduceOp, Work, all_gather,
+    all_gather_into_tensor, all_gather_object, all_reduce, all_to_all, all_to_all_single,
+    barrier, batch_isend_irecv, broadcast, broadcast_object_list, default_pg_timeout,
+    destroy_process_group, gather, gather_object, get_backend, get_global_rank, get_group_rank,
+    get_process_group_ranks, get_rank, get_world_size, group, init_process_group, irecv,
+    is_available, is_gloo_available, is_initialized, is_mpi_available, is_nccl_available,
+    is_torchelastic_launched, isend, monitored_barrier, new_group, recv, reduce, reduce_scatter,
+    reduce_scatter_tensor, scatter, scatter_object_list, send)

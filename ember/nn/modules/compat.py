@@ -6,6 +6,7 @@ import warnings
 from .. import _cross_map_lrn as _lrn
 from .module import Module
 from .normalization import _BatchNorm
+from ..parallel.data_parallel import DataParallel  # noqa: F401 (moved to nn/parallel)
 
 
 class SyncBatchNorm(_BatchNorm):
@@ -47,19 +48,6 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             result.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return result
-
-
-class DataParallel(Module):
-    """torch's DataParallel where no accelerator is available: it keeps no device ids and its
-    forward is the wrapped module's (device_ids, output_device and dim are then ignored)."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim=0):
-        super().__init__()
-        self.module = module
-        self.device_ids = []
-
-    def forward(self, *inputs, **kwargs):
-        return self.module(*inputs, **kwargs)
 
 
 class Container(Module):

@@ -1,10 +1,12 @@
 """DistributedSampler: each of `num_replicas` processes reads its own share of a dataset.
 
-ember has no process group (see ember.distributed), so num_replicas and rank must be given;
-without them it raises torch's error for a missing default group.
+num_replicas and rank default to the default process group's world size and rank (torch's
+ValueError when there is no group). The shuffle is the same in every process: a permutation
+from a generator seeded with seed + epoch.
 """
 import math
 
+from ... import distributed as _distributed
 from ...ops import creation as _creation
 from .sampler import Sampler
 
@@ -15,9 +17,10 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        if num_replicas is None or rank is None:
-            from ... import distributed
-            distributed.get_world_size()        # raises torch's error: no default group
+        if num_replicas is None:
+            num_replicas = _distributed.get_world_size()    # (ValueError without a group)
+        if rank is None:
+            rank = _distributed.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

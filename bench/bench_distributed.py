@@ -1,0 +1,144 @@
+"""ember.distributed (MPI) vs torch.distributed (gloo): `python bench/bench_distributed.py`.
+
+- all_reduce (SUM, float32) of 1 KB .. 64 MB between 2 processes: median milliseconds, and
+  ember's time over torch's
+- a DDP training step of a small CNN for one global batch of 64, in 1 and in 2 processes
+  (each of 2 processes takes 32 samples), ember and torch
+
+ember runs under `mpiexec -n N` (the mpich wheel's), torch under torch.multiprocessing with
+env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
+extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZES = [1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
+GLOBAL_BATCH = 64
+
+
+def _repeats(nbytes, quick):
+    base = 5 if quick else 20
+    return max(3, base if nbytes <= 1 << 20 else base // 4)
+
+
+def allreduce_times(T, dist, quick):
+    rank = dist.get_rank()
+    sizes = SIZES[::2] if quick else SIZES
+    for nbytes in sizes:
+        t = T.ones(nbytes // 4)
+        dist.all_reduce(t)                  # warm up
+        times = []
+        for _ in range(_repeats(nbytes, quick)):
+            dist.barrier()
+            start = time.perf_counter()
+            dist.all_reduce(t)
+            times.append(time.perf_counter() - start)
+        times.sort()
+        if rank == 0:
+            print(json.dumps({"kind": "allreduce", "bytes": nbytes,
+                              "ms": 1e3 * times[len(times) // 2]}), flush=True)
+
+
+def ddp_step_time(T, dist, quick):
+    rank, world = dist.get_rank(), dist.get_world_size()
+    nn = T.nn
+    T.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 8 * 8, 10)))
+    opt = T.optim.SGD(model.parameters(), lr=0.01)
+    share = GLOBAL_BATCH // world
+    x, y = T.randn(share, 3, 32, 32), T.randint(0, 10, (share,))
+
+    def step():
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    step()
+    times = []
+    for _ in range(5 if quick else 15):
+        dist.barrier()
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    if rank == 0:
+        print(json.dumps({"kind": "ddp", "world": world, "ms": 1e3 * times[len(times) // 2]}),
+              flush=True)
+
+
+def worker(T, dist, what, quick):
+    if what in ("all", "allreduce"):
+        allreduce_times(T, dist, quick)
+    if what in ("all", "ddp"):
+        ddp_step_time(T, dist, quick)
+
+
+def _torch_rank(rank, world, port, what, quick):
+    import torch
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    torch.distributed.init_process_group("gloo", rank=rank, world_size=world)
+    worker(torch, torch.distributed, what, quick)
+    torch.distributed.destroy_process_group()
+
+
+def run_ember(world, what, quick):
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    cmd = [mpiexec, "-n", str(world), sys.executable, __file__, "--worker", "ember", what]
+    return _collect(cmd + (["--quick"] if quick else []))
+
+
+def run_torch(world, what, quick):
+    cmd = [sys.executable, __file__, "--worker", "torch", what, str(world)]
+    return _collect(cmd + (["--quick"] if quick else []))
+
+
+def _collect(cmd):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               OMP_NUM_THREADS="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env)
+    if out.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stderr}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def main():
+    quick = "--quick" in sys.argv
+    ember_ar = {r["bytes"]: r["ms"] for r in run_ember(2, "allreduce", quick)}
+    torch_ar = {r["bytes"]: r["ms"] for r in run_torch(2, "allreduce", quick)}
+    print("all_reduce float32 SUM, 2 processes (median ms)")
+    print(f"{'size':>8} {'ember':>10} {'torch':>10} {'ratio':>7}")
+    for nbytes in sorted(ember_ar):
+        size = f"{nbytes >> 20} MB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KB"
+        print(f"{size:>8} {ember_ar[nbytes]:10.3f} {torch_ar[nbytes]:10.3f} "
+              f"{ember_ar[nbytes] / torch_ar[nbytes]:7.2f}")
+    print(f"\nDDP step, small CNN, global batch {GLOBAL_BATCH} (median ms)")
+    print(f"{'processes':>9} {'ember':>10} {'torch':>10} {'ratio':>7}")
+    for world in (1, 2):
+        e = run_ember(world, "ddp", quick)[0]["ms"]
+        t = run_torch(world, "ddp", quick)[0]["ms"]
+        print(f"{world:>9} {e:10.2f} {t:10.2f} {e / t:7.2f}")
+
+
+if __name__ == "__main__":
+    if "--worker" in sys.argv:
+        args = [a for a in sys.argv[sys.argv.index("--worker") + 1:] if a != "--quick"]
+        quick = "--quick" in sys.argv
+        if args[0] == "ember":
+            sys.path.insert(0, ROOT)
+            import ember
+            ember.distributed.init_process_group("gloo")
+            worker(ember, ember.distributed, args[1], quick)
+            ember.distributed.destroy_process_group()
+        else:
+            import torch.multiprocessing as mp
+            world = int(args[2])
+            mp.spawn(_torch_rank, args=(world, 29700 + os.getpid() % 200, args[1], quick),
+                     nprocs=world)
+    else:
+        main()

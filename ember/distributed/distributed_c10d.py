@@ -1,0 +1,748 @@
+"""torch.distributed's process groups and collectives, run by MPI (mpi4py).
+
+Every process of the job is one MPI rank; the default group is MPI_COMM_WORLD and `new_group`
+makes sub-communicators. Both backend names a torch program uses on CPU, "mpi" and "gloo", run
+on this engine. A collective copies its tensor into a contiguous NumPy buffer, starts the
+non-blocking MPI call (Iallreduce, Ibcast, ...) and returns a Work; a blocking call is that
+Work waited on at once. The result is written back into the caller's tensors in place (so
+views and non-contiguous tensors get it as in torch). Waits give up after the group's timeout
+and stop the job (see _mpi.wait).
+"""
+import datetime
+import enum
+import importlib.util
+import os
+
+import numpy as np
+
+from ..autograd import grad_mode
+from .._tensor import Tensor
+from . import _mpi
+from . import _objects
+
+default_pg_timeout = datetime.timedelta(minutes=30)
+
+_NO_GROUP = ("Default process group has not been initialized, please make sure to call "
+             "init_process_group.")
+
+
+class ReduceOp:
+    """torch's ReduceOp: `ReduceOp.SUM` etc. are members of the RedOpType enum."""
+
+    class RedOpType(enum.IntEnum):
+        SUM = 0
+        AVG = 1
+        PRODUCT = 2
+        MIN = 3
+        MAX = 4
+        BAND = 5
+        BOR = 6
+        BXOR = 7
+        PREMUL_SUM = 8
+
+        def __repr__(self):
+            return f"<RedOpType.{self.name}: {self.value}>"
+
+        def __str__(self):
+            return f"RedOpType.{self.name}"
+
+    SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
+
+
+class Backend(str):
+    """A backend's name (`Backend("GLOO") == "gloo"`)."""
+    GLOO, NCCL, MPI, UCC, XCCL, UNDEFINED = "gloo", "nccl", "mpi", "ucc", "xccl", "undefined"
+
+    def __new__(cls, name):
+        return str.__new__(cls, name.lower())
+
+
+class ProcessGroup:
+    """A set of ranks and the MPI communicator that connects them."""
+
+    def __init__(self, comm, ranks, backend, timeout):
+        self._comm = comm
+        self._ranks = list(ranks)           # global rank of each group rank
+        self._backend = backend
+        self._timeout = timeout
+
+    def rank(self):
+        return self._comm.Get_rank()
+
+    def size(self):
+        return self._comm.Get_size()
+
+    def name(self):
+        return self._backend
+
+    def __repr__(self):
+        return f"<ember.distributed.ProcessGroup {self._backend} ranks={self._ranks}>"
+
+
+class GroupMember:
+    WORLD = None
+    NON_GROUP_MEMBER = -100
+
+
+group = GroupMember
+_groups = []        # every group made, so destroy_process_group frees their communicators
+
+
+class Work:
+    """An operation in flight: wait() blocks (up to the group's timeout) and writes the result
+    into the output tensors; is_completed() asks without blocking."""
+
+    def __init__(self, requests, finish, pg, what, outputs=(), keep=()):
+        self._requests = list(requests)
+        self._finish = finish
+        self._pg = pg
+        self._what = what
+        self._outputs = list(outputs)
+        self._keep = keep               # buffers MPI reads or writes until completion
+        self._done = False
+        self._source = None
+
+    def _complete(self):
+        if not self._done:
+            self._done = True
+            if self._finish is not None:
+                self._finish()
+            self._keep = None
+
+    def wait(self, timeout=None):
+        if not self._done:
+            limit = self._pg._timeout if timeout is None else timeout
+            for req in self._requests:
+                _mpi.wait(req, limit, self._what)
+            self._complete()
+        return True
+
+    def is_completed(self):
+        if not self._done and all(req.Test() for req in self._requests):
+            self._complete()
+        return self._done
+
+    def is_success(self):
+        return self.is_completed()
+
+    def result(self):
+        self.wait()
+        return self._outputs
+
+    def source_rank(self):
+        self.wait()
+        return self._source
+
+    def exception(self):
+        return None
+
+
+# ------------------------------------------------------------------ the default group
+def is_available():
+    return True
+
+
+def is_initialized():
+    return GroupMember.WORLD is not None
+
+
+def is_mpi_available():
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_torchelastic_launched():
+    return os.environ.get("TORCHELASTIC_RUN_ID") is not None
+
+
+def _world():
+    if GroupMember.WORLD is None:
+        raise ValueError(_NO_GROUP)
+    return GroupMember.WORLD
+
+
+def _pg(group):
+    return _world() if group is None else group
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
+                       store=None, group_name="", pg_options=None, device_id=None):
+    """Join the job's default group. The processes are MPI's ranks (started by mpiexec or
+    `python -m ember.distributed.run`); world_size and rank, when given, must agree with it."""
+    if GroupMember.WORLD is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    name = "gloo" if backend is None else str(backend).lower()
+    if name not in ("mpi", "gloo", "cpu:gloo", "undefined"):
+        raise RuntimeError(f"ember.distributed runs the 'mpi' and 'gloo' backends (both on "
+                           f"MPI); backend {backend!r} is not available")
+    if init_method is not None and not (init_method.startswith("env://")
+                                        or init_method.startswith("mpi://")):
+        raise ValueError(f"ember.distributed: init_method {init_method!r} is not supported; "
+                         f"use env:// (the default) under mpiexec or ember.distributed.run")
+    MPI = _mpi.load()
+    comm = MPI.COMM_WORLD.Dup()
+    size, me = comm.Get_size(), comm.Get_rank()
+    env_size, env_rank = os.environ.get("WORLD_SIZE"), os.environ.get("RANK")
+    for given, actual, what in ((world_size, size, "world_size"), (rank, me, "rank"),
+                                (env_size, size, "WORLD_SIZE"), (env_rank, me, "RANK")):
+        if given is not None and int(given) != -1 and int(given) != actual:
+            raise RuntimeError(
+                f"ember.distributed: {what}={given} but MPI started this process as rank "
+                f"{me} of {size}; start the job with `mpiexec -n N` or "
+                f"`python -m ember.distributed.run --nproc-per-node N` (a process spawned "
+                f"otherwise cannot join)")
+    if timeout is None:
+        timeout = default_pg_timeout
+    _mpi.install_excepthook()
+    GroupMember.WORLD = ProcessGroup(comm, range(size), "gloo" if name != "mpi" else "mpi",
+                                     timeout)
+    _groups.append(GroupMember.WORLD)
+
+
+def destroy_process_group(group=None):
+    global _groups
+    if group is None or group is GroupMember.WORLD:
+        if GroupMember.WORLD is None:
+            raise AssertionError("Process group cannot be None")
+        for pg in _groups:
+            pg._comm.Free()
+        _groups = []
+        GroupMember.WORLD = None
+    else:
+        group._comm.Free()
+        _groups.remove(group)
+
+
+def get_rank(group=None):
+    pg = _pg(group)
+    if pg is GroupMember.NON_GROUP_MEMBER:
+        return -1
+    return pg.rank()
+
+
+def get_world_size(group=None):
+    pg = _pg(group)
+    if pg is GroupMember.NON_GROUP_MEMBER:
+        return -1
+    return pg.size()
+
+
+def get_backend(group=None):
+    return _pg(group)._backend
+
+
+def get_process_group_ranks(group):
+    return list(_pg(group)._ranks)
+
+
+def get_global_rank(group, group_rank):
+    return _pg(group)._ranks[group_rank]
+
+
+def get_group_rank(group, global_rank):
+    pg = _pg(group)
+    if global_rank not in pg._ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {pg}")
+    return pg._ranks.index(global_rank)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None):
+    """A group of some ranks; every rank of the default group must call it (as in torch).
+    Ranks outside it get GroupMember.NON_GROUP_MEMBER."""
+    world = _world()
+    ranks = sorted(range(world.size()) if ranks is None else ranks)
+    if world.rank() not in ranks:
+        # MPI_Comm_create_group is collective over the new group's members only
+        return GroupMember.NON_GROUP_MEMBER
+    sub = world._comm.Create_group(world._comm.Get_group().Incl(ranks))
+    pg = ProcessGroup(sub, ranks, world._backend if backend is None else str(backend).lower(),
+                      world._timeout if timeout is None else timeout)
+    _groups.append(pg)
+    return pg
+
+
+# ------------------------------------------------------------------ buffers
+def _member(pg):
+    if pg is GroupMember.NON_GROUP_MEMBER:
+        return False
+    return True
+
+
+def _host(t):
+    """`t`'s values as a fresh C-contiguous NumPy array (so MPI may read it after `t` changes)."""
+    _check_tensor(t)
+    return np.array(t.detach()._host(), order="C", copy=True)
+
+
+def _check_tensor(t):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `tensor` of type "
+                        f"torch.Tensor\n             but got {type(t)} instead.")
+
+
+def _buf(array, dtype, parts=1):
+    """mpi4py's [buffer, count, datatype] for an array of ember dtype `dtype` holding `parts`
+    equal blocks, one per rank (the count is per block, as MPI's gathers and scatters want)."""
+    mpitype, native = _mpi.datatype(dtype)
+    if native:
+        return [array, array.size // parts, mpitype]
+    return [array.view(np.uint8), array.size // parts, mpitype]
+
+
+def _write(t, array):
+    """Write `array` into `t` in place (a view or strided tensor included)."""
+    with grad_mode.no_grad():
+        t.copy_(Tensor._make(np.asarray(array, dtype=t.dtype.np).reshape(tuple(t.shape)),
+                             t.dtype))
+
+
+def _op_name(op):
+    try:
+        return ReduceOp.RedOpType(int(op)).name
+    except (TypeError, ValueError):
+        raise TypeError(f"ember.distributed: {op!r} is not a ReduceOp") from None
+
+
+def _average(array, dtype, n):
+    if dtype._half:
+        return (array.astype(np.float32) / n).astype(dtype.np)
+    return (array / n).astype(dtype.np)
+
+
+def _group_rank(pg, global_rank, what):
+    if global_rank not in pg._ranks:
+        if pg is GroupMember.WORLD:
+            raise RuntimeError(f"ProcessGroupGloo::{what}: invalid root rank: {global_rank}")
+        raise ValueError(f"Global rank {global_rank} is not part of group {pg}")
+    return pg._ranks.index(global_rank)
+
+
+def _run(work, async_op):
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+# ------------------------------------------------------------------ collectives
+def barrier(group=None, async_op=False, device_ids=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    return _run(Work([pg._comm.Ibarrier()], None, pg, "barrier"), async_op)
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    pg = _pg(group)
+    Work([pg._comm.Ibarrier()], None, pg, "monitored_barrier").wait(timeout)
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    _check_tensor(tensor)
+    name, dtype = _op_name(op), tensor.dtype
+    _mpi.check_op(name, dtype)
+    buf = _host(tensor)
+    req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
+
+    def finish():
+        _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+    return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    root = group_dst if group_dst is not None else _group_rank(pg, dst, "reduce")
+    _check_tensor(tensor)
+    name, dtype = _op_name(op), tensor.dtype
+    _mpi.check_op(name, dtype)
+    send = _host(tensor)
+    recv = np.empty_like(send)
+    req = pg._comm.Ireduce(_buf(send, dtype), _buf(recv, dtype), _mpi.mpi_op(name, dtype), root)
+
+    def finish():
+        if pg.rank() == root:
+            _write(tensor, _average(recv, dtype, pg.size()) if name == "AVG" else recv)
+    return _run(Work([req], finish, pg, "reduce", [tensor], (send, recv)), async_op)
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    root = group_src if group_src is not None else _group_rank(pg, src, "broadcast")
+    buf = _host(tensor)
+    req = pg._comm.Ibcast(_buf(buf, tensor.dtype), root)
+
+    def finish():
+        if pg.rank() != root:
+            _write(tensor, buf)
+    return _run(Work([req], finish, pg, "broadcast", [tensor], (buf,)), async_op)
+
+
+def _check_same(tensors, like, what):
+    for t in tensors:
+        _check_tensor(t)
+        if t.dtype != like.dtype:
+            raise ValueError(f"{what}: tensors must all have the same type")
+        if t.numel() != like.numel():
+            raise RuntimeError(f"{what}: every tensor must have the same number of elements "
+                               f"({t.numel()} != {like.numel()})")
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    n = pg.size()
+    if len(tensor_list) != n:
+        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors, the group "
+                         f"has {n} ranks")
+    _check_same(tensor_list, tensor, "all_gather")
+    send = _host(tensor)
+    recv = np.empty((n,) + send.shape, dtype=send.dtype)
+    req = pg._comm.Iallgather(_buf(send, tensor.dtype), _buf(recv, tensor.dtype, n))
+
+    def finish():
+        for out, part in zip(tensor_list, recv):
+            _write(out, part)
+    return _run(Work([req], finish, pg, "all_gather", tensor_list, (send, recv)), async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    n = pg.size()
+    if output_tensor.numel() != n * input_tensor.numel():
+        raise ValueError(f"output tensor size must be equal to world_size times input tensor "
+                         f"size ({output_tensor.numel()} != {n} * {input_tensor.numel()})")
+    if output_tensor.dtype != input_tensor.dtype:
+        raise ValueError("output tensor must have the same type as input tensor")
+    send = _host(input_tensor)
+    recv = np.empty(n * send.size, dtype=send.dtype)
+    req = pg._comm.Iallgather(_buf(send, input_tensor.dtype),
+                                 _buf(recv, input_tensor.dtype, n))
+    return _run(Work([req], lambda: _write(output_tensor, recv), pg, "all_gather_into_tensor",
+                     [output_tensor], (send, recv)), async_op)
+
+
+def _reduce_scatter_flat(output, send, name, dtype, pg, what, outputs):
+    _mpi.check_op(name, dtype)
+    recv = np.empty(output.numel(), dtype=dtype.np)
+    req = pg._comm.Ireduce_scatter_block(_buf(send, dtype, pg.size()), _buf(recv, dtype),
+                                         _mpi.mpi_op(name, dtype))
+
+    def finish():
+        _write(output, _average(recv, dtype, pg.size()) if name == "AVG" else recv)
+    return Work([req], finish, pg, what, outputs, (send, recv))
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    if len(input_list) != pg.size():
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors, the group "
+                         f"has {pg.size()} ranks")
+    _check_same(input_list, output, "reduce_scatter")
+    send = np.concatenate([_host(t).reshape(-1) for t in input_list])
+    return _run(_reduce_scatter_flat(output, send, _op_name(op), output.dtype, pg,
+                                     "reduce_scatter", [output]), async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    if input.numel() != pg.size() * output.numel():
+        raise ValueError(f"input tensor must be the same size as output size times world size "
+                         f"({input.numel()} != {pg.size()} * {output.numel()})")
+    if input.dtype != output.dtype:
+        raise ValueError("input tensor must be the same type as the output tensor.")
+    send = _host(input).reshape(-1)
+    return _run(_reduce_scatter_flat(output, send, _op_name(op), output.dtype, pg,
+                                     "reduce_scatter_tensor", [output]), async_op)
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst,
+                                                              "gather")
+    n, me = pg.size(), pg.rank()
+    if me == root:
+        if gather_list is None or len(gather_list) != n:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+        _check_same(gather_list, tensor, "gather")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
+                         "ranks.")
+    send = _host(tensor)
+    recv = np.empty((n,) + send.shape, dtype=send.dtype) if me == root else None
+    req = pg._comm.Igather(_buf(send, tensor.dtype),
+                           _buf(recv, tensor.dtype, n) if recv is not None else None, root)
+
+    def finish():
+        if me == root:
+            for out, part in zip(gather_list, recv):
+                _write(out, part)
+    return _run(Work([req], finish, pg, "gather", gather_list or [], (send, recv)), async_op)
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
+                                                              "scatter")
+    n, me = pg.size(), pg.rank()
+    if me == root:
+        if scatter_list is None or len(scatter_list) != n:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        _check_same(scatter_list, tensor, "scatter")
+        send = np.stack([_host(t).reshape(tensor.shape) for t in scatter_list])
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
+                             "ranks.")
+        send = None
+    recv = np.empty(tuple(tensor.shape), dtype=tensor.dtype.np)
+    req = pg._comm.Iscatter(_buf(send, tensor.dtype, n) if send is not None else None,
+                            _buf(recv, tensor.dtype), root)
+    return _run(Work([req], lambda: _write(tensor, recv), pg, "scatter", [tensor],
+                     (send, recv)), async_op)
+
+
+def _alltoallv(pg, send, send_counts, recv_counts, dtype, finish_with, what, outputs):
+    send_displs = np.concatenate([[0], np.cumsum(send_counts)[:-1]]).astype(int).tolist()
+    recv_displs = np.concatenate([[0], np.cumsum(recv_counts)[:-1]]).astype(int).tolist()
+    recv = np.empty(int(sum(recv_counts)), dtype=dtype.np)
+    mpitype, native = _mpi.datatype(dtype)
+    sview = send if native else send.view(np.uint8)
+    rview = recv if native else recv.view(np.uint8)
+    req = pg._comm.Ialltoallv([sview, (list(send_counts), send_displs), mpitype],
+                              [rview, (list(recv_counts), recv_displs), mpitype])
+    return Work([req], lambda: finish_with(recv, recv_displs), pg, what, outputs, (send, recv))
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    n = pg.size()
+    if len(output_tensor_list) != n or len(input_tensor_list) != n:
+        raise ValueError(f"all_to_all: both lists need {n} tensors (one per rank)")
+    dtype = input_tensor_list[0].dtype
+    for t in list(output_tensor_list) + list(input_tensor_list):
+        _check_tensor(t)
+        if t.dtype != dtype:
+            raise ValueError("all_to_all: tensors must all have the same type")
+    send = np.concatenate([_host(t).reshape(-1) for t in input_tensor_list])
+    send_counts = [t.numel() for t in input_tensor_list]
+    recv_counts = [t.numel() for t in output_tensor_list]
+
+    def finish(recv, displs):
+        for out, start, count in zip(output_tensor_list, displs, recv_counts):
+            _write(out, recv[start:start + count])
+    return _run(_alltoallv(pg, send, send_counts, recv_counts, dtype, finish, "all_to_all",
+                           output_tensor_list), async_op)
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
+                      group=None, async_op=False):
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    n = pg.size()
+    if output.dtype != input.dtype:
+        raise ValueError("all_to_all_single: output and input must have the same type")
+    row_in = input.numel() // max(input.shape[0], 1) if input.dim() else 1
+    row_out = output.numel() // max(output.shape[0], 1) if output.dim() else 1
+
+    def counts(splits, tensor, row):
+        if splits is None:
+            if tensor.shape[0] % n:
+                raise ValueError(f"all_to_all_single: dim 0 ({tensor.shape[0]}) must divide "
+                                 f"by the group size {n} when no split sizes are given")
+            return [tensor.shape[0] // n * row] * n
+        if len(splits) != n or sum(splits) != tensor.shape[0]:
+            raise ValueError(f"all_to_all_single: split sizes {list(splits)} must be {n} "
+                             f"numbers adding up to dim 0 ({tensor.shape[0]})")
+        return [int(s) * row for s in splits]
+    send_counts = counts(input_split_sizes, input, row_in)
+    recv_counts = counts(output_split_sizes, output, row_out)
+    send = _host(input).reshape(-1)
+    return _run(_alltoallv(pg, send, send_counts, recv_counts, input.dtype,
+                           lambda recv, displs: _write(output, recv), "all_to_all_single",
+                           [output]), async_op)
+
+
+# ------------------------------------------------------------------ point to point
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    pg = _pg(group)
+    peer = group_dst if group_dst is not None else _group_rank(pg, dst, "send")
+    buf = _host(tensor)
+    req = pg._comm.Isend(_buf(buf, tensor.dtype), peer, tag)
+    return Work([req], None, pg, "send", [tensor], (buf,))
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    pg = _pg(group)
+    MPI = _mpi.MPI
+    if group_src is not None:
+        peer = group_src
+    else:
+        peer = MPI.ANY_SOURCE if src is None else _group_rank(pg, src, "recv")
+    buf = np.empty(tuple(tensor.shape), dtype=tensor.dtype.np)
+    status = MPI.Status()
+    req = pg._comm.Irecv(_buf(buf, tensor.dtype), peer, tag)
+    work = Work([req], None, pg, "recv", [tensor], (buf,))
+
+    def finish():
+        _write(tensor, buf)
+        work._source = pg._ranks[status.Get_source()] if peer == MPI.ANY_SOURCE else \
+            pg._ranks[peer]
+    work._finish = finish
+    # the status of the completed request tells who sent (for src=None)
+    work._requests = [_StatusRequest(req, status)]
+    return work
+
+
+class _StatusRequest:
+    """An MPI request whose completion status is kept (the sender of a recv from any rank)."""
+
+    def __init__(self, req, status):
+        self._req, self._status = req, status
+
+    def Test(self):
+        return self._req.Test(self._status)
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    isend(tensor, dst, group, tag, group_dst).wait()
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receive into `tensor`; returns the sender's rank."""
+    work = irecv(tensor, src, group, tag, group_src)
+    work.wait()
+    return work._source
+
+
+class P2POp:
+    """One isend or irecv for batch_isend_irecv."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+
+
+def batch_isend_irecv(p2p_op_list):
+    return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]
+
+
+# ------------------------------------------------------------------ objects
+def _bytes_of(obj):
+    return np.frombuffer(_objects.dumps(obj), dtype=np.uint8)
+
+
+def _wait(pg, req, what):
+    _mpi.wait(req, pg._timeout, what)
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return
+    root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
+                                                              "broadcast")
+    me = pg.rank()
+    parts = [_bytes_of(o) for o in object_list] if me == root else []
+    sizes = np.array([p.size for p in parts] if me == root else [0] * len(object_list),
+                     dtype=np.int64)
+    _wait(pg, pg._comm.Ibcast(sizes, root), "broadcast_object_list")
+    data = np.concatenate(parts) if me == root and parts else np.empty(int(sizes.sum()),
+                                                                      dtype=np.uint8)
+    _wait(pg, pg._comm.Ibcast(data, root), "broadcast_object_list")
+    if me != root:
+        offset = 0
+        for i, size in enumerate(sizes.tolist()):
+            object_list[i] = _objects.loads(data[offset:offset + size].tobytes())
+            offset += size
+
+
+def _gather_bytes(pg, obj, root, what):
+    """Every rank's pickled `obj` at `root` (all ranks when root is None)."""
+    mine = _bytes_of(obj)
+    n = pg.size()
+    sizes = np.zeros(n, dtype=np.int64)
+    size = np.array([mine.size], dtype=np.int64)
+    if root is None:
+        _wait(pg, pg._comm.Iallgather(size, sizes), what)
+    else:
+        _wait(pg, pg._comm.Igather(size, sizes if pg.rank() == root else None, root), what)
+    displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+    data = np.empty(int(sizes.sum()), dtype=np.uint8)
+    spec = [data, (sizes.tolist(), displs), _mpi.MPI.BYTE]
+    if root is None:
+        _wait(pg, pg._comm.Iallgatherv(mine, spec), what)
+    else:
+        _wait(pg, pg._comm.Igatherv(mine, spec if pg.rank() == root else None, root), what)
+    if root is not None and pg.rank() != root:
+        return None
+    return [_objects.loads(data[d:d + s].tobytes()) for d, s in zip(displs, sizes.tolist())]
+
+
+def all_gather_object(object_list, obj, group=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return
+    for i, o in enumerate(_gather_bytes(pg, obj, None, "all_gather_object")):
+        object_list[i] = o
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return
+    root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst,
+                                                              "gather")
+    received = _gather_bytes(pg, obj, root, "gather_object")
+    if pg.rank() == root:
+        for i, o in enumerate(received):
+            object_gather_list[i] = o
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None,
+                        group=None, group_src=None):
+    pg = _pg(group)
+    if not _member(pg):
+        return
+    root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
+                                                              "scatter")
+    me = pg.rank()
+    what = "scatter_object_list"
+    if me == root:
+        parts = [_bytes_of(o) for o in scatter_object_input_list]
+        sizes = np.array([p.size for p in parts], dtype=np.int64)
+        data = np.concatenate(parts)
+        displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+    size = np.zeros(1, dtype=np.int64)
+    _wait(pg, pg._comm.Iscatter(sizes if me == root else None, size, root), what)
+    mine = np.empty(int(size[0]), dtype=np.uint8)
+    send = [data, (sizes.tolist(), displs), _mpi.MPI.BYTE] if me == root else None
+    _wait(pg, pg._comm.Iscatterv(send, mine, root), what)
+    scatter_object_output_list[0] = _objects.loads(mine.tobytes())

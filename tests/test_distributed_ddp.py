@@ -1,0 +1,284 @@
+"""DistributedDataParallel and DistributedSampler on MPI.
+
+DDP training of a small CNN for 20 steps in 2 processes must end with the parameters of
+single-process training on the combined batch, and with those torch's own gloo DDP reaches from
+the same initial weights and data (torch run in 2 processes by torch.multiprocessing, env://).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from test_distributed import ROOT, assert_all_ok, launch, needs_mpi
+
+STEPS, BATCH, LR = 20, 8, 0.1
+
+
+def initial_state():
+    """The CNN's initial weights (names as in the module), from NumPy."""
+    rng = np.random.default_rng(0)
+    return {"0.weight": rng.standard_normal((4, 1, 3, 3)).astype(np.float32) * 0.3,
+            "0.bias": rng.standard_normal(4).astype(np.float32) * 0.1,
+            "3.weight": rng.standard_normal((3, 4 * 6 * 6)).astype(np.float32) * 0.1,
+            "3.bias": np.zeros(3, np.float32)}
+
+
+def data(step):
+    rng = np.random.default_rng(1000 + step)
+    return (rng.standard_normal((BATCH, 1, 8, 8)).astype(np.float32),
+            rng.integers(0, 3, BATCH))
+
+
+def make_model(T):
+    nn = T.nn
+    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(4 * 6 * 6, 3))
+    state = model.state_dict()
+    for k, v in initial_state().items():
+        state[k].copy_(T.from_numpy(v))
+    return model
+
+
+def train(T, model, rank=0, world=1):
+    """20 SGD steps; rank `rank` of `world` takes its share of each global batch."""
+    opt = T.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
+    share = BATCH // world
+    for step in range(STEPS):
+        x, y = data(step)
+        x, y = x[rank * share:(rank + 1) * share], y[rank * share:(rank + 1) * share]
+        opt.zero_grad()
+        loss = T.nn.functional.cross_entropy(model(T.from_numpy(x)), T.from_numpy(y))
+        loss.backward()
+        opt.step()
+    return model
+
+
+def final_params(model):
+    return {k.removeprefix("module."): v.detach().numpy().copy()
+            for k, v in model.named_parameters()}
+
+
+def test_single_process_reference_matches_torch():
+    # (the baseline both DDP comparisons use)
+    import ember
+    import torch
+    a = final_params(train(ember, make_model(ember)))
+    b = final_params(train(torch, make_model(torch)))
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=1e-5)
+
+
+@needs_mpi
+def test_ddp_equals_single_process_and_torch_gloo(tmp_path):
+    import ember
+    out = tmp_path / "ember_ddp.npz"
+    assert_all_ok(launch(2, "ddp", str(out), script=__file__), 2)
+    ddp = dict(np.load(out))
+    single = final_params(train(ember, make_model(ember)))
+    assert set(ddp) == set(single)
+    for k in single:
+        np.testing.assert_allclose(ddp[k], single[k], rtol=1e-5, atol=1e-6)
+    torch_out = tmp_path / "torch_ddp.npz"
+    result = subprocess.run([sys.executable, __file__, "torch-ddp", str(torch_out)],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr
+    theirs = dict(np.load(torch_out))
+    for k in theirs:
+        np.testing.assert_allclose(ddp[k], theirs[k], rtol=1e-4, atol=1e-5)
+
+
+@needs_mpi
+def test_ddp_features():
+    assert_all_ok(launch(2, "features", script=__file__), 2)
+
+
+@pytest.mark.parametrize("n", [10, 11, 13, 100])
+@pytest.mark.parametrize("replicas", [2, 3, 4])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_distributed_sampler_partitions_as_torch(n, replicas, drop_last, monkeypatch):
+    """torch's sampler, fed the permutation ember's generator makes for seed + epoch, gives
+    every rank the indices ember's does (the permutations themselves are randperm's business)."""
+    import ember
+    import torch
+    from ember.utils.data import DistributedSampler as EmberSampler
+
+    def ember_randperm(size, generator):
+        g = ember.Generator().manual_seed(generator.initial_seed())
+        return torch.tensor(ember.randperm(size, generator=g).tolist())
+    monkeypatch.setattr(torch, "randperm", ember_randperm)
+    for rank in range(replicas):
+        for shuffle in (False, True):
+            ours = EmberSampler(range(n), replicas, rank, shuffle=shuffle, seed=5,
+                                drop_last=drop_last)
+            theirs = torch.utils.data.DistributedSampler(range(n), replicas, rank,
+                                                         shuffle=shuffle, seed=5,
+                                                         drop_last=drop_last)
+            ours.set_epoch(2)
+            theirs.set_epoch(2)
+            assert len(ours) == len(theirs)
+            assert list(ours) == list(theirs)
+
+
+@needs_mpi
+def test_distributed_sampler_takes_the_group():
+    assert_all_ok(launch(2, "sampler", script=__file__), 2)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_sync_batch_norm_statistics(n):
+    assert_all_ok(launch(n, "syncbn", script=__file__), n)
+
+
+# ====================================================================== the workers
+def worker_syncbn(T, dist, r, n):
+    """Rank r holds r + 2 rows of one batch; the synced batch norm equals plain batch norm of
+    the whole batch: outputs, running statistics, input gradients, weight and bias gradients."""
+    from ember.distributed._sync_batch_norm import sync_batch_norm
+    F = T.nn.functional
+    rng = np.random.default_rng(0)
+    sizes = [k + 2 for k in range(n)]
+    full = rng.standard_normal((sum(sizes), 3, 4)).astype(np.float64) * 2 + 1
+    upstream = rng.standard_normal(full.shape)
+    start = sum(sizes[:r])
+    mine = slice(start, start + sizes[r])
+
+    def run(x_np, up_np, norm):
+        x = T.from_numpy(x_np.copy()).requires_grad_()
+        w = T.tensor([1.5, -0.5, 2.0], dtype=T.float64, requires_grad=True)
+        b = T.tensor([0.1, 0.2, 0.3], dtype=T.float64, requires_grad=True)
+        rm, rv = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        out = norm(x, w, b, rm, rv)
+        (out * T.from_numpy(up_np)).sum().backward()
+        return out.detach(), x.grad, w.grad, b.grad, rm, rv
+    got = run(full[mine], upstream[mine],
+              lambda x, w, b, rm, rv: sync_batch_norm(x, w, b, rm, rv, 1e-5, 0.1))
+    want = run(full, upstream,
+               lambda x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5))
+    assert T.allclose(got[0], want[0][mine], atol=1e-10)
+    assert T.allclose(got[1], want[1][mine], atol=1e-10)
+    for g, w in zip(got[2:4], want[2:4]):           # parameter gradients: summed over ranks
+        dist.all_reduce(g)
+        assert T.allclose(g, w, atol=1e-10)
+    assert T.allclose(got[4], want[4], atol=1e-12) and T.allclose(got[5], want[5], atol=1e-12)
+
+
+
+def worker_ddp(T, dist, r, n, out):
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    model = DDP(make_model(T), bucket_cap_mb=0.0005)     # several buckets
+    assert len(model._buckets) > 1
+    # record how many gradients were still to come when each bucket's all-reduce started:
+    # communication overlaps backward when the first buckets start before the last gradient
+    pending_at_launch = []
+    launch_bucket = model._launch
+
+    def spy(bucket):
+        pending_at_launch.append(model._expected)
+        launch_bucket(bucket)
+    model._launch = spy
+    train(T, model, r, n)
+    assert len(pending_at_launch) == STEPS * len(model._buckets)
+    assert max(pending_at_launch) > 1 and min(pending_at_launch) == 1
+    if r == 0:
+        np.savez(out, **final_params(model))
+
+
+def worker_features(T, dist, r, n):
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    nn = T.nn
+    # parameters and buffers are broadcast from rank 0 at construction
+    T.manual_seed(r)
+    inner = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+    model = DDP(inner)
+    w = T.zeros(n, 4, 3)
+    dist.all_gather_into_tensor(w, inner[0].weight.detach())
+    assert T.equal(w[0], w[1])
+    assert list(model.state_dict())[:2] == ["module.0.weight", "module.0.bias"]
+    assert model.module is inner and T.nn.DataParallel(inner).module is inner
+    # gradients are averaged; no_sync leaves them local
+    x = T.from_numpy(np.random.default_rng(r).standard_normal((5, 3)).astype(np.float32))
+    with model.no_sync():
+        model(x).sum().backward()
+    local = inner[0].weight.grad.clone()
+    others = T.zeros(n, *local.shape)
+    dist.all_gather_into_tensor(others, local)
+    assert not T.equal(others[0], others[1])
+    model.zero_grad()
+    model(x).sum().backward()
+    g = inner[0].weight.grad
+    allg = T.zeros(n, *g.shape)
+    dist.all_gather_into_tensor(allg, g)
+    assert T.equal(allg[0], allg[1])
+    assert T.allclose(g, others.mean(0), rtol=1e-6, atol=1e-7)    # the average of the ranks'
+    # find_unused_parameters: a branch only rank 0 uses gets rank 0's gradient / n; a branch
+    # nobody uses keeps grad None
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(2, 1), nn.Linear(2, 1), nn.Linear(2, 1)
+
+        def forward(self, x, use_b):
+            return self.a(x) + (self.b(x) if use_b else 0)
+    T.manual_seed(0)
+    two = DDP(Two(), find_unused_parameters=True, gradient_as_bucket_view=True)
+    two(T.ones(1, 2), r == 0).sum().backward()
+    assert two.module.c.weight.grad is None
+    assert T.allclose(two.module.b.weight.grad, T.ones(1, 2) / n)
+    assert T.allclose(two.module.a.weight.grad, T.ones(1, 2))
+    # without find_unused_parameters an unused parameter is torch's error at the next forward
+    T.manual_seed(0)
+    strict = DDP(Two())
+    strict(T.ones(1, 2), False).sum().backward()
+    try:
+        strict(T.ones(1, 2), False)
+        raise AssertionError("no error")
+    except RuntimeError as e:
+        assert "Expected to have finished reduction" in str(e)
+
+
+def worker_sampler(T, dist, r, n):
+    from ember.utils.data import DistributedSampler
+    import torch
+    s = DistributedSampler(list(range(11)), shuffle=False)
+    assert (s.num_replicas, s.rank) == (n, r)
+    assert list(s) == list(torch.utils.data.DistributedSampler(
+        list(range(11)), num_replicas=n, rank=r, shuffle=False))
+    got = [None] * n
+    dist.all_gather_object(got, list(DistributedSampler(list(range(10)), seed=3)))
+    assert sorted(sum(got, [])) == list(range(10))
+
+
+def torch_ddp(out):
+    import torch.multiprocessing as mp
+    mp.spawn(_torch_rank, args=(out,), nprocs=2)
+
+
+def _torch_rank(rank, out):
+    import torch
+    import torch.distributed as tdist
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29600 + os.getppid() % 300))
+    tdist.init_process_group("gloo", init_method="env://", rank=rank, world_size=2)
+    model = torch.nn.parallel.DistributedDataParallel(make_model(torch))
+    train(torch, model, rank, 2)
+    if rank == 0:
+        np.savez(out, **final_params(model))
+    tdist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, ROOT)
+    if sys.argv[1] == "torch-ddp":
+        torch_ddp(sys.argv[2])
+        sys.exit(0)
+    import ember
+    import ember.distributed as dist
+    dist.init_process_group("gloo")
+    rank, size = dist.get_rank(), dist.get_world_size()
+    globals()[f"worker_{sys.argv[1]}"](ember, dist, rank, size, *sys.argv[2:])
+    dist.barrier()
+    dist.destroy_process_group()
+    print(f"OK rank {rank}", flush=True)
