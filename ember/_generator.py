@@ -45,6 +45,14 @@ def _seeded_key(seed):
     return key
 
 
+def _temper(y):
+    """mt19937's output tempering of key words (uint64 arrays holding 32-bit values)."""
+    y = y ^ (y >> np.uint64(11))
+    y = y ^ ((y << np.uint64(7)) & np.uint64(0x9D2C5680))
+    y = y ^ ((y << np.uint64(15)) & np.uint64(0xEFC60000))
+    return (y ^ (y >> np.uint64(18))) & np.uint64(0xFFFFFFFF)
+
+
 class Generator:
     """torch.Generator for the CPU: torch's mt19937 stream, seed and state bytes."""
 
@@ -132,7 +140,7 @@ class Generator:
         out = np.empty(n, np.uint64)
         k = min(n, self._left - 1)          # words still due before the next twist
         if k > 0:
-            out[:k] = self._key[self._next:self._next + k]
+            out[:k] = _temper(self._key[self._next:self._next + k].astype(np.uint64))
             self._left -= k
             self._next += k
         m = n - k

@@ -97,3 +97,27 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
         to = np.asarray(high).astype(npd)
         out = np.where(out == to, np.asarray(low).astype(npd), out)
     return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- normal_
+def normal_scalar(gen, n):
+    """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
+
+    Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
+    r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call."""
+    out = np.empty(n, np.float64)
+    i = 0
+    if n and gen._normal is not None:
+        out[0] = gen._normal
+        gen._normal = None
+        i = 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = uniform01_double(gen, 2 * pairs).reshape(pairs, 2)
+        r = np.sqrt(-2.0 * np.log1p(-u[:, 1]))
+        theta = 2.0 * np.pi * u[:, 0]
+        both = np.stack([r * np.cos(theta), r * np.sin(theta)], 1).reshape(-1)
+        out[i:] = both[:n - i]
+        if (n - i) % 2:
+            gen._normal = float(both[-1])
+    return out
