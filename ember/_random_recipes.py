@@ -10,6 +10,8 @@ Word use, per element:
   float64 uniform: one 64-bit draw (two words, high half first), low 53 bits * 2**-53, then
       fma(x, to - from, from) in float64.
 """
+import math
+
 import numpy as np
 import ml_dtypes
 
@@ -121,3 +123,70 @@ def normal_scalar(gen, n):
         if (n - i) % 2:
             gen._normal = float(both[-1])
     return out
+
+
+_log = np.frompyfunc(math.log, 1, 1)
+_cos = np.frompyfunc(math.cos, 1, 1)
+_sin = np.frompyfunc(math.sin, 1, 1)
+
+
+def _box_muller_blocks(u, f64):
+    """torch's 16-wide Box-Muller over rows of 16 uniforms: u1 = 1 - u[:8], u2 = u[8:],
+    r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
+    float64 uses the C library's log/cos/sin (Python's math, not NumPy's SIMD versions)."""
+    if f64:
+        u1, u2 = 1.0 - u[:, :8], u[:, 8:]
+        r = np.sqrt(-2.0 * _log(u1).astype(np.float64))
+        th = 2.0 * np.pi * u2
+        return np.concatenate([r * _cos(th).astype(np.float64),
+                               r * _sin(th).astype(np.float64)], 1)
+    # float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
+    # rounded; this float32 formula agrees to within 2 ulp but not bit for bit (about 1 value
+    # in 6 differs in its last bit or two).
+    f = np.float32
+    u1, u2 = f(1) - u[:, :8], u[:, 8:]
+    r = np.sqrt(f(-2) * _log(u1.astype(np.float64)).astype(np.float64).astype(f))
+    th = (f(2 * np.pi) * u2).astype(np.float64)
+    return np.concatenate([r * _cos(th).astype(np.float64).astype(f),
+                           r * _sin(th).astype(np.float64).astype(f)], 1)
+
+
+def normal_fill(gen, n, f64):
+    """torch's path for 16 or more contiguous elements: n uniforms (float64 or float32 ones),
+    turned into normals 16 at a time in place; a ragged tail redraws the last 16 positions
+    (overlapping the previous block) and transforms them again."""
+    u = uniform01_double(gen, n) if f64 else uniform01_float(gen, n)
+    full = n // 16 * 16
+    u[:full] = _box_muller_blocks(u[:full].reshape(-1, 16), f64).reshape(-1)
+    if n % 16:
+        tail = uniform01_double(gen, 16) if f64 else uniform01_float(gen, 16)
+        u[n - 16:] = _box_muller_blocks(tail.reshape(1, 16), f64).reshape(-1)
+    return u
+
+
+def normal_fill_half(gen, n):
+    """float16 / bfloat16 with 16 or more elements: float32 uniforms for n rounded up to a
+    multiple of 16, transformed 16 at a time; a ragged tail takes the last transformed block's
+    16 values as the output's last 16 (overwriting the overlap)."""
+    p = -(-n // 16) * 16
+    z = _box_muller_blocks(uniform01_float(gen, p).reshape(-1, 16), False).reshape(-1)
+    out = z[:n].copy()
+    out[n - 16:] = z[p - 16:]
+    return out
+
+
+def normal(gen, shape, dtype, mean=0.0, std=1.0):
+    """Tensor.normal_(mean, std) / torch.randn for a floating dtype (contiguous output)."""
+    n = _count(shape)
+    npd = _np_dtype(dtype)
+    if n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
+        z = normal_fill_half(gen, n)
+    elif n >= 16:
+        z = normal_fill(gen, n, npd == np.float64)
+    else:
+        z = normal_scalar(gen, n)
+    if npd == np.float64 or n < 16:
+        out = fma64(z.astype(np.float64), float(std), float(mean)).astype(npd)
+    else:
+        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
+    return out.reshape(shape)
