@@ -190,3 +190,43 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0):
     else:
         out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
     return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- random_ / randint
+def random_range(gen, shape, dtype, low, high, wide=False):
+    """Tensor.random_(low, high) / torch.randint: one word modulo the range, or one 64-bit
+    draw modulo the range when the range is 2**32 or wider (or `wide`); then low is added."""
+    n = _count(shape)
+    span = int(high) - int(low)
+    draws = gen.words64(n) if wide or span >= 2 ** 32 else gen.words(n)
+    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    return vals.astype(_np_dtype(dtype)).reshape(shape)
+
+
+def _random_top(npd):
+    """random_()'s exclusive upper end: the dtype's largest value + 1, or for floating dtypes
+    2**mantissa_digits + 1 (every integer in [0, 2**digits] is exact)."""
+    if npd == np.bool_:
+        return 2
+    if npd.kind in "iu":
+        return int(np.iinfo(npd).max) + 1
+    return 2 ** {np.dtype(np.float64): 53, np.dtype(np.float32): 24,
+                 np.dtype(np.float16): 11}.get(npd, 8) + 1
+
+
+def random_full(gen, shape, dtype):
+    """Tensor.random_() with no bounds: one word (a 64-bit draw for int64 and float64) modulo
+    the dtype's top."""
+    npd = _np_dtype(dtype)
+    n = _count(shape)
+    draws = gen.words64(n) if npd in (np.int64, np.float64) else gen.words(n)
+    vals = draws % np.uint64(_random_top(npd))
+    return vals.astype(npd).reshape(shape)
+
+
+def random_from(gen, shape, dtype, low):
+    """Tensor.random_(low, None): [low, the dtype's top); int32 and int64 always take 64-bit
+    draws here."""
+    npd = _np_dtype(dtype)
+    return random_range(gen, shape, dtype, low, _random_top(npd),
+                        wide=npd in (np.int32, np.int64))
