@@ -230,3 +230,23 @@ def random_from(gen, shape, dtype, low):
     npd = _np_dtype(dtype)
     return random_range(gen, shape, dtype, low, _random_top(npd),
                         wide=npd in (np.int32, np.int64))
+
+
+# ----------------------------------------------------------------------------- randperm
+RANDPERM_WIDE = (2 ** 32 - 1) // 20     # from this n on, torch's shuffle takes 64-bit draws
+
+
+def randperm(gen, n, dtype):
+    """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
+    with i + draw % (n - i), one draw per step for i < n - 1. Draws are single words below
+    RANDPERM_WIDE (checked up to n = 5e7) and 64-bit draws from there (not checked: too big to
+    run against torch here)."""
+    n = int(n)
+    perm = list(range(n))
+    if n > 1:
+        draws = gen.words64(n - 1) if n >= RANDPERM_WIDE else gen.words(n - 1)
+        offs = (draws % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(offs):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, dtype=np.int64).astype(_np_dtype(dtype))
