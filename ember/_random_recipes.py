@@ -250,3 +250,24 @@ def randperm(gen, n, dtype):
             j = i + z
             perm[i], perm[j] = perm[j], perm[i]
     return np.array(perm, dtype=np.int64).astype(_np_dtype(dtype))
+
+
+# ----------------------------------------------------------------------------- bernoulli
+def bernoulli_scalar(gen, shape, p):
+    """Tensor.bernoulli_(p) with a number p (also dropout's mask): one float64 uniform per
+    element (a 64-bit draw), 1 where it is below p. Returns a bool array."""
+    return (uniform01_double(gen, _count(shape)) < float(p)).reshape(shape)
+
+
+def bernoulli_tensor(gen, p):
+    """torch.bernoulli(p) / Tensor.bernoulli_(p_tensor): p already broadcast to the output's
+    shape. One uniform per element in p's own precision (float64 p: 64-bit draws; float32 and
+    half p: single words as float32), 1 where it is below p. Returns a bool array."""
+    p = np.asarray(p)
+    n = p.size
+    if p.dtype == np.float64:
+        u = uniform01_double(gen, n)
+    else:
+        u = uniform01_float(gen, n)
+        p = p.astype(np.float32)
+    return (u < p.reshape(-1)).reshape(p.shape)
