@@ -66,6 +66,13 @@ def fma32(a, b, c):
 
 
 # ----------------------------------------------------------------------------- helpers
+# the C library's functions elementwise (NumPy's own SIMD log/cos/sin round differently)
+_log = np.frompyfunc(math.log, 1, 1)
+_log1p = np.frompyfunc(math.log1p, 1, 1)
+_cos = np.frompyfunc(math.cos, 1, 1)
+_sin = np.frompyfunc(math.sin, 1, 1)
+
+
 def _np_dtype(dtype):
     return dtype.np if hasattr(dtype, "np") else np.dtype(dtype)
 
@@ -106,7 +113,8 @@ def normal_scalar(gen, n):
     """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
 
     Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
-    r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call."""
+    r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call. The C
+    library's log1p/cos/sin (Python's math), not NumPy's SIMD versions, give torch's bits."""
     out = np.empty(n, np.float64)
     i = 0
     if n and gen._normal is not None:
@@ -116,18 +124,14 @@ def normal_scalar(gen, n):
     pairs = (n - i + 1) // 2
     if pairs:
         u = uniform01_double(gen, 2 * pairs).reshape(pairs, 2)
-        r = np.sqrt(-2.0 * np.log1p(-u[:, 1]))
+        r = np.sqrt(-2.0 * _log1p(-u[:, 1]).astype(np.float64))
         theta = 2.0 * np.pi * u[:, 0]
-        both = np.stack([r * np.cos(theta), r * np.sin(theta)], 1).reshape(-1)
+        both = np.stack([r * _cos(theta).astype(np.float64),
+                         r * _sin(theta).astype(np.float64)], 1).reshape(-1)
         out[i:] = both[:n - i]
         if (n - i) % 2:
             gen._normal = float(both[-1])
     return out
-
-
-_log = np.frompyfunc(math.log, 1, 1)
-_cos = np.frompyfunc(math.cos, 1, 1)
-_sin = np.frompyfunc(math.sin, 1, 1)
 
 
 def _box_muller_blocks(u, f64):
@@ -271,3 +275,12 @@ def bernoulli_tensor(gen, p):
         u = uniform01_float(gen, n)
         p = p.astype(np.float32)
     return (u < p.reshape(-1)).reshape(p.shape)
+
+
+def normal_tensors(gen, shape, dtype, mean, std):
+    """torch.normal(mean, std) with a tensor mean and/or std (NumPy arrays or numbers,
+    broadcastable to `shape`): standard normals drawn as normal_(0, 1) on the output, then
+    z * std + mean in the output dtype (not fused)."""
+    npd = _np_dtype(dtype)
+    z = normal(gen, shape, dtype)
+    return (z * np.asarray(std).astype(npd) + np.asarray(mean).astype(npd)).astype(npd)
