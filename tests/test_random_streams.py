@@ -1,0 +1,221 @@
+"""torch's CPU random streams, bit for bit: ember._generator.Generator (mt19937 seeding, the
+5056-byte state, round trips with torch) and ember._random_recipes (each distribution's use of
+the words), compared with torch 2.13's values and its generator state afterwards."""
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import _random_recipes as R
+from ember._generator import Generator, default_generator
+
+SEEDS = [0, 1, 12345, 2 ** 32 + 7, 2 ** 63 + 3]
+SIZES = [1, 2, 15, 16, 17, 1000]
+FLOATS = [(torch.float32, ember.float32), (torch.float64, ember.float64),
+          (torch.float16, ember.float16), (torch.bfloat16, ember.bfloat16)]
+
+
+def pair(seed):
+    """An ember generator and a torch generator seeded alike."""
+    g = Generator()
+    g.manual_seed(seed)
+    tg = torch.Generator()
+    tg.manual_seed(seed)
+    return g, tg
+
+
+def bits(a):
+    """The raw bits of an array (NumPy) or tensor (torch), for exact comparison."""
+    if isinstance(a, torch.Tensor):
+        if a.dtype in (torch.float16, torch.bfloat16):
+            a = a.view(torch.int16)
+        elif a.dtype == torch.bool:
+            a = a.to(torch.uint8)
+        a = a.numpy()
+    a = np.asarray(a)
+    if a.dtype in (np.float16, ml_dtypes.bfloat16):
+        return a.view(np.int16)
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8)
+    return a
+
+
+def same(ours, theirs):
+    a, b = bits(ours), bits(theirs)
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def state_of(g):
+    return np.asarray(g.get_state()._data)
+
+
+def same_state(g, tg):
+    return np.array_equal(state_of(g), tg.get_state().numpy())
+
+
+def ember_state(arr):
+    return ember.from_numpy(np.array(arr, dtype=np.uint8))
+
+
+def ulps32(a, b):
+    return np.abs(a.astype(np.float32).view(np.int32).astype(np.int64)
+                  - b.astype(np.float32).view(np.int32).astype(np.int64))
+
+
+# ----------------------------------------------------------------------------- Generator
+@pytest.mark.parametrize("seed", SEEDS + [-1, -2 ** 63, 2 ** 64 - 1])
+def test_seeded_state_bytes_match(seed):
+    g, tg = pair(seed)
+    assert g.initial_seed() == tg.initial_seed()
+    assert state_of(g).dtype == np.uint8 and state_of(g).shape == (5056,)
+    assert same_state(g, tg)
+
+
+def test_fresh_generator_and_default_seed():
+    g, tg = Generator(), torch.Generator()
+    assert g.initial_seed() == tg.initial_seed() == 67280421310721
+    assert same_state(g, tg)
+    assert str(g.device) == str(tg.device) == "cpu"
+    # the global generator of a fresh process is seeded from the OS, 64 bits wide
+    code = "import torch; print(torch.initial_seed())"
+    seeds = {int(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                text=True).stdout) for _ in range(2)}
+    assert len(seeds) == 2 and 67280421310721 not in seeds
+    assert default_generator.initial_seed() != 67280421310721
+    assert 0 <= default_generator.initial_seed() < 2 ** 64
+
+
+def test_seed_returns_a_fresh_64_bit_seed():
+    g = Generator()
+    draws = {g.seed() for _ in range(8)}
+    assert len(draws) == 8 and all(0 <= s < 2 ** 64 for s in draws)
+    assert max(draws) >= 2 ** 32                       # not 32-bit seeds
+    s = g.seed()
+    assert g.initial_seed() == s
+    tg = torch.Generator()
+    tg.manual_seed(s)
+    assert same_state(g, tg)
+
+
+@pytest.mark.parametrize("seed", [0, 5, 2 ** 32 + 5])
+@pytest.mark.parametrize("words", [0, 1, 2, 623, 624, 625, 1247, 1248, 5000])
+def test_words_and_state_follow_torch(seed, words):
+    """After k words (drawn here as k float32 uniforms) both the values and the bytes match."""
+    g, tg = pair(seed)
+    ours = R.uniform(g, (words,), ember.float32)
+    theirs = torch.rand(words, generator=tg)
+    assert same(ours, theirs)
+    assert same_state(g, tg)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("prefix", [0, 1, 3, 700])
+def test_state_round_trip_torch_ember_torch(seed, prefix):
+    """A torch state (mid-stream, with a cached normal when prefix is odd) set in ember
+    continues identically, and ember's state set back in torch continues identically."""
+    tg = torch.Generator()
+    tg.manual_seed(seed)
+    torch.randn(prefix, generator=tg, dtype=torch.float64)
+    g = Generator()
+    g.set_state(ember_state(tg.get_state().numpy()))
+    assert g.initial_seed() == tg.initial_seed()
+    assert same_state(g, tg)
+    assert same(R.normal(g, (3,), ember.float64), torch.randn(3, generator=tg, dtype=torch.float64))
+    assert same(R.uniform(g, (50,), ember.float32), torch.rand(50, generator=tg))
+    assert same_state(g, tg)
+    # and back: ember's state into a fresh torch generator
+    tg2 = torch.Generator()
+    tg2.set_state(torch.from_numpy(state_of(g).copy()))
+    assert same(R.normal(g, (5,), ember.float64),
+                torch.randn(5, generator=tg2, dtype=torch.float64))
+    assert same_state(g, tg2)
+
+
+@pytest.mark.parametrize("left,nxt", [(624, 0), (5, 0), (1, 0), (1, 624), (300, 100), (2, 623)])
+def test_hand_made_states(left, nxt):
+    """States where left + next != 625 (torch serves key words until left runs out)."""
+    tg = torch.Generator()
+    tg.manual_seed(11)
+    torch.rand(10, generator=tg)
+    raw = tg.get_state().numpy().copy()
+    raw[8:12] = np.frombuffer(np.int32(left).tobytes(), np.uint8)
+    raw[16:24] = np.frombuffer(np.uint64(nxt).tobytes(), np.uint8)
+    raw[28] = 7                                  # high key bits are ignored
+    tg.set_state(torch.from_numpy(raw.copy()))
+    g = Generator()
+    g.set_state(ember_state(raw))
+    assert same(R.uniform(g, (700,), ember.float64), torch.rand(700, generator=tg, dtype=torch.float64))
+    assert same_state(g, tg)
+
+
+def test_cached_normal_in_state():
+    """The scalar sampler's second normal is kept at bytes 5024..5031, flagged at 5040."""
+    g, tg = pair(0)
+    R.normal(g, (1,), ember.float32)
+    torch.randn(1, generator=tg)
+    st = state_of(g)
+    assert st[5040] == 1 and np.frombuffer(st[5024:5032].tobytes(), np.float64)[0] != 0
+    assert same_state(g, tg)
+    R.normal(g, (1,), ember.float32)
+    torch.randn(1, generator=tg)
+    assert state_of(g)[5040] == 0 and same_state(g, tg)
+    # manual_seed drops the cached value
+    R.normal(g, (1,), ember.float32)
+    g.manual_seed(0)
+    assert state_of(g)[5040] == 0
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:   # noqa: BLE001 - the type and text are what is compared
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.zeros(10, dtype=m.uint8),
+    lambda m: m.zeros(5048, dtype=m.uint8),
+    lambda m: m.zeros(5056, dtype=m.int8),
+    lambda m: m.zeros(5056, dtype=m.float32),
+    lambda m: [1, 2],
+    lambda m: m.zeros(5056, dtype=m.uint8),                 # seeded flag 0: invalid
+    lambda m: m.zeros(2, 2528, dtype=m.uint8),
+])
+def test_set_state_errors(make):
+    theirs = _error(lambda: torch.Generator().set_state(make(torch)))
+    ours = _error(lambda: Generator().set_state(make(ember)))
+    assert theirs is not None and ours == theirs
+
+
+@pytest.mark.parametrize("field,value", [(12, 0), ("left", 0), ("left", 625), ("next", 625)])
+def test_set_state_invalid_fields(field, value):
+    tg = torch.Generator()
+    raw = tg.get_state().numpy().copy()
+    if field == "left":
+        raw[8:12] = np.frombuffer(np.int32(value).tobytes(), np.uint8)
+    elif field == "next":
+        raw[16:24] = np.frombuffer(np.uint64(value).tobytes(), np.uint8)
+    else:
+        raw[field] = value
+    theirs = _error(lambda: tg.set_state(torch.from_numpy(raw.copy())))
+    ours = _error(lambda: Generator().set_state(ember_state(raw)))
+    assert theirs == (RuntimeError, "Invalid mt19937 state") and ours == theirs
+
+
+@pytest.mark.parametrize("seed", [2 ** 64, -2 ** 63 - 1, 1.5, True, "3", None])
+def test_manual_seed_errors(seed):
+    theirs = _error(lambda: torch.Generator().manual_seed(seed))
+    ours = _error(lambda: Generator().manual_seed(seed))
+    assert theirs is not None and ours == theirs
+
+
+def test_clone_state_is_independent():
+    g = Generator().manual_seed(9)
+    h = g.clone_state()
+    assert same(R.uniform(g, (5,), ember.float32), R.uniform(h, (5,), ember.float32))
+    assert np.array_equal(state_of(g), state_of(h))
