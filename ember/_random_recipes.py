@@ -279,8 +279,11 @@ def bernoulli_tensor(gen, p):
 
 def normal_tensors(gen, shape, dtype, mean, std):
     """torch.normal(mean, std) with a tensor mean and/or std (NumPy arrays or numbers,
-    broadcastable to `shape`): standard normals drawn as normal_(0, 1) on the output, then
-    z * std + mean in the output dtype (not fused)."""
+    broadcastable to `shape`). With a tensor std: normal_(0, 1) on the output, then
+    z * std + mean in the output dtype (not fused). With a number std (tensor mean):
+    normal_(0, std), then + mean."""
     npd = _np_dtype(dtype)
-    z = normal(gen, shape, dtype)
-    return (z * np.asarray(std).astype(npd) + np.asarray(mean).astype(npd)).astype(npd)
+    mean = np.asarray(mean).astype(npd)
+    if np.ndim(std) == 0:
+        return (normal(gen, shape, dtype, 0.0, float(std)) + mean).astype(npd)
+    return (normal(gen, shape, dtype) * np.asarray(std).astype(npd) + mean).astype(npd)
