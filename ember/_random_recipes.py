@@ -197,12 +197,18 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0):
 
 
 # ----------------------------------------------------------------------------- random_ / randint
-def random_range(gen, shape, dtype, low, high, wide=False):
+WIDE_RANGE = 2 ** 28     # ranges from here on (past it for float32/bfloat16) take 64-bit draws
+
+
+def random_range(gen, shape, dtype, low, high):
     """Tensor.random_(low, high) / torch.randint: one word modulo the range, or one 64-bit
-    draw modulo the range when the range is 2**32 or wider (or `wide`); then low is added."""
+    draw modulo the range when the range is 2**28 or wider (wider than 2**28 for float32 and
+    bfloat16); then low is added."""
     n = _count(shape)
+    npd = _np_dtype(dtype)
     span = int(high) - int(low)
-    draws = gen.words64(n) if wide or span >= 2 ** 32 else gen.words(n)
+    wide = span > WIDE_RANGE if npd in (np.float32, ml_dtypes.bfloat16) else span >= WIDE_RANGE
+    draws = gen.words64(n) if wide else gen.words(n)
     vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
     return vals.astype(_np_dtype(dtype)).reshape(shape)
 
@@ -229,11 +235,8 @@ def random_full(gen, shape, dtype):
 
 
 def random_from(gen, shape, dtype, low):
-    """Tensor.random_(low, None): [low, the dtype's top); int32 and int64 always take 64-bit
-    draws here."""
-    npd = _np_dtype(dtype)
-    return random_range(gen, shape, dtype, low, _random_top(npd),
-                        wide=npd in (np.int32, np.int64))
+    """Tensor.random_(low, None): [low, the dtype's top)."""
+    return random_range(gen, shape, dtype, low, _random_top(_np_dtype(dtype)))
 
 
 # ----------------------------------------------------------------------------- randperm
