@@ -71,6 +71,8 @@ _log = np.frompyfunc(math.log, 1, 1)
 _log1p = np.frompyfunc(math.log1p, 1, 1)
 _cos = np.frompyfunc(math.cos, 1, 1)
 _sin = np.frompyfunc(math.sin, 1, 1)
+_tan = np.frompyfunc(math.tan, 1, 1)
+_exp = np.frompyfunc(math.exp, 1, 1)
 
 
 def _np_dtype(dtype):
@@ -190,7 +192,7 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0):
     else:
         z = normal_scalar(gen, n)
     if npd == np.float64 or n < 16:
-        out = fma64(z.astype(np.float64), float(std), float(mean)).astype(npd)
+        out = _cast(fma64(z.astype(np.float64), float(std), float(mean)), dtype, (n,))
     else:
         out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
     return out.reshape(shape)
@@ -290,3 +292,45 @@ def normal_tensors(gen, shape, dtype, mean, std):
     if np.ndim(std) == 0:
         return (normal(gen, shape, dtype, 0.0, float(std)) + mean).astype(npd)
     return (normal(gen, shape, dtype) * np.asarray(std).astype(npd) + mean).astype(npd)
+
+
+# ----------------------------------------------------------------------------- other distributions
+# Each takes one float64 uniform u (a 64-bit draw) per element, computes in float64 with the C
+# library's functions, and rounds once to the output dtype.
+def _cast(x, dtype, shape):
+    """float64 results to the dtype; half precision goes through float32 (as c10's Half and
+    BFloat16 are built from a double), which rounds twice."""
+    npd = _np_dtype(dtype)
+    x = np.asarray(x, np.float64)
+    if npd in (np.float16, ml_dtypes.bfloat16):
+        x = x.astype(np.float32)
+    return x.astype(npd).reshape(shape)
+
+
+def exponential(gen, shape, dtype, lambd=1.0):
+    """Tensor.exponential_(lambd): (-1 / lambd) * log1p(-u) (the reciprocal first)."""
+    u = uniform01_double(gen, _count(shape))
+    return _cast((-1.0 / float(lambd)) * _log1p(-u).astype(np.float64), dtype, shape)
+
+
+def geometric(gen, shape, dtype, p):
+    """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) (the number of trials to a success)."""
+    u = uniform01_double(gen, _count(shape))
+    with np.errstate(divide="ignore"):
+        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)).astype(np.float64), -np.inf)
+    return _cast(np.ceil(logu / math.log1p(-float(p))), dtype, shape)
+
+
+def cauchy(gen, shape, dtype, median=0.0, sigma=1.0):
+    """Tensor.cauchy_(median, sigma): fma(sigma, tan(pi * (u - 1/2)), median)."""
+    u = uniform01_double(gen, _count(shape))
+    t = _tan(np.pi * (u - 0.5)).astype(np.float64)
+    return _cast(fma64(float(sigma), t, float(median)), dtype, shape)
+
+
+def log_normal(gen, shape, dtype, mean=1.0, std=2.0):
+    """Tensor.log_normal_(mean, std): exp of the scalar normal sampler's fma(z, std, mean), one
+    element at a time whatever the size (so the cached second normal is used and left)."""
+    n = _count(shape)
+    z = fma64(normal_scalar(gen, n), float(std), float(mean))
+    return _cast(_exp(z).astype(np.float64), dtype, shape)

@@ -452,3 +452,36 @@ def test_dropout_is_bernoulli_of_keep_probability():
     assert same(ours, theirs)
     raw = state_of(g)
     assert np.array_equal(raw[8:5016], after[8:5016])
+
+
+# ----------------------------------------------------------------------------- other distributions
+def _check(recipe, edt, tdt, method, args, n=4000, seed=0):
+    g, tg = pair(seed)
+    theirs = getattr(torch.empty(n, dtype=tdt), method)(*args, generator=tg)
+    assert same(recipe(g, (n,), edt, *args), theirs)
+    assert same_state(g, tg)
+
+
+@pytest.mark.parametrize("tdt,edt", FLOATS)
+@pytest.mark.parametrize("lambd", [2.0, 3.0, 0.7, 1e-3])
+def test_exponential(tdt, edt, lambd):
+    _check(R.exponential, edt, tdt, "exponential_", (lambd,))
+
+
+@pytest.mark.parametrize("tdt,edt", FLOATS + [INTS[0], INTS[1]])
+@pytest.mark.parametrize("p", [0.3, 1e-5, 0.9, 0.5])
+def test_geometric(tdt, edt, p):
+    _check(R.geometric, edt, tdt, "geometric_", (p,))
+
+
+@pytest.mark.parametrize("tdt,edt", FLOATS)
+@pytest.mark.parametrize("median,sigma", [(0.0, 1.0), (0.5, 2.0), (-3.3, 0.1)])
+def test_cauchy(tdt, edt, median, sigma):
+    _check(R.cauchy, edt, tdt, "cauchy_", (median, sigma))
+
+
+@pytest.mark.parametrize("tdt,edt", FLOATS)
+@pytest.mark.parametrize("mean,std", [(1.0, 2.0), (0.0, 1.0), (-0.7, 0.3)])
+@pytest.mark.parametrize("n", [1, 3, 16, 1001])
+def test_log_normal(tdt, edt, mean, std, n):
+    _check(R.log_normal, edt, tdt, "log_normal_", (mean, std), n=n)
