@@ -334,3 +334,29 @@ def log_normal(gen, shape, dtype, mean=1.0, std=2.0):
     n = _count(shape)
     z = fma64(normal_scalar(gen, n), float(std), float(mean))
     return _cast(_exp(z).astype(np.float64), dtype, shape)
+
+
+# ----------------------------------------------------------------------------- multinomial
+def multinomial(gen, probs, num_samples, replacement=False):
+    """torch.multinomial on a 1-D or 2-D array of non-negative weights -> int64 indices.
+
+    Without replacement, or with a single sample: q = exponential_(1) over the weights (in
+    their dtype), and the indices of the num_samples largest weights / q, largest first.
+    With replacement and more than one sample: per row, the cumulative sums (float32 for
+    float32 and half weights, float64 for float64) divided by their total, and for each sample
+    one float64 uniform u, rows first; the sample is the first index whose cumulative value
+    is >= u."""
+    probs = np.asarray(probs)
+    rows = probs.reshape(-1, probs.shape[-1])
+    k = int(num_samples)
+    if not replacement or k == 1:
+        q = exponential(gen, rows.shape, rows.dtype, 1.0)
+        order = np.argsort(-(rows / q), axis=1, kind="stable")[:, :k]
+    else:
+        acc = np.float64 if rows.dtype == np.float64 else np.float32
+        cdf = np.cumsum(rows.astype(acc), axis=1, dtype=acc)
+        cdf = cdf / cdf[:, -1:]
+        u = uniform01_double(gen, rows.shape[0] * k).reshape(rows.shape[0], k)
+        order = np.stack([np.searchsorted(c, uu.astype(acc), side="left")
+                          for c, uu in zip(cdf, u)])
+    return order.astype(np.int64).reshape(probs.shape[:-1] + (k,))

@@ -485,3 +485,24 @@ def test_cauchy(tdt, edt, median, sigma):
 @pytest.mark.parametrize("n", [1, 3, 16, 1001])
 def test_log_normal(tdt, edt, mean, std, n):
     _check(R.log_normal, edt, tdt, "log_normal_", (mean, std), n=n)
+
+
+# ----------------------------------------------------------------------------- multinomial
+@pytest.mark.parametrize("tdt", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("shape", [(5,), (30,), (4, 50), (3, 7)])
+@pytest.mark.parametrize("k,replacement", [(1, False), (1, True), (3, False), (3, True),
+                                           (400, True), ("all", False)])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_multinomial(tdt, shape, k, replacement, zeros):
+    p = torch.rand(*shape, generator=torch.Generator().manual_seed(1), dtype=tdt)
+    if zeros:
+        p[..., ::3] = 0
+    nonzero = shape[-1] - (len(range(0, shape[-1], 3)) if zeros else 0)
+    k = nonzero if k == "all" else k
+    if not replacement and k > nonzero:
+        return
+    g, tg = pair(0)
+    theirs = torch.multinomial(p, k, replacement, generator=tg)
+    pn = p.view(torch.int16).numpy().view(np.float16) if tdt == torch.float16 else p.numpy()
+    assert same(R.multinomial(g, pn, k, replacement), theirs)
+    assert same_state(g, tg)
