@@ -360,3 +360,68 @@ def multinomial(gen, probs, num_samples, replacement=False):
         order = np.stack([np.searchsorted(c, uu.astype(acc), side="left")
                           for c, uu in zip(cdf, u)])
     return order.astype(np.int64).reshape(probs.shape[:-1] + (k,))
+
+
+# ----------------------------------------------------------------------------- poisson
+class _Uniforms:
+    """float64 uniforms taken one by one from a block drawn ahead; finish() leaves the
+    generator exactly after the ones used (the draw-ahead is undone from a snapshot)."""
+
+    def __init__(self, gen, block=256):
+        self.gen, self.block = gen, block
+        self.snap = (gen._key.copy(), gen._left, gen._next)
+        self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
+
+    def __call__(self):
+        if self.pos == len(self.buf):
+            self.buf, self.pos = uniform01_double(self.gen, self.block), 0
+        self.pos += 1
+        self.used += 1
+        return float(self.buf[self.pos - 1])
+
+    def finish(self):
+        g = self.gen
+        g._key, g._left, g._next = self.snap
+        g.words(2 * self.used)
+
+
+def _poisson_one(lam, uniform):
+    if lam >= 10:
+        # transformed rejection with squeeze (Hormann's PTRS)
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(k + 1)):
+                return k
+    if lam == 0:
+        return 0
+    # multiply uniforms until the product drops to exp(-lam) or below
+    enlam, x, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(gen, rates):
+    """torch.poisson(rates): one sample per rate, in order, each using as many float64
+    uniforms as its method needs. Returns float64 values (the caller casts)."""
+    rates = np.asarray(rates)
+    uniform = _Uniforms(gen)
+    out = np.array([_poisson_one(float(r), uniform) for r in rates.reshape(-1)], np.float64)
+    uniform.finish()
+    return out.reshape(rates.shape)

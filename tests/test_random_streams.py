@@ -506,3 +506,17 @@ def test_multinomial(tdt, shape, k, replacement, zeros):
     pn = p.view(torch.int16).numpy().view(np.float16) if tdt == torch.float16 else p.numpy()
     assert same(R.multinomial(g, pn, k, replacement), theirs)
     assert same_state(g, tg)
+
+
+# ----------------------------------------------------------------------------- poisson
+@pytest.mark.parametrize("tdt", [torch.float32, torch.float64])
+@pytest.mark.parametrize("rate", [0.0, 0.5, 3.0, 9.99, 10.0, 37.5, 1e4, "mixed"])
+def test_poisson(tdt, rate):
+    if rate == "mixed":
+        rates = torch.rand(700, generator=torch.Generator().manual_seed(2), dtype=tdt) * 40
+    else:
+        rates = torch.full((700,), rate, dtype=tdt)
+    g, tg = pair(0)
+    theirs = torch.poisson(rates, generator=tg)
+    assert same(R.poisson(g, rates.numpy()).astype(rates.numpy().dtype), theirs)
+    assert same_state(g, tg)
