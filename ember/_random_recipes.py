@@ -83,6 +83,16 @@ def _count(shape):
     return int(np.prod(shape, dtype=np.int64)) if isinstance(shape, tuple) else int(shape)
 
 
+def fill_order(shape, strides):
+    """The logical (C-order) flat indices of a strided output in the order torch fills them:
+    memory order, i.e. by increasing storage offset (the same for every distribution). Put a
+    recipe's flat values v into the output as out.reshape(-1)[fill_order(...)] = v."""
+    idx = np.indices(shape).reshape(len(shape), -1)
+    offsets = (idx * np.asarray(strides, np.int64).reshape(-1, 1)).sum(0) if len(shape) else \
+        np.zeros(1, np.int64)
+    return np.argsort(offsets, kind="stable")
+
+
 def uniform01_float(gen, n):
     """n float32 uniforms in [0, 1) from one word each."""
     return (gen.words(n) & M24).astype(np.float32) * np.float32(2.0 ** -24)
@@ -181,17 +191,21 @@ def normal_fill_half(gen, n):
     return out
 
 
-def normal(gen, shape, dtype, mean=0.0, std=1.0):
-    """Tensor.normal_(mean, std) / torch.randn for a floating dtype (contiguous output)."""
+def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
+    """Tensor.normal_(mean, std) / torch.randn for a floating dtype. Only a contiguous output
+    of 16 or more elements takes the 16-wide path; any other output (a transposed or sliced
+    view, however large) takes the one-at-a-time sampler, in memory order (fill_order)."""
     n = _count(shape)
     npd = _np_dtype(dtype)
-    if n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
+    if not contiguous:
+        z = normal_scalar(gen, n)
+    elif n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
         z = normal_fill_half(gen, n)
     elif n >= 16:
         z = normal_fill(gen, n, npd == np.float64)
     else:
         z = normal_scalar(gen, n)
-    if npd == np.float64 or n < 16:
+    if npd == np.float64 or n < 16 or not contiguous:
         out = _cast(fma64(z.astype(np.float64), float(std), float(mean)), dtype, (n,))
     else:
         out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)

@@ -520,3 +520,35 @@ def test_poisson(tdt, rate):
     theirs = torch.poisson(rates, generator=tg)
     assert same(R.poisson(g, rates.numpy()).astype(rates.numpy().dtype), theirs)
     assert same_state(g, tg)
+
+
+# ----------------------------------------------------------------------------- strided outputs
+VIEWS = [lambda: torch.empty(4, 5).t(), lambda: torch.empty(6, 8)[:, ::2],
+         lambda: torch.empty(3, 4, 5).permute(2, 0, 1), lambda: torch.empty(2, 3).t(),
+         lambda: torch.empty(8, 6)[::2], lambda: torch.empty(40)[::2]]
+FILLS = [
+    (lambda x, tg: x.uniform_(generator=tg), lambda g, n, c: R.uniform(g, (n,), ember.float32)),
+    (lambda x, tg: x.normal_(generator=tg),
+     lambda g, n, c: R.normal(g, (n,), ember.float32, contiguous=c)),
+    (lambda x, tg: x.bernoulli_(0.5, generator=tg),
+     lambda g, n, c: R.bernoulli_scalar(g, (n,), 0.5).astype(np.float32)),
+    (lambda x, tg: x.exponential_(generator=tg),
+     lambda g, n, c: R.exponential(g, (n,), ember.float32)),
+    (lambda x, tg: x.random_(0, 100, generator=tg),
+     lambda g, n, c: R.random_range(g, (n,), ember.float32, 0, 100)),
+]
+
+
+@pytest.mark.parametrize("view", range(len(VIEWS)))
+@pytest.mark.parametrize("fill", range(len(FILLS)))
+def test_strided_outputs_fill_in_memory_order(view, fill):
+    """Values go out in memory order; normal_ on a non-contiguous output, however large, takes
+    the one-at-a-time sampler."""
+    x = VIEWS[view]()
+    g, tg = pair(0)
+    FILLS[fill][0](x, tg)
+    flat = FILLS[fill][1](g, x.numel(), x.is_contiguous())
+    ours = np.empty(x.numel(), np.float32)
+    ours[R.fill_order(tuple(x.shape), x.stride())] = flat
+    assert same(ours.reshape(tuple(x.shape)), x.contiguous())
+    assert same_state(g, tg)
