@@ -552,3 +552,35 @@ def test_strided_outputs_fill_in_memory_order(view, fill):
     ours[R.fill_order(tuple(x.shape), x.stride())] = flat
     assert same(ours.reshape(tuple(x.shape)), x.contiguous())
     assert same_state(g, tg)
+
+
+# ----------------------------------------------------------------------------- call chains
+def test_linear_and_conv_init_are_uniform_draws():
+    """nn.Linear / nn.Conv2d: kaiming_uniform_(a=sqrt(5)) on the weight, i.e.
+    uniform_(-b, b) with b = sqrt(2 / (1 + 5)) * sqrt(3 / fan_in), then the bias
+    uniform_(-1/sqrt(fan_in), 1/sqrt(fan_in)), both from the global generator."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(7, 5)
+    conv = torch.nn.Conv2d(3, 4, 3)
+    g = Generator().manual_seed(0)
+    for mod, shape, fan_in in [(lin, (5, 7), 7), (conv, (4, 3, 3, 3), 27)]:
+        bound = np.sqrt(2.0 / 6) * np.sqrt(3.0 / fan_in)
+        assert same(R.uniform(g, shape, ember.float32, -bound, bound), mod.weight.detach())
+        b = 1 / np.sqrt(fan_in)
+        assert same(R.uniform(g, shape[:1], ember.float32, -b, b), mod.bias.detach())
+    assert same_state(g, torch.default_generator)
+
+
+def test_dataloader_shuffle_chain():
+    """A DataLoader iterator first draws its base seed (random_() on an int64 scalar), then
+    RandomSampler draws its own seed the same way, seeds a fresh generator with it and takes
+    randperm(n) from that."""
+    torch.manual_seed(5)
+    batches = [b.tolist() for b in torch.utils.data.DataLoader(list(range(10)), batch_size=4,
+                                                                  shuffle=True)]
+    g = Generator().manual_seed(5)
+    R.random_full(g, (), ember.int64)                    # the iterator's base seed
+    seed = int(R.random_full(g, (), ember.int64))        # the sampler's generator seed
+    perm = R.randperm(Generator().manual_seed(seed), 10, ember.int64).tolist()
+    assert sum(batches, []) == perm
+    assert same_state(g, torch.default_generator)
