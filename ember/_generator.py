@@ -133,6 +133,25 @@ class Generator:
     def __deepcopy__(self, memo):
         return self.clone_state()
 
+    def __reduce__(self):
+        # (as torch: the class, its device, then (seed, offset, state bytes) for __setstate__)
+        return (Generator, (self.device,), (self._seed, None, self.get_state()))
+
+    def __setstate__(self, st):
+        self.set_state(st[2])
+
+    def get_offset(self):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     # -- the word source
     def words(self, n):
         """The next n 32-bit words of the stream, as a uint64 array (low 32 bits set)."""
