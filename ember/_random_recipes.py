@@ -213,20 +213,42 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
 
 
 # ----------------------------------------------------------------------------- random_ / randint
-WIDE_RANGE = 2 ** 28     # ranges from here on (past it for float32/bfloat16) take 64-bit draws
+WIDE_RANGE = 2 ** 28     # ranges from here on take 64-bit draws
+
+
+def _float_bounds(npd, low, high):
+    """For a floating dtype, bounds the dtype can't hold are pulled inwards first: when
+    high - 1 rounds (in the dtype) to high or above, high becomes the representable value just
+    below that rounding; when low + 1 rounds below low, low becomes the one just above it."""
+    top = _from_int(np.asarray(high - 1, np.int64), npd)
+    if int(top.astype(np.float64)) >= high:
+        high = int(np.nextafter(top, np.asarray(-np.inf, npd)).astype(np.float64))
+    bottom = _from_int(np.asarray(low + 1, np.int64), npd)
+    if int(bottom.astype(np.float64)) < low:
+        low = int(np.nextafter(bottom, np.asarray(np.inf, npd)).astype(np.float64))
+    return low, high
+
+
+def _from_int(vals, npd):
+    """int64 values to the dtype; half precision via float32 (as c10 builds them)."""
+    if npd in (np.float16, ml_dtypes.bfloat16):
+        vals = vals.astype(np.float32)
+    return vals.astype(npd)
 
 
 def random_range(gen, shape, dtype, low, high):
     """Tensor.random_(low, high) / torch.randint: one word modulo the range, or one 64-bit
-    draw modulo the range when the range is 2**28 or wider (wider than 2**28 for float32 and
-    bfloat16); then low is added."""
+    draw modulo the range when the range is 2**28 or wider; then low is added (and the sum
+    rounded to the dtype). Floating dtypes first pull unrepresentable bounds inwards."""
     n = _count(shape)
     npd = _np_dtype(dtype)
-    span = int(high) - int(low)
-    wide = span > WIDE_RANGE if npd in (np.float32, ml_dtypes.bfloat16) else span >= WIDE_RANGE
-    draws = gen.words64(n) if wide else gen.words(n)
+    low, high = int(low), int(high)
+    if npd.kind == "f" or npd == ml_dtypes.bfloat16:
+        low, high = _float_bounds(npd, low, high)
+    span = high - low
+    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
     vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
-    return vals.astype(_np_dtype(dtype)).reshape(shape)
+    return _from_int(vals, npd).reshape(shape)
 
 
 def _random_top(npd):
@@ -246,8 +268,8 @@ def random_full(gen, shape, dtype):
     npd = _np_dtype(dtype)
     n = _count(shape)
     draws = gen.words64(n) if npd in (np.int64, np.float64) else gen.words(n)
-    vals = draws % np.uint64(_random_top(npd))
-    return vals.astype(npd).reshape(shape)
+    vals = (draws % np.uint64(_random_top(npd))).astype(np.int64)
+    return _from_int(vals, npd).reshape(shape)
 
 
 def random_from(gen, shape, dtype, low):

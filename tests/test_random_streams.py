@@ -357,7 +357,9 @@ ALL = INTS + FLOATS
                                       (0, 2 ** 32 + 1), (-2 ** 40, 2 ** 40),
                                       (-2 ** 63, 2 ** 63 - 1), (0, 2 ** 31 - 1), (0, 2 ** 28 - 1),
                                       (0, 2 ** 28), (0, 2 ** 28 + 1), (-7, 2 ** 28 + 1),
-                                      (0, 1000), (-300, 5000)])
+                                      (0, 1000), (-300, 5000), (0, 2 ** 25), (0, 2 ** 25 + 7),
+                                      (0, 2 ** 26 + 5), (-2 ** 25 - 3, 100), (-1000, 2 ** 25 + 1),
+                                      (-2 ** 26 - 1, 2 ** 24), (-259, 300), (0, 2 ** 32 - 5)])
 @pytest.mark.parametrize("tdt,edt", ALL)
 @pytest.mark.parametrize("n", [1, 17, 1000])
 def test_randint(low, high, tdt, edt, n):
@@ -368,10 +370,9 @@ def test_randint(low, high, tdt, edt, n):
             theirs = torch.randint(low, high, (n,), dtype=tdt, generator=tg)
     except RuntimeError:
         return                       # out of the dtype's range: the ops layer raises torch's error
-    exact = {torch.float32: 2 ** 24, torch.bfloat16: 2 ** 8, torch.float16: 2 ** 11}
-    if tdt in exact and max(abs(low), abs(high - 1)) > exact[tdt]:
-        # torch warns here that the float can't hold every integer in the range
-        pytest.xfail("randint past a float dtype's exact integers: recipe not found")
+    if tdt == torch.bfloat16 and low == -2 ** 63:
+        # about 2 values in 1000 near -2**63 come out as torch's upper bound instead
+        pytest.xfail("bfloat16 randint over the whole int64 range: edge values differ")
     assert same(R.random_range(g, (n,), edt, low, high), theirs)
     assert same_state(g, tg)
 
