@@ -461,3 +461,24 @@ def poisson(gen, rates):
     out = np.array([_poisson_one(float(r), uniform) for r in rates.reshape(-1)], np.float64)
     uniform.finish()
     return out.reshape(rates.shape)
+
+
+# ----------------------------------------------------------------------------- complex dtypes
+def _real_of(npd):
+    return np.float64 if np.dtype(npd) == np.complex128 else np.float32
+
+
+def uniform_complex(gen, shape, dtype):
+    """torch.rand for complex64/complex128: uniform_ over the 2n real numbers (real, imag
+    interleaved)."""
+    real = _real_of(_np_dtype(dtype))
+    flat = uniform(gen, (2 * _count(shape),), real)
+    return flat.view(_np_dtype(dtype)).reshape(shape)
+
+
+def normal_complex(gen, shape, dtype):
+    """torch.randn for complex64/complex128: normal_(0, 1/sqrt(2)) over the 2n real numbers
+    (so the 16-wide path starts at 8 complex elements)."""
+    real = _real_of(_np_dtype(dtype))
+    flat = normal(gen, (2 * _count(shape),), real, 0.0, 1 / math.sqrt(2))
+    return flat.view(_np_dtype(dtype)).reshape(shape)

@@ -607,3 +607,19 @@ def test_dataloader_shuffle_chain():
     perm = R.randperm(Generator().manual_seed(seed), 10, ember.int64).tolist()
     assert sum(batches, []) == perm
     assert same_state(g, torch.default_generator)
+
+
+# ----------------------------------------------------------------------------- complex dtypes
+@pytest.mark.parametrize("tdt,edt", [(torch.complex64, ember.complex64),
+                                     (torch.complex128, ember.complex128)])
+@pytest.mark.parametrize("n", [1, 3, 7, 8, 20, 1001])
+def test_complex_rand_and_randn(tdt, edt, n):
+    g, tg = pair(0)
+    assert same(R.uniform_complex(g, (n,), edt), torch.rand(n, generator=tg, dtype=tdt))
+    theirs = torch.randn(n, generator=tg, dtype=tdt)
+    ours = R.normal_complex(g, (n,), edt)
+    assert same_state(g, tg)
+    if tdt == torch.complex64 and n >= 8:        # the float32 16-wide path (SLEEF rounding)
+        assert close32(ours.view(np.float32), torch.view_as_real(theirs).numpy().ravel())
+    else:
+        assert same(ours, theirs)
