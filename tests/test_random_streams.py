@@ -153,7 +153,8 @@ def test_hand_made_states(left, nxt):
     tg.set_state(torch.from_numpy(raw.copy()))
     g = Generator()
     g.set_state(ember_state(raw))
-    assert same(R.uniform(g, (700,), ember.float64), torch.rand(700, generator=tg, dtype=torch.float64))
+    theirs = torch.rand(700, generator=tg, dtype=torch.float64)
+    assert same(R.uniform(g, (700,), ember.float64), theirs)
     assert same_state(g, tg)
 
 
@@ -234,7 +235,8 @@ def test_pickle_and_deepcopy_keep_the_stream():
     R.normal(g, (3,), ember.float64)                 # leaves a cached normal
     for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
         assert h.initial_seed() == 3 and np.array_equal(state_of(h), state_of(g))
-        assert same(R.normal(h, (5,), ember.float64), R.normal(g.clone_state(), (5,), ember.float64))
+        assert same(R.normal(h, (5,), ember.float64),
+                    R.normal(g.clone_state(), (5,), ember.float64))
 
 
 def test_clone_state_is_independent():
@@ -302,8 +304,8 @@ def test_normal_small_exact(tdt, edt, n, seed, mean, std):
 def test_normal_large_float32_and_half(tdt, edt, n, seed):
     """16 and more: the stream position always matches; the values are torch's but for
     SLEEF's float32 log/cos/sin rounding (torch's vectorised path), so float32 agrees to
-    within 3 ulp (about 1 value in 6 differs) and half precision almost always exactly (checked: at most 1 value in 5000
-    differs, by 1 ulp of the half type)."""
+    within 3 ulp (about 1 value in 6 differs) and half precision almost always exactly
+    (checked: at most 1 value in 5000 differs, by 1 ulp of the half type)."""
     g, tg = pair(seed)
     theirs = torch.randn(n, generator=tg, dtype=tdt)
     ours = R.normal(g, (n,), edt)
