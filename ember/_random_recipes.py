@@ -283,18 +283,19 @@ def random_from(gen, shape, dtype, low):
 
 
 # ----------------------------------------------------------------------------- randperm
-RANDPERM_WIDE = (2 ** 32 - 1) // 20     # from this n on, torch's shuffle takes 64-bit draws
+RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by here
 
 
 def randperm(gen, n, dtype):
     """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
-    with i + draw % (n - i), one draw per step for i < n - 1. Draws are single words below
-    RANDPERM_WIDE (checked up to n = 5e7) and 64-bit draws from there (not checked: too big to
-    run against torch here)."""
+    with i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
+    At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
+    not found yet: from there this takes the same draws, so the stream position afterwards is
+    torch's, but the permutation is not."""
     n = int(n)
     perm = list(range(n))
     if n > 1:
-        draws = gen.words64(n - 1) if n >= RANDPERM_WIDE else gen.words(n - 1)
+        draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
         offs = (draws % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
         for i, z in enumerate(offs):
             j = i + z
