@@ -1,0 +1,192 @@
+"""torch's CPU random generator: a 32-bit Mersenne Twister (mt19937) with torch's seeding,
+state layout and cached normal sample, so that seeded programs draw torch's very numbers.
+
+The words come from NumPy's MT19937 bit generator (the same twist), driven from our own copy of
+torch's bookkeeping. torch keeps the twister as (key[624], left, next): each word first counts
+`left` down and, when it reaches 0, twists the key and restarts at next = 0; otherwise it returns
+key[next] and steps next. NumPy keeps (key, pos) and twists when pos reaches 624. The two agree
+whenever left + next == 625; a state set by hand may break that, so the words still due before
+the next twist (key[next : next + left - 1]) are served from the key directly, and NumPy takes
+over from a twist.
+
+The state as a ByteTensor (5056 bytes, little-endian, natural C alignment):
+  0    uint64  initial seed
+  8    int32   left
+  12   int32   seeded (must be non-zero)
+  16   uint64  next
+  24   uint64  key[624] (low 32 bits used)
+  5016 double  normal_x          (unused by the CPU kernels; kept as given)
+  5024 double  normal_y          the cached second Box-Muller normal of the scalar sampler
+  5032 double  normal_rho        (unused; kept)
+  5040 int32   normal_is_valid   whether normal_y is waiting to be used
+  5044 float   next_float_normal_sample and 5048 bool its flag (unused on CPU; kept)
+"""
+import secrets
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import as_device
+from ._tensor import Tensor
+
+N = 624
+STATE_SIZE = 5056
+DEFAULT_SEED = 67280421310721          # a fresh torch.Generator()'s seed
+
+
+def _seeded_key(seed):
+    """mt19937's standard init_genrand from the low 32 bits of the seed."""
+    key = np.empty(N, np.uint32)
+    x = seed & 0xFFFFFFFF
+    key[0] = x
+    for i in range(1, N):
+        x = (1812433253 * (x ^ (x >> 30)) + i) & 0xFFFFFFFF
+        key[i] = x
+    return key
+
+
+def _temper(y):
+    """mt19937's output tempering of key words (uint64 arrays holding 32-bit values)."""
+    y = y ^ (y >> np.uint64(11))
+    y = y ^ ((y << np.uint64(7)) & np.uint64(0x9D2C5680))
+    y = y ^ ((y << np.uint64(15)) & np.uint64(0xEFC60000))
+    return (y ^ (y >> np.uint64(18))) & np.uint64(0xFFFFFFFF)
+
+
+class Generator:
+    """torch.Generator for the CPU: torch's mt19937 stream, seed and state bytes."""
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self._mt = np.random.MT19937()
+        self._set_seed(DEFAULT_SEED)
+
+    # -- seeding
+    def _set_seed(self, seed):
+        self._seed = seed
+        self._key = _seeded_key(seed)
+        self._left, self._next = 1, 0
+        self._normal = None            # the cached second normal (a Python float) or None
+        self._extra = bytes(STATE_SIZE - 5016)   # the tail fields, rebuilt on get_state
+
+    def manual_seed(self, seed):
+        if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = seed.__index__()
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        self._set_seed(seed % 2 ** 64)  # (a negative seed is kept as its uint64 bits)
+        return self
+
+    def seed(self):
+        """Seed from the operating system's randomness (64 bits, as torch) and return it."""
+        s = secrets.randbits(64)
+        self._set_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    # -- state bytes
+    def get_state(self):
+        buf = bytearray(STATE_SIZE)
+        mv = memoryview(buf)
+        mv[0:8] = np.uint64(self._seed).tobytes()
+        mv[8:12] = np.int32(self._left).tobytes()
+        mv[12:16] = np.int32(1).tobytes()
+        mv[16:24] = np.uint64(self._next).tobytes()
+        mv[24:5016] = self._key.astype(np.uint64).tobytes()
+        tail = bytearray(self._extra)
+        tail[8:16] = np.float64(self._normal if self._normal is not None else 0.0).tobytes()
+        tail[24:28] = np.int32(self._normal is not None).tobytes()
+        mv[5016:] = tail
+        return Tensor._make(np.frombuffer(bytes(buf), np.uint8).copy(), D.uint8)
+
+    def set_state(self, new_state):
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = np.ascontiguousarray(np.asarray(new_state._data)).reshape(-1)
+        if raw.size != STATE_SIZE:
+            raise RuntimeError("Expected a CPUGeneratorImplState of size 5056 but found the "
+                               f"input RNG state size to be {raw.size}")
+        b = raw.tobytes()
+        left = int(np.frombuffer(b, np.int32, 1, 8)[0])
+        seeded = int(np.frombuffer(b, np.int32, 1, 12)[0])
+        nxt = int(np.frombuffer(b, np.uint64, 1, 16)[0])
+        if not (seeded and 0 < left <= N and nxt <= N):
+            raise RuntimeError("Invalid mt19937 state")
+        self._seed = int(np.frombuffer(b, np.uint64, 1, 0)[0])
+        self._left, self._next = left, nxt
+        self._key = np.frombuffer(b, np.uint64, N, 24).astype(np.uint32)
+        valid = int(np.frombuffer(b, np.int32, 1, 5040)[0])
+        self._normal = float(np.frombuffer(b, np.float64, 1, 5024)[0]) if valid else None
+        self._extra = b[5016:]
+        return self
+
+    def clone_state(self):
+        g = Generator(self.device)
+        g.set_state(self.get_state())
+        return g
+
+    def __deepcopy__(self, memo):
+        return self.clone_state()
+
+    def __reduce__(self):
+        # (as torch: the class, its device, then (seed, offset, state bytes) for __setstate__)
+        return (Generator, (self.device,), (self._seed, None, self.get_state()))
+
+    def __setstate__(self, st):
+        self.set_state(st[2])
+
+    def get_offset(self):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    # -- the word source
+    def words(self, n):
+        """The next n 32-bit words of the stream, as a uint64 array (low 32 bits set)."""
+        n = int(n)
+        out = np.empty(n, np.uint64)
+        k = min(n, self._left - 1)          # words still due before the next twist
+        if k > 0:
+            out[:k] = _temper(self._key[self._next:self._next + k].astype(np.uint64))
+            self._left -= k
+            self._next += k
+        m = n - k
+        if m > 0:
+            self._mt.state = {"bit_generator": "MT19937",
+                              "state": {"key": self._key, "pos": N}}
+            out[k:] = self._mt.random_raw(m)
+            st = self._mt.state["state"]
+            self._key = st["key"].copy()
+            self._next = int(st["pos"])
+            self._left = N + 1 - self._next
+        return out
+
+    def random(self):
+        """One 32-bit word."""
+        return int(self.words(1)[0])
+
+    def random64(self):
+        """One 64-bit draw: the first word is the high half, the second the low half."""
+        w = self.words(2)
+        return (int(w[0]) << 32) | int(w[1])
+
+    def words64(self, n):
+        """n 64-bit draws (pairs of words, high half first) as a uint64 array."""
+        w = self.words(2 * n).reshape(n, 2)
+        return (w[:, 0] << np.uint64(32)) | w[:, 1]
+
+
+default_generator = Generator()
+default_generator.seed()               # torch seeds its global generator from the OS at start

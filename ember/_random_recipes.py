@@ -1,0 +1,488 @@
+"""torch 2.13's CPU sampling recipes: how each distribution turns the generator's 32-bit words
+into values, reproduced bit for bit (found by experiment against torch; see
+tests/test_random_streams.py). Each function takes an ember._generator.Generator and returns a
+NumPy array in the logical (C) order of the output (for a strided output, place it with
+fill_order); each docstring says which words it uses and how.
+
+Exact except: float32 normals from the 16-wide path (torch uses SLEEF's float32 log/cos/sin:
+within 3 ulp, ~1 value in 6 differs; half precision ~1 in 40000), and randperm from
+n = 214748364 (stream position right, permutation not).
+"""
+import math
+
+import numpy as np
+import ml_dtypes
+
+M24 = np.uint64((1 << 24) - 1)
+M53 = np.uint64((1 << 53) - 1)
+
+
+# ----------------------------------------------------------------------------- exact fma
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a, b):
+    p = a * b
+    c = 134217729.0                      # 2**27 + 1: Veltkamp's split
+    ah = a * c
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * c
+    bh = bh - (bh - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _add_round_odd(a, b):
+    """a + b rounded to float64 'to odd': exact, or the odd one of its two neighbours."""
+    s, e = _two_sum(a, b)
+    even = (s.view(np.int64) & 1) == 0
+    bump = (e != 0) & even
+    if bump.any():
+        s = s.copy()
+        s[bump] = np.nextafter(s[bump], np.where(e[bump] > 0, np.inf, -np.inf))
+    return s
+
+
+def fma64(a, b, c):
+    """Correctly rounded a * b + c in float64 (Boldo and Melquiond's emulation)."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    a, b, c = np.broadcast_arrays(a, b, c)
+    uh, ul = _two_prod(a, b)
+    th, tl = _two_sum(c, uh)
+    return th + _add_round_odd(tl, ul)
+
+
+def fma32(a, b, c):
+    """Correctly rounded a * b + c in float32 (the product is exact in float64)."""
+    a, b, c = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    a, b, c = np.broadcast_arrays(a, b, c)
+    return _add_round_odd(a * b, c).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- helpers
+# the C library's functions elementwise (NumPy's own SIMD log/cos/sin round differently)
+_log = np.frompyfunc(math.log, 1, 1)
+_log1p = np.frompyfunc(math.log1p, 1, 1)
+_cos = np.frompyfunc(math.cos, 1, 1)
+_sin = np.frompyfunc(math.sin, 1, 1)
+_tan = np.frompyfunc(math.tan, 1, 1)
+_exp = np.frompyfunc(math.exp, 1, 1)
+
+
+def _np_dtype(dtype):
+    return dtype.np if hasattr(dtype, "np") else np.dtype(dtype)
+
+
+def _count(shape):
+    return int(np.prod(shape, dtype=np.int64)) if isinstance(shape, tuple) else int(shape)
+
+
+def fill_order(shape, strides):
+    """The logical (C-order) flat indices of a strided output in the order torch fills them:
+    memory order, i.e. by increasing storage offset (the same for every distribution). Put a
+    recipe's flat values v into the output as out.reshape(-1)[fill_order(...)] = v."""
+    idx = np.indices(shape).reshape(len(shape), -1)
+    offsets = (idx * np.asarray(strides, np.int64).reshape(-1, 1)).sum(0) if len(shape) else \
+        np.zeros(1, np.int64)
+    return np.argsort(offsets, kind="stable")
+
+
+def uniform01_float(gen, n):
+    """n float32 uniforms in [0, 1) from one word each."""
+    return (gen.words(n) & M24).astype(np.float32) * np.float32(2.0 ** -24)
+
+
+def uniform01_double(gen, n):
+    """n float64 uniforms in [0, 1) from one 64-bit draw each."""
+    return (gen.words64(n) & M53).astype(np.float64) * 2.0 ** -53
+
+
+# ----------------------------------------------------------------------------- uniform_
+def uniform(gen, shape, dtype, low=0.0, high=1.0):
+    """Tensor.uniform_(low, high) / torch.rand for a floating dtype."""
+    n = _count(shape)
+    npd = _np_dtype(dtype)
+    if low == 0 and high == 1:               # fma(x, 1, 0) is x: torch.rand's fast case
+        out = uniform01_double(gen, n) if npd == np.float64 else uniform01_float(gen, n)
+        if npd not in (np.float64, np.float32):
+            out = out.astype(npd)
+            out[out == 1] = 0
+    elif npd == np.float64:
+        out = fma64(uniform01_double(gen, n), float(high) - float(low), float(low))
+    else:
+        lo, hi = np.float32(low), np.float32(high)
+        out = fma32(uniform01_float(gen, n), hi - lo, lo)
+        if npd != np.float32:
+            out = out.astype(npd)
+        to = np.asarray(high).astype(npd)
+        out = np.where(out == to, np.asarray(low).astype(npd), out)
+    return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- normal_
+def normal_scalar(gen, n):
+    """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
+
+    Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
+    r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call. The C
+    library's log1p/cos/sin (Python's math), not NumPy's SIMD versions, give torch's bits."""
+    out = np.empty(n, np.float64)
+    i = 0
+    if n and gen._normal is not None:
+        out[0] = gen._normal
+        gen._normal = None
+        i = 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = uniform01_double(gen, 2 * pairs).reshape(pairs, 2)
+        r = np.sqrt(-2.0 * _log1p(-u[:, 1]).astype(np.float64))
+        theta = 2.0 * np.pi * u[:, 0]
+        both = np.stack([r * _cos(theta).astype(np.float64),
+                         r * _sin(theta).astype(np.float64)], 1).reshape(-1)
+        out[i:] = both[:n - i]
+        if (n - i) % 2:
+            gen._normal = float(both[-1])
+    return out
+
+
+def _box_muller_blocks(u, f64):
+    """torch's 16-wide Box-Muller over rows of 16 uniforms: u1 = 1 - u[:8], u2 = u[8:],
+    r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
+    float64 uses the C library's log/cos/sin (Python's math, not NumPy's SIMD versions)."""
+    if f64:
+        u1, u2 = 1.0 - u[:, :8], u[:, 8:]
+        r = np.sqrt(-2.0 * _log(u1).astype(np.float64))
+        th = 2.0 * np.pi * u2
+        return np.concatenate([r * _cos(th).astype(np.float64),
+                               r * _sin(th).astype(np.float64)], 1)
+    # float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
+    # rounded; this float32 formula agrees to within 2 ulp but not bit for bit (about 1 value
+    # in 6 differs in its last bit or two).
+    # (NumPy's float64 functions, rounded to float32, are as close and much faster here)
+    f = np.float32
+    u1, u2 = f(1) - u[:, :8], u[:, 8:]
+    r = np.sqrt(f(-2) * np.log(u1.astype(np.float64)).astype(f))
+    th = (f(2 * np.pi) * u2).astype(np.float64)
+    return np.concatenate([r * np.cos(th).astype(f), r * np.sin(th).astype(f)], 1)
+
+
+def normal_fill(gen, n, f64):
+    """torch's path for 16 or more contiguous elements: n uniforms (float64 or float32 ones),
+    turned into normals 16 at a time in place; a ragged tail redraws the last 16 positions
+    (overlapping the previous block) and transforms them again."""
+    u = uniform01_double(gen, n) if f64 else uniform01_float(gen, n)
+    full = n // 16 * 16
+    u[:full] = _box_muller_blocks(u[:full].reshape(-1, 16), f64).reshape(-1)
+    if n % 16:
+        tail = uniform01_double(gen, 16) if f64 else uniform01_float(gen, 16)
+        u[n - 16:] = _box_muller_blocks(tail.reshape(1, 16), f64).reshape(-1)
+    return u
+
+
+def normal_fill_half(gen, n):
+    """float16 / bfloat16 with 16 or more elements: float32 uniforms for n rounded up to a
+    multiple of 16, transformed 16 at a time; a ragged tail takes the last transformed block's
+    16 values as the output's last 16 (overwriting the overlap)."""
+    p = -(-n // 16) * 16
+    z = _box_muller_blocks(uniform01_float(gen, p).reshape(-1, 16), False).reshape(-1)
+    out = z[:n].copy()
+    out[n - 16:] = z[p - 16:]
+    return out
+
+
+def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
+    """Tensor.normal_(mean, std) / torch.randn for a floating dtype. Only a contiguous output
+    of 16 or more elements takes the 16-wide path; any other output (a transposed or sliced
+    view, however large) takes the one-at-a-time sampler, in memory order (fill_order)."""
+    n = _count(shape)
+    npd = _np_dtype(dtype)
+    if not contiguous:
+        z = normal_scalar(gen, n)
+    elif n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
+        z = normal_fill_half(gen, n)
+    elif n >= 16:
+        z = normal_fill(gen, n, npd == np.float64)
+    else:
+        z = normal_scalar(gen, n)
+    if npd == np.float64 or n < 16 or not contiguous:
+        out = _cast(fma64(z.astype(np.float64), float(std), float(mean)), dtype, (n,))
+    else:
+        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
+    return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- random_ / randint
+WIDE_RANGE = 2 ** 28     # ranges from here on take 64-bit draws
+
+
+def _float_bounds(npd, low, high):
+    """For a floating dtype, bounds the dtype can't hold are pulled inwards first: when
+    high - 1 rounds (in the dtype) to high or above, high becomes the representable value just
+    below that rounding; when low + 1 rounds below low, low becomes the one just above it."""
+    top = _from_int(np.asarray(high - 1, np.int64), npd)
+    if int(top.astype(np.float64)) >= high:
+        high = int(np.nextafter(top, np.asarray(-np.inf, npd)).astype(np.float64))
+    bottom = _from_int(np.asarray(low + 1, np.int64), npd)
+    if int(bottom.astype(np.float64)) < low:
+        low = int(np.nextafter(bottom, np.asarray(np.inf, npd)).astype(np.float64))
+    return low, high
+
+
+def _from_int(vals, npd):
+    """int64 values to the dtype; half precision via float32 (as c10 builds them)."""
+    if npd in (np.float16, ml_dtypes.bfloat16):
+        vals = vals.astype(np.float32)
+    return vals.astype(npd)
+
+
+def random_range(gen, shape, dtype, low, high):
+    """Tensor.random_(low, high) / torch.randint: one word modulo the range, or one 64-bit
+    draw modulo the range when the range is 2**28 or wider; then low is added (and the sum
+    rounded to the dtype). Floating dtypes first pull unrepresentable bounds inwards."""
+    n = _count(shape)
+    npd = _np_dtype(dtype)
+    low, high = int(low), int(high)
+    if npd.kind == "f" or npd == ml_dtypes.bfloat16:
+        low, high = _float_bounds(npd, low, high)
+    span = high - low
+    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
+    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    return _from_int(vals, npd).reshape(shape)
+
+
+def _random_top(npd):
+    """random_()'s exclusive upper end: the dtype's largest value + 1, or for floating dtypes
+    2**mantissa_digits + 1 (every integer in [0, 2**digits] is exact)."""
+    if npd == np.bool_:
+        return 2
+    if npd.kind in "iu":
+        return int(np.iinfo(npd).max) + 1
+    return 2 ** {np.dtype(np.float64): 53, np.dtype(np.float32): 24,
+                 np.dtype(np.float16): 11}.get(npd, 8) + 1
+
+
+def random_full(gen, shape, dtype):
+    """Tensor.random_() with no bounds: one word (a 64-bit draw for int64 and float64) modulo
+    the dtype's top."""
+    npd = _np_dtype(dtype)
+    n = _count(shape)
+    draws = gen.words64(n) if npd in (np.int64, np.float64) else gen.words(n)
+    vals = (draws % np.uint64(_random_top(npd))).astype(np.int64)
+    return _from_int(vals, npd).reshape(shape)
+
+
+def random_from(gen, shape, dtype, low):
+    """Tensor.random_(low, None): [low, the dtype's top)."""
+    return random_range(gen, shape, dtype, low, _random_top(_np_dtype(dtype)))
+
+
+# ----------------------------------------------------------------------------- randperm
+RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by here
+
+
+def randperm(gen, n, dtype):
+    """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
+    with i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
+    At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
+    not found yet: from there this takes the same draws, so the stream position afterwards is
+    torch's, but the permutation is not."""
+    n = int(n)
+    perm = list(range(n))
+    if n > 1:
+        draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
+        offs = (draws % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(offs):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, dtype=np.int64).astype(_np_dtype(dtype))
+
+
+# ----------------------------------------------------------------------------- bernoulli
+def bernoulli_scalar(gen, shape, p):
+    """Tensor.bernoulli_(p) with a number p (also dropout's mask): one float64 uniform per
+    element (a 64-bit draw), 1 where it is below p. Returns a bool array."""
+    return (uniform01_double(gen, _count(shape)) < float(p)).reshape(shape)
+
+
+def bernoulli_tensor(gen, p):
+    """torch.bernoulli(p) / Tensor.bernoulli_(p_tensor): p already broadcast to the output's
+    shape. One uniform per element in p's own precision (float64 p: 64-bit draws; float32 and
+    half p: single words as float32), 1 where it is below p. Returns a bool array."""
+    p = np.asarray(p)
+    n = p.size
+    if p.dtype == np.float64:
+        u = uniform01_double(gen, n)
+    else:
+        u = uniform01_float(gen, n)
+        p = p.astype(np.float32)
+    return (u < p.reshape(-1)).reshape(p.shape)
+
+
+def normal_tensors(gen, shape, dtype, mean, std):
+    """torch.normal(mean, std) with a tensor mean and/or std (NumPy arrays or numbers,
+    broadcastable to `shape`). With a tensor std: normal_(0, 1) on the output, then
+    z * std + mean in the output dtype (not fused). With a number std (tensor mean):
+    normal_(0, std), then + mean."""
+    npd = _np_dtype(dtype)
+    mean = np.asarray(mean).astype(npd)
+    if np.ndim(std) == 0:
+        return (normal(gen, shape, dtype, 0.0, float(std)) + mean).astype(npd)
+    return (normal(gen, shape, dtype) * np.asarray(std).astype(npd) + mean).astype(npd)
+
+
+# ----------------------------------------------------------------------------- other distributions
+# Each takes one float64 uniform u (a 64-bit draw) per element, computes in float64 with the C
+# library's functions, and rounds once to the output dtype.
+def _cast(x, dtype, shape):
+    """float64 results to the dtype; half precision goes through float32 (as c10's Half and
+    BFloat16 are built from a double), which rounds twice."""
+    npd = _np_dtype(dtype)
+    x = np.asarray(x, np.float64)
+    if npd in (np.float16, ml_dtypes.bfloat16):
+        x = x.astype(np.float32)
+    return x.astype(npd).reshape(shape)
+
+
+def exponential(gen, shape, dtype, lambd=1.0):
+    """Tensor.exponential_(lambd): (-1 / lambd) * log1p(-u) (the reciprocal first)."""
+    u = uniform01_double(gen, _count(shape))
+    return _cast((-1.0 / float(lambd)) * _log1p(-u).astype(np.float64), dtype, shape)
+
+
+def geometric(gen, shape, dtype, p):
+    """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) (the number of trials to a success)."""
+    u = uniform01_double(gen, _count(shape))
+    with np.errstate(divide="ignore"):
+        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)).astype(np.float64), -np.inf)
+    return _cast(np.ceil(logu / math.log1p(-float(p))), dtype, shape)
+
+
+def cauchy(gen, shape, dtype, median=0.0, sigma=1.0):
+    """Tensor.cauchy_(median, sigma): fma(sigma, tan(pi * (u - 1/2)), median)."""
+    u = uniform01_double(gen, _count(shape))
+    t = _tan(np.pi * (u - 0.5)).astype(np.float64)
+    return _cast(fma64(float(sigma), t, float(median)), dtype, shape)
+
+
+def log_normal(gen, shape, dtype, mean=1.0, std=2.0):
+    """Tensor.log_normal_(mean, std): exp of the scalar normal sampler's fma(z, std, mean), one
+    element at a time whatever the size (so the cached second normal is used and left)."""
+    n = _count(shape)
+    z = fma64(normal_scalar(gen, n), float(std), float(mean))
+    return _cast(_exp(z).astype(np.float64), dtype, shape)
+
+
+# ----------------------------------------------------------------------------- multinomial
+def multinomial(gen, probs, num_samples, replacement=False):
+    """torch.multinomial on a 1-D or 2-D array of non-negative weights -> int64 indices.
+
+    Without replacement, or with a single sample: q = exponential_(1) over the weights (in
+    their dtype), and the indices of the num_samples largest weights / q, largest first.
+    With replacement and more than one sample: per row, the cumulative sums (float32 for
+    float32 and half weights, float64 for float64) divided by their total, and for each sample
+    one float64 uniform u, rows first; the sample is the first index whose cumulative value
+    is >= u."""
+    probs = np.asarray(probs)
+    rows = probs.reshape(-1, probs.shape[-1])
+    k = int(num_samples)
+    if not replacement or k == 1:
+        q = exponential(gen, rows.shape, rows.dtype, 1.0)
+        order = np.argsort(-(rows / q), axis=1, kind="stable")[:, :k]
+    else:
+        acc = np.float64 if rows.dtype == np.float64 else np.float32
+        cdf = np.cumsum(rows.astype(acc), axis=1, dtype=acc)
+        cdf = cdf / cdf[:, -1:]
+        u = uniform01_double(gen, rows.shape[0] * k).reshape(rows.shape[0], k)
+        order = np.stack([np.searchsorted(c, uu.astype(acc), side="left")
+                          for c, uu in zip(cdf, u)])
+    return order.astype(np.int64).reshape(probs.shape[:-1] + (k,))
+
+
+# ----------------------------------------------------------------------------- poisson
+class _Uniforms:
+    """float64 uniforms taken one by one from a block drawn ahead; finish() leaves the
+    generator exactly after the ones used (the draw-ahead is undone from a snapshot)."""
+
+    def __init__(self, gen, block=256):
+        self.gen, self.block = gen, block
+        self.snap = (gen._key.copy(), gen._left, gen._next)
+        self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
+
+    def __call__(self):
+        if self.pos == len(self.buf):
+            self.buf, self.pos = uniform01_double(self.gen, self.block), 0
+        self.pos += 1
+        self.used += 1
+        return float(self.buf[self.pos - 1])
+
+    def finish(self):
+        g = self.gen
+        g._key, g._left, g._next = self.snap
+        g.words(2 * self.used)
+
+
+def _poisson_one(lam, uniform):
+    if lam >= 10:
+        # transformed rejection with squeeze (Hormann's PTRS)
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(k + 1)):
+                return k
+    if lam == 0:
+        return 0
+    # multiply uniforms until the product drops to exp(-lam) or below
+    enlam, x, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(gen, rates):
+    """torch.poisson(rates): one sample per rate, in order, each using as many float64
+    uniforms as its method needs. Returns float64 values (the caller casts)."""
+    rates = np.asarray(rates)
+    uniform = _Uniforms(gen)
+    out = np.array([_poisson_one(float(r), uniform) for r in rates.reshape(-1)], np.float64)
+    uniform.finish()
+    return out.reshape(rates.shape)
+
+
+# ----------------------------------------------------------------------------- complex dtypes
+def _real_of(npd):
+    return np.float64 if np.dtype(npd) == np.complex128 else np.float32
+
+
+def uniform_complex(gen, shape, dtype):
+    """torch.rand for complex64/complex128: uniform_ over the 2n real numbers (real, imag
+    interleaved)."""
+    real = _real_of(_np_dtype(dtype))
+    flat = uniform(gen, (2 * _count(shape),), real)
+    return flat.view(_np_dtype(dtype)).reshape(shape)
+
+
+def normal_complex(gen, shape, dtype):
+    """torch.randn for complex64/complex128: normal_(0, 1/sqrt(2)) over the 2n real numbers
+    (so the 16-wide path starts at 8 complex elements)."""
+    real = _real_of(_np_dtype(dtype))
+    flat = normal(gen, (2 * _count(shape),), real, 0.0, 1 / math.sqrt(2))
+    return flat.view(_np_dtype(dtype)).reshape(shape)
