@@ -1,5 +1,5 @@
-"""ember.cuda: availability of the CUDA backend (CuPy)."""
-from . import _backend
+"""ember.cuda: availability of the CUDA backend (CuPy), and the deprecated ember.cuda.amp."""
+from .. import _backend
 
 
 def is_available():
@@ -32,3 +32,6 @@ def manual_seed_all(seed):
 
 def is_bf16_supported():
     return is_available()
+
+
+from . import amp  # noqa: E402  (ember.cuda.amp reads is_available from this package)
