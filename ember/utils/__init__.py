@@ -1,2 +1,3 @@
-"""ember.utils: data loading (ember.utils.data) and safetensors files (ember.utils.safetensors)."""
-from . import data, safetensors  # noqa: F401
+"""ember.utils: data loading (ember.utils.data), safetensors files (ember.utils.safetensors) and
+hook handles (ember.utils.hooks)."""
+from . import data, hooks, safetensors  # noqa: F401
