@@ -42,7 +42,8 @@ def _apply(values):
     g = globals()
     previous = tuple(g[n] for n in _NAMES)
     for name, value in zip(_NAMES, values):
-        if value is not None:
+        # benchmark_limit reads None whatever is set: torch keeps it only where cuDNN is
+        if value is not None and name != "benchmark_limit":
             g[name] = value
     return previous
 

@@ -10,7 +10,8 @@ __all__ = ["RemovableHandle", "unserializable_hook"]
 class RemovableHandle(abc.ABC):
     """A handle that removes its hook (the entry under `self.id`) from `hooks_dict`, and from
     each of `extra_dict` (one dict or a list of them), on remove() or at the end of a `with`.
-    The handle holds its dictionaries weakly, so it never keeps a module or tensor alive."""
+    The handle holds its dictionaries weakly, so it never keeps their owner alive (which is
+    why they must be weak-referenceable, such as OrderedDicts; a plain dict is a TypeError)."""
 
     next_id = 0
 
