@@ -426,3 +426,60 @@ def test_variable_volatile_warns_as_torch():
         t.volatile = True
     assert _caught(lambda: set_volatile(x)) == _caught(lambda: set_volatile(tx))
     assert _caught(lambda: x.volatile)[0] is False
+
+
+# ---- cuda without a GPU ----------------------------------------------------------------------
+
+_no_gpu = pytest.mark.skipif(torch.cuda.is_available() or ember.cuda.is_available(),
+                             reason="these are torch's answers on a machine without CUDA")
+
+
+@_no_gpu
+@pytest.mark.parametrize("name", ["default_generators", "has_half", "has_magma"])
+def test_cuda_values(name):
+    assert getattr(ember.cuda, name) == getattr(torch.cuda, name)
+
+
+@_no_gpu
+@pytest.mark.parametrize("name", [
+    "empty_cache", "get_arch_list", "get_gencode_flags", "get_rng_state_all", "seed", "seed_all",
+    "host_memory_stats", "host_memory_stats_as_nested_dict", "memory_stats",
+    "memory_stats_as_nested_dict", "memory_allocated", "max_memory_allocated", "memory_reserved",
+    "max_memory_reserved", "memory_cached", "max_memory_cached", "is_initialized",
+    "is_tf32_supported", "list_gpu_processes", "is_available", "device_count"])
+def test_cuda_answers_without_a_gpu(name):
+    (e, ew), (t, tw) = _caught(getattr(ember.cuda, name)), _caught(getattr(torch.cuda, name))
+    assert type(e) is type(t) and e == t and ew == tw
+
+
+@_no_gpu
+@pytest.mark.parametrize("call", [
+    "init()", "initial_seed()", "ipc_collect()", "current_stream()", "default_stream()",
+    "get_device_capability()", "get_device_name()", "get_device_properties()",
+    "get_per_process_memory_fraction()", "get_rng_state()", "get_sync_debug_mode()",
+    "mem_get_info()", "current_device()", "can_device_access_peer(0, 1)",
+    "set_per_process_memory_fraction(0.5)", "set_sync_debug_mode(0)",
+    "get_stream_from_external(0)", "memory_summary()", "Stream()", "Event()",
+    "FloatTensor(2)", "LongTensor()", "HalfStorage(2)", "set_device('cpu')",
+    "utilization()", "temperature()", "clock_rate()", "power_draw()", "memory_usage()",
+    "device_memory_used()"])
+def test_cuda_errors_without_a_gpu(call):
+    assert _raised(lambda: eval("ember.cuda." + call)) == _raised(lambda: eval("torch.cuda." + call))
+
+
+@_no_gpu
+def test_cuda_contexts_and_accepted_calls_without_a_gpu():
+    for lib in (ember, torch):
+        c = lib.cuda
+        assert c.set_device(-1) is None
+        assert c.set_rng_state(lib.zeros(5, dtype=lib.uint8)) is None
+        assert c.set_rng_state_all([]) is None and c.set_stream(None) is None
+        assert c.manual_seed(1) is None
+        with c.stream(None) as s, c.device(-1) as d, c.device_of(lib.ones(1)) as o:
+            assert s is d is o is None
+        assert _raised(lambda: c.device(0).__enter__()) == \
+            ("RuntimeError", "PyTorch was compiled without CUDA support")
+        assert (c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY) == (0, 34)
+        assert issubclass(c.CudaError, RuntimeError)
+        assert not issubclass(c.DeferredCudaCallError, RuntimeError)
+        assert isinstance(c.FloatTensor, type) and not isinstance(lib.ones(1), c.FloatTensor)

@@ -90,8 +90,8 @@ def _is_junk(name, obj):
 
 def _module_names(mod, use_all):
     names = getattr(mod, "__all__", None) if use_all else None
-    if names is not None:
-        return list(names)
+    if names is not None:           # (torch.utils.data lists _DatasetKind: not public)
+        return [n for n in names if not n.startswith("_")]
     names = [n for n in dir(mod) if not n.startswith("_")]
     wrapped = getattr(mod, "m", None)
     if type(mod) is not types.ModuleType and isinstance(wrapped, types.ModuleType):
