@@ -7,10 +7,25 @@ the protocol: these helpers serve code written against it (the pattern
 `if has_torch_function(args): return handle_torch_function(fn, args, *args)`).
 """
 import functools
+import threading
 
 __all__ = ["handle_torch_function", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
-           "resolve_name", "wrap_torch_function"]
+           "redispatch_function", "resolve_name", "wrap_torch_function"]
+
+
+class _Redispatch(threading.local):
+    skip = False            # the next has_torch_function check answers False (once)
+
+
+_redispatch = _Redispatch()
+
+
+def _skipped():
+    if _redispatch.skip:
+        _redispatch.skip = False
+        return True
+    return False
 
 
 def _tensor_class():
@@ -25,11 +40,11 @@ def _overrides(obj):
 
 
 def has_torch_function(relevant_args):
-    return any(_overrides(a) for a in relevant_args)
+    return not _skipped() and any(_overrides(a) for a in relevant_args)
 
 
 def has_torch_function_unary(obj):
-    return _overrides(obj)
+    return not _skipped() and _overrides(obj)
 
 
 def has_torch_function_variadic(*args):
@@ -66,6 +81,18 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
             return result
     raise TypeError(f"no implementation found for '{resolve_name(public_api)}' on types that "
                     f"implement __torch_function__: {[type(a) for a in overloaded]}")
+
+
+def redispatch_function(func, types, args, kwargs):
+    """From inside a __torch_function__: call func itself, skipping the protocol for this one
+    call (its own has_torch_function check answers False) while the calls it makes still
+    dispatch."""
+    previous = _redispatch.skip
+    _redispatch.skip = True
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _redispatch.skip = previous
 
 
 def wrap_torch_function(dispatcher):

@@ -246,6 +246,16 @@ def test_dataloader_module_has_default_collate():
     assert [str(x.dtype) for x in out] == [str(x.dtype).replace("torch", "ember") for x in tout]
 
 
+def test_utils_set_module():
+    for lib in (ember, torch):
+        def f():
+            pass
+        lib.utils.set_module(f, "somewhere")
+        assert f.__module__ == "somewhere"
+    assert _raised(lambda: ember.utils.set_module(f, 3)) == \
+        _raised(lambda: torch.utils.set_module(f, 3))
+
+
 # ---- hub ---------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -394,6 +404,35 @@ def test_wrap_torch_function():
             return "plain"
         assert func(1) == "plain"
         assert func(_Overriding()) == ("called", "func", ["_Overriding"])
+
+
+def test_redispatch_function_skips_one_level():
+    results = []
+    for lib in (ember, torch):
+        o = lib.overrides
+        log = []
+
+        class Logging:
+            def __init__(self, v):
+                self.v = v
+
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append(func.__name__)
+                return o.redispatch_function(func, types, args, kwargs or {})
+
+        def inner(a):
+            if o.has_torch_function((a,)):
+                return o.handle_torch_function(inner, (a,), a)
+            return ("inner", a.v)
+
+        def outer(a):
+            if o.has_torch_function_unary(a):
+                return o.handle_torch_function(outer, (a,), a)
+            return ("outer", inner(a))
+
+        results.append((outer(Logging(3)), log, o.has_torch_function((Logging(1),))))
+    assert results[0] == results[1] == (("outer", ("inner", 3)), ["outer", "inner"], True)
 
 
 def test_resolve_name_and_tensor_methods():
