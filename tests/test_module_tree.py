@@ -522,3 +522,12 @@ def test_cuda_contexts_and_accepted_calls_without_a_gpu():
         assert issubclass(c.CudaError, RuntimeError)
         assert not issubclass(c.DeferredCudaCallError, RuntimeError)
         assert isinstance(c.FloatTensor, type) and not isinstance(lib.ones(1), c.FloatTensor)
+
+
+def test_cuda_where_torch_crashes_without_a_gpu():
+    # torch without CUDA fails in its own bindings here (AttributeError, RuntimeError from a
+    # dummy class); ember answers the questions: no segments, no graph capture
+    assert _raised(torch.cuda.memory_snapshot)[0] == "AttributeError"
+    assert _raised(torch.cuda.is_current_stream_capturing)[0] == "RuntimeError"
+    assert ember.cuda.memory_snapshot() == []
+    assert ember.cuda.is_current_stream_capturing() is False

@@ -269,6 +269,18 @@ def reset_accumulated_host_memory_stats():
     _lazy_init()
 
 
+def memory_snapshot(mempool_id=None, include_traces=True):
+    """The allocator's segments; ember keeps no segment records, so there are none. (torch
+    without a GPU fails here with an AttributeError from its missing C++ binding.)"""
+    return []
+
+
+def is_current_stream_capturing():
+    """Is a CUDA graph being captured on the current stream? Never in ember: it does not
+    capture graphs. (torch without a GPU fails here with a RuntimeError from a dummy class.)"""
+    return False
+
+
 def list_gpu_processes(device=None):
     return "pynvml module not found, please install nvidia-ml-py"
 
