@@ -203,4 +203,5 @@ from . import multiprocessing  # noqa: E402,F401  (Python's, with torch's spawn)
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (autograd.profiler)
 from ._storage import UntypedStorage  # noqa: E402,F401
 from ._typed_storage import *  # noqa: E402,F401,F403  (TypedStorage, FloatStorage, ...: names)
+from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

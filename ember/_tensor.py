@@ -4,6 +4,7 @@ Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods
 as methods and operators. This file holds the data model: storage and views, the autograd
 fields, conversions, and the few methods that are about the tensor itself.
 """
+import warnings
 import numbers
 import re
 import weakref
@@ -142,6 +143,17 @@ class Tensor:
     @_version_counter.setter
     def _version_counter(self, counter):
         self._vc = counter
+
+    @property
+    def volatile(self):
+        """Pre-0.4 Variable flag: always False now (torch.no_grad replaced it); warns as torch."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                      "instead.", stacklevel=2)
 
     @property
     def _version(self):

@@ -21,7 +21,8 @@ import warnings
 from . import _dtype as D
 from ._device import device as _device
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs", "custom_fwd",
+           "custom_bwd"]
 
 _DEFAULT_DTYPE = {"cpu": D.bfloat16, "cuda": D.float16}
 _SUPPORTED = {"cpu": (D.bfloat16, D.float16), "cuda": (D.float16, D.bfloat16)}
@@ -283,3 +284,66 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
+
+
+# ---- custom autograd Functions under autocast --------------------------------------------------
+
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def _cast_for_forward(value, device_type, dtype):
+    """Floating tensors on `device_type` (not float64) cast to `dtype`, through containers."""
+    from ._tensor import Tensor
+    if isinstance(value, Tensor):
+        if value.is_floating_point() and value.dtype is not D.float64 \
+                and value.device.type == device_type:
+            return value.to(dtype)
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_for_forward(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_for_forward(v, device_type, dtype) for v in value)
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorate a custom Function's forward for autocast. Without `cast_inputs` the forward runs
+    in the caller's autocast state, which is recorded on ctx for the backward; with it, inside
+    an enabled region the floating inputs are cast to `cast_inputs` and the forward runs with
+    autocast off (and so does its backward)."""
+    _check_device_type(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def forward(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        enabled = is_autocast_enabled(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = enabled
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if not enabled:
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast_for_forward(args, device_type, cast_inputs),
+                       **_cast_for_forward(kwargs, device_type, cast_inputs))
+    return forward
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorate a custom Function's backward so it runs in the autocast state its forward ran
+    in (as recorded by custom_fwd)."""
+    _check_device_type(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def backward(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return backward

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...ops import creation as _creation
 from . import _collate
+from ._collate import default_collate, default_convert  # noqa: F401  (torch's import path)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
