@@ -10,7 +10,7 @@ view of it was written in place) and the regeneration of a view's grad_fn from i
 import numpy as np
 
 from .._backend import backend, numpy_backend as _numpy_backend
-from .._tensor import Tensor, _VIEW_MODE
+from .._tensor import Tensor, _VIEW_MODE, contiguous_strides
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
 from .registry import primitive
@@ -48,14 +48,6 @@ def contiguous_array(xp, a):
     """`a` with exactly PyTorch's contiguous strides (ascontiguousarray leaves odd strides,
     even negative ones, on size-one dims, which a contiguous array may have)."""
     return a if _plain(a) or not a.size else xp.array(a, order="C", copy=True)
-
-
-def contiguous_strides(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def restride(a, shape, strides):
