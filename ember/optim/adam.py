@@ -1,6 +1,6 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
 from .._tensor import Tensor
-from ..ops.pointwise import maximum
+from ..ops.arithmetic import maximum
 from .optimizer import (Optimizer, adam_moments, addcdiv_, check_lr, check_flags,
                         count_step, decayed_grad, params_with_grad, real, scalar, step_tensor,
                         written, zeros_state)

@@ -3,7 +3,7 @@ import warnings
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...ops.reduction import vector_norm
+from ...ops.norms import vector_norm
 from ...ops.joining import stack
 from ...ops.creation import tensor
 

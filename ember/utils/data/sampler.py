@@ -4,7 +4,7 @@ ember's random numbers are not torch's, so a seeded shuffle gives a different (b
 random, and reproducible) order than torch with the same seed.
 """
 from ... import _dtype
-from ...ops import creation as _creation
+from ...ops import creation as _creation, random as _random
 
 
 class Sampler:
@@ -33,8 +33,8 @@ def _generator_or_fresh(generator):
     # ember.manual_seed(...) makes shuffling reproducible and each epoch differs.
     if generator is not None:
         return generator
-    seed = int(_creation.default_generator._rng.integers(0, 2 ** 63))
-    return _creation.Generator().manual_seed(seed)
+    seed = int(_random.default_generator._rng.integers(0, 2 ** 63))
+    return _random.Generator().manual_seed(seed)
 
 
 class RandomSampler(Sampler):
@@ -60,12 +60,12 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = _generator_or_fresh(self.generator)
         if self.replacement:
-            yield from _creation.randint(0, n, (self.num_samples,), generator=generator).tolist()
+            yield from _random.randint(0, n, (self.num_samples,), generator=generator).tolist()
             return
         # whole permutations, then a part of one more when num_samples is not a multiple of n
         for _ in range(self.num_samples // n):
-            yield from _creation.randperm(n, generator=generator).tolist()
-        yield from _creation.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            yield from _random.randperm(n, generator=generator).tolist()
+        yield from _random.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -79,7 +79,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        order = _creation.randperm(len(self.indices), generator=self.generator).tolist()
+        order = _random.randperm(len(self.indices), generator=self.generator).tolist()
         for i in order:
             yield self.indices[i]
 
@@ -108,7 +108,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        drawn = _creation.multinomial(self.weights, self.num_samples, self.replacement,
+        drawn = _random.multinomial(self.weights, self.num_samples, self.replacement,
                                       generator=self.generator)
         yield from drawn.tolist()
 
