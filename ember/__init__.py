@@ -167,15 +167,14 @@ from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's Res
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from . import distributions  # noqa: E402,F401  (torch.distributions' core)
 from . import fft  # noqa: E402,F401  (ember.fft: discrete Fourier transforms)
-from .ops.linalg_solvers import inverse, det, logdet, slogdet
-from .ops.reduction import trace
-from .ops.indexing import diag
-from .ops.linalg_decompositions import cholesky
-from .ops.blas import cross
-from .ops.linalg_decompositions import (svd_old as svd, qr_old as qr, matrix_exp, lu_old as lu,
-                                        lu_unpack, lu_solve_old as lu_solve, geqrf, orgqr)
-from .ops.linalg_solvers import pinverse, cholesky_solve, cholesky_inverse, triangular_solve
-from .ops.blas import chain_matmul
+from .ops.linalg_solvers import (inverse, det, logdet, slogdet,  # noqa: E402
+                                 pinverse, cholesky_solve, cholesky_inverse, triangular_solve)
+from .ops.linalg_decompositions import (cholesky, svd_old as svd, qr_old as qr,  # noqa: E402
+                                        matrix_exp, lu_old as lu, lu_unpack,
+                                        lu_solve_old as lu_solve, geqrf, orgqr)
+from .ops.reduction import trace  # noqa: E402
+from .ops.indexing import diag  # noqa: E402
+from .ops.blas import cross, chain_matmul  # noqa: E402
 
 
 _float32_matmul_precision = ["highest"]

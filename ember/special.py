@@ -1,8 +1,8 @@
 """ember.special: the torch.special namespace.
 
 Most entries are ember's existing ops under their SciPy-style names (expit is sigmoid, gammaln is
-lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/special.py, ops/special_bessel.py and
-ops/special_polynomials.py.
+lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/special.py,
+ops/special_bessel.py and ops/special_polynomials.py.
 """
 from .ops.special import (xlogy, polygamma, entr, erfcx, ndtr, ndtri, log_ndtr, xlog1py, zeta,
                           gammainc, gammaincc, multigammaln as _multigammaln)

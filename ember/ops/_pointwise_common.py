@@ -1,5 +1,5 @@
-"""Helpers the pointwise families share: Python numbers against tensors, promotion, alpha checks, and
-writing results into out=."""
+"""Helpers the pointwise families share: Python numbers against tensors, promotion, alpha checks,
+and writing results into out=."""
 import functools
 import numpy as np
 

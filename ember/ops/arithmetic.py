@@ -1,5 +1,5 @@
-"""Arithmetic ops: add, sub, mul, div, remainder, fmod, pow, atan2, maximum/minimum, logaddexp, hypot,
-copysign, heaviside, nextafter, ldexp, gcd and lcm."""
+"""Arithmetic ops: add, sub, mul, div, remainder, fmod, pow, atan2, maximum/minimum, logaddexp,
+hypot, copysign, heaviside, nextafter, ldexp, gcd and lcm."""
 import math
 import numpy as np
 

@@ -571,7 +571,7 @@ for _name in ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "
 Tensor.is_distributed = lambda self: False
 
 
-# ----------------------------------------------------------------------------- more methods (gcd, put, ...)
+# ------------------------------------------------------------------------ more methods (gcd, put, ...)
 for _module, _names in [
     (A, ["gcd", "gcd_", "lcm", "lcm_"]),
     (PM, ["frexp"]),
@@ -592,7 +592,7 @@ for _module, _names in [
         setattr(Tensor, _name, getattr(_module, _name))
 Tensor.mvlgamma = special.mvlgamma_method
 
-# ----------------------------------------------------------------------------- more methods (stft, random fills, ...)
+# ----------------------------------------------------------- more methods (stft, random fills, ...)
 for _module, _names in [
     (spectral, ["stft", "istft"]),
     (random, ["cauchy_", "log_normal_", "geometric_", "uniform_", "normal_", "exponential_",

@@ -1,4 +1,5 @@
-"""Norms and distances: torch.norm, vector_norm, frobenius_norm, nuclear_norm, renorm, dist, cdist."""
+"""Norms and distances: torch.norm, vector_norm, frobenius_norm, nuclear_norm, renorm, dist,
+cdist."""
 import builtins
 import math
 import numpy as np

@@ -1,5 +1,6 @@
 """Random numbers: Generator, manual_seed and the RNG state, rand/randn/randint/randperm, normal,
-bernoulli, multinomial, poisson, binomial and the in-place random fills (uniform_, normal_, ...)."""
+bernoulli, multinomial, poisson, binomial and the in-place random fills (uniform_, normal_,
+...)."""
 import builtins
 import numpy as np
 

@@ -1,5 +1,5 @@
-"""Global switches: deterministic algorithms, warn_always, default tensor type, flush denormal and the
-interop thread count."""
+"""Global switches: deterministic algorithms, warn_always, default tensor type, flush denormal and
+the interop thread count."""
 import builtins
 import warnings
 

@@ -1,6 +1,6 @@
-"""Shape ops that are not plain views: broadcast_to, atleast_*, meshgrid, repeat_interleave, repeat,
-tile, flip, roll, rot90, tril/triu, diag/diag_embed/diagflat, block_diag, cartesian_prod,
-combinations, the tri indices, ravel and the splits (hsplit, unsafe_split, ...)."""
+"""Shape ops that are not plain views: broadcast_to, atleast_*, meshgrid, repeat_interleave,
+repeat, tile, flip, roll, rot90, tril/triu, diag/diag_embed/diagflat, block_diag,
+cartesian_prod, combinations, the tri indices, ravel and the splits (hsplit, unsafe_split, ...)."""
 import numpy as np
 import warnings
 

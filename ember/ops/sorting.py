@@ -1,4 +1,5 @@
-"""Sorting and searching: sort, argsort, msort, topk, kthvalue, unique, searchsorted, bucketize, isin."""
+"""Sorting and searching: sort, argsort, msort, topk, kthvalue, unique, searchsorted, bucketize,
+isin."""
 import numpy as np
 
 from .. import _dtype as D

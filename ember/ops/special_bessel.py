@@ -1,5 +1,5 @@
-"""Bessel and Airy functions: i0, i0e, i1, i1e, bessel_j0/j1/y0/y1, the modified and spherical Bessel
-functions and airy_ai."""
+"""Bessel and Airy functions: i0, i0e, i1, i1e, bessel_j0/j1/y0/y1, the modified and spherical
+Bessel functions and airy_ai."""
 import math
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""The orthogonal polynomials of torch.special: Chebyshev (and shifted), Hermite, Laguerre, Legendre."""
+"""The orthogonal polynomials of torch.special: Chebyshev (and shifted), Hermite, Laguerre,
+Legendre."""
 import numpy as np
 
 from ._pointwise_common import _quiet, unsupported

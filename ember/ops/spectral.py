@@ -1,4 +1,6 @@
-"""Spectral ops: stft, istft and the window functions (ember.signal.windows builds on them)."""
+"""Spectral ops: stft, istft and the window functions of torch.* (hann_window, ...).
+(ember.signal.windows keeps its own scipy-style windows: sym= instead of periodic=, other
+checks.)"""
 import math
 import numpy as np
 import warnings

@@ -1,6 +1,6 @@
-"""Questions about a tensor and its storage (typename, is_nonzero, is_same_size, is_signed, is_inference,
-get_device, is_storage, ...) and the storage-level methods (pin_memory, share_memory_, set_,
-as_subclass, apply_, map_)."""
+"""Questions about a tensor and its storage (typename, is_nonzero, is_same_size, is_signed,
+is_inference, get_device, is_storage, ...) and the storage-level methods (pin_memory,
+share_memory_, set_, as_subclass, apply_, map_)."""
 import numpy as np
 
 from .. import _dtype as D
