@@ -533,7 +533,6 @@ def copy_strides(a, memory_format=None):
     the strides of a dense, non-overlapping `a`; for any other `a` it orders dense strides as
     `a`'s dims are ordered in memory."""
     from .views import element_strides
-    from .._tensor import contiguous_strides
     if memory_format == "torch.channels_last":
         if a.ndim != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
