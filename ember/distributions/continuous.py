@@ -5,8 +5,8 @@ import numbers
 import numpy as np
 
 import ember
-from ..ops.creation import _rng
-from ..ops.special_extra import _igamma64
+from ..ops.random import _rng
+from ..ops.special import _igamma64
 from ..special import gammainc
 from . import constraints
 from .dirichlet import Dirichlet

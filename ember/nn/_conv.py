@@ -20,7 +20,7 @@ from .._cpu import onednn_takes
 from .._tensor import Tensor
 from ..ops.creation import _check_sizes, copy_strides, zeros
 from ..ops._utils import _is_index, type_name
-from ..ops.linalg import _product
+from ..ops.blas import _product
 from ..ops.registry import primitive, xp_of
 from ..ops.views import element_strides
 from ._layout import as_input, conv_format, in_format, laid_out, restrided, suggested_format
@@ -2099,7 +2099,7 @@ def _safe_softmax_op(xp, self):
 
 @_safe_softmax_op.derivative
 def _(ctx, grad):
-    from ..ops.reduction import _softmax_backward     # softmax's: zero rows give zero grads
+    from ..ops.softmax import _softmax_backward  # softmax's: zero rows give zero grads
     return _softmax_backward(grad, ctx.result, dim=-1)
 
 

@@ -117,7 +117,7 @@ def _fractional_max_pool(d, input, kernel_size, output_size, output_ratio, retur
             else (output_ratio,) * d
         output_size = [int(input.size(i - d) * ratio[i]) for i in range(d)]
     if _random_samples is None:
-        from ..ops.creation import rand
+        from ..ops.random import rand
         batch = 1 if input.dim() == d + 1 else input.size(0)
         _random_samples = rand(batch, input.size(-d - 1), d, dtype=input.dtype,
                                device=input.device)

@@ -19,7 +19,7 @@ import numpy as np
 from ..ops.registry import primitive, xp_of
 from ..ops.creation import zeros
 from ..ops.joining import cat, stack
-from ..ops.linalg import matmul
+from ..ops.blas import matmul
 from .functional import _const      # a constant tensor (index, mask, slope) on a device
 from ._conv import _grid_sampler_backward_node, _GRID_SAMPLER_3D_BACKWARD
 

@@ -13,11 +13,12 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops.registry import primitive, COMMON, write_into
-from ..ops import reduction as R
-from ..ops import pointwise as P
-from ..ops.linalg import addmm, matmul
-from ..ops.creation import zeros, _rng
-from ..ops.pointwise_extra import xlogy as _special_xlogy
+from ..ops import norms as _norms, softmax as _softmax
+from ..ops import pointwise as P, arithmetic as _arith, _pointwise_common as _pointwise
+from ..ops.blas import addmm, matmul
+from ..ops.creation import zeros
+from ..ops.random import _rng
+from ..ops.special import xlogy as _special_xlogy
 from ..autograd import grad_mode
 from ._layout import as_input, as_input_tensor, laid_out, suggested_format
 
@@ -125,12 +126,12 @@ def _elementwise(name, node, forward, derivative, save=("self",)):
 # operand, and its graph shows those as nodes of their own with a single edge: `x + eps` there
 # is AddBackward1, where Python's `x + eps` (torch's and ember's) is AddBackward0 with a second,
 # empty edge. Those ops (declared in ops/pointwise.py) make ember's composites show torch's graphs.
-_add_scalar, _sub_scalar = P._add_scalar, P._sub_scalar
-_mul_scalar, _div_scalar = P._mul_scalar, P._div_scalar
+_add_scalar, _sub_scalar = _arith._add_scalar, _arith._sub_scalar
+_mul_scalar, _div_scalar = _arith._mul_scalar, _arith._div_scalar
 # torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
 _norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
-    R._vector_norm.forward)
-_norm.derivative(R._vector_norm.derivative_fn)
+    _norms._vector_norm.forward)
+_norm.derivative(_norms._vector_norm.derivative_fn)
 
 
 def _clamp_min_scalar(input, min):
@@ -176,7 +177,7 @@ def _slope_backward(name, node):
 
     @backward.derivative
     def _(ctx, grad):
-        return backward(grad, ctx.self, slope=ctx.slope), P._zeros(ctx.self)
+        return backward(grad, ctx.self, slope=ctx.slope), _pointwise._zeros(ctx.self)
 
     return backward
 
@@ -540,13 +541,13 @@ def _softmax_dim(name, ndim):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
-    return R.softmax(input, dim, dtype=dtype)
+    return _softmax.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
-    return R.log_softmax(input, dim, dtype=dtype)
+    return _softmax.log_softmax(input, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -554,7 +555,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim("softmin", input.dim())
     if dtype is not None:
         input = input.to(dtype)
-    return R.softmax(-input, dim)
+    return _softmax.softmax(-input, dim)
 
 
 @primitive("glu", node="GluBackward0", save=("self",), opmath=True)
@@ -1153,14 +1154,14 @@ def one_hot(tensor, num_classes=-1):
 
 # ============================================================================ distances
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = _clamp_min_scalar(R.vector_norm(input, p, dim, True), eps).expand_as(input)
-    return input / denom if out is None else P.div(input, denom, out=out)
+    denom = _clamp_min_scalar(_norms.vector_norm(input, p, dim, True), eps).expand_as(input)
+    return input / denom if out is None else _arith.div(input, denom, out=out)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     x1, x2 = _broadcast(x1, x2)
-    n1 = R.vector_norm(x1, 2, dim, True).clone()
-    n2 = R.vector_norm(x2, 2, dim, True).clone()
+    n1 = _norms.vector_norm(x1, 2, dim, True).clone()
+    n2 = _norms.vector_norm(x2, 2, dim, True).clone()
     # torch floors the norms at eps outside the graph: the gradient flows as if unclamped
     with grad_mode.no_grad():
         n1.clamp_min_(eps)
@@ -1742,7 +1743,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = P.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = _arith.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     return _reduce(_clamp_min_scalar(_add_scalar(d_pos, other=margin) - d_neg, 0), reduction)
 
 
@@ -1761,7 +1762,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
     if swap:
-        d_neg = P.minimum(d_neg, distance(positive, negative))
+        d_neg = _arith.minimum(d_neg, distance(positive, negative))
     loss = _clamp_min_scalar(margin + d_pos - d_neg, 0)
     return _reduce(loss, _reduction(reduction))
 

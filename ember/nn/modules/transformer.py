@@ -12,7 +12,7 @@ import warnings
 from ... import amp
 from ...autograd import grad_mode
 from ...ops.creation import full
-from ...ops.indexing import triu
+from ...ops.shape import triu
 from .. import functional as F
 from .. import init
 from .activation import ReLU, GELU

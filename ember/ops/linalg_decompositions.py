@@ -1,322 +1,124 @@
-"""Matrix decompositions and what is built on them: svd, qr, eigh, eig, lu, triangular and
-Cholesky solves, pinv, lstsq, matrix_exp, and torch.linalg's composite functions (matrix_norm,
-matrix_rank, cond, multi_dot, vecdot, vander, tensorinv, tensorsolve, the *_ex variants).
-
-Forwards call the array module's `linalg` where it has the decomposition (svd, qr, eigh, eig,
-solve, inv); triangular solves, LU with partial pivoting and the matrix exponential are written
-here, vectorised over the batch (a loop over the n rows/columns of one matrix, never over the
-batch). Derivatives are written in ember ops, so they differentiate again (double backward),
-for real and complex matrices (a loss that depends on the free phase of complex singular or
-eigen vectors raises, as in PyTorch). Decompositions whose factors are unique only up to signs
-(svd, eigh, eig, qr) give LAPACK's choice.
-"""
-import functools
-
+"""Matrix decompositions: Cholesky, SVD, QR, eigh, eig, Householder, LU, matrix_exp, the low-rank
+SVD/PCA and vander, diagonal, tensorinv, tensorsolve."""
+import builtins
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd import grad_mode
-from .registry import primitive, COMMON
-from .linalg_extra import (_check_square, _tname, _solve, _inv, _linalg_cholesky, _LinAlgError,
-                           _failed_minor, _check_batches_broadcast)
-from . import linalg_extra as _LX
+from ._linalg_common import (_LinAlgError, _check_square, _tname, _eye_like, _off_diagonal,
+                             _check_kernel, _check_matrix, _LinalgSvd, _with_out, _real_dtype,
+                             _recording, _Svd, _LinalgQr, _Qr, _warn_once, _LinalgEigh,
+                             _complex_np, _LinalgEig, _LinalgLuFactorEx, _LinalgLuFactor,
+                             _LinalgLu, _LuUnpack, _check_same_dtype, _LinalgInvEx, _LinalgSolveEx,
+                             _LinalgCholeskyEx)
 from ._utils import return_type as _return_type
+from .linalg_solvers import _inv, _solve_triangular, _solve, _substitute, solve
+from .registry import primitive
 
 
-_LinalgSvd = _return_type("linalg_svd", ["U", "S", "Vh"])
-_Svd = _return_type("svd", ["U", "S", "V"])
-_LinalgQr = _return_type("linalg_qr", ["Q", "R"])
-_Qr = _return_type("qr", ["Q", "R"])
-_LinalgEigh = _return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_LinalgEig = _return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
-_LinalgLstsq = _return_type("linalg_lstsq", ["solution", "residuals", "rank",
-                                             "singular_values"])
-_LinalgLuFactor = _return_type("linalg_lu_factor", ["LU", "pivots"])
-_LinalgLuFactorEx = _return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
-_LinalgLu = _return_type("linalg_lu", ["P", "L", "U"])
-_LuUnpack = _return_type("lu_unpack", ["P", "L", "U"])
-_LinalgInvEx = _return_type("linalg_inv_ex", ["inverse", "info"])
-_LinalgSolveEx = _return_type("linalg_solve_ex", ["result", "info"])
-_LinalgCholeskyEx = _return_type("linalg_cholesky_ex", ["L", "info"])
-_TriangularSolve = _return_type("triangular_solve", ["solution", "cloned_coefficient"])
+# ---------------------------------------------------------------------------- cholesky
+_NOT_POSITIVE_DEFINITE = ("The factorization could not be completed because the input is not "
+                          "positive-definite (the leading minor of order {k} is not "
+                          "positive-definite).")
 
 
-def _with_out(name):
-    """Accept PyTorch's out= (a tensor, or a tuple of them for a tuple result): the result is
-    written into it, as pointwise ops do."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def call(*args, out=None, **kwargs):
-            result = fn(*args, **kwargs)
-            if out is None:
-                return result
-            from .pointwise import _out
-            name_ = name.replace(".", "_")          # PyTorch names the aten op here
-            if isinstance(result, tuple):        # as linalg_svd_out(U=, S=, Vh=)
-                return _out_type(type(result))(*(_out(r, o, name_)
-                                                 for r, o in zip(result, out)))
-            return _out(result, out, name_)
-        return call
-    return wrap
+def _failed_minor(xp, a):
+    """(flat batch index, order) of the first leading minor where Cholesky (LAPACK potrf,
+    column by column) meets a pivot that is not positive, or None. Error path only."""
+    n = a.shape[-1]
+    l = xp.tril(a.reshape((-1, n, n)))        # in a's dtype, as LAPACK computes it
+    first = xp.zeros(l.shape[0], dtype=np.int64)
+    for k in range(n):
+        pivot = l[:, k, k] - xp.sum(l[:, k, :k] ** 2, axis=1)
+        bad = ~(pivot > 0)                              # also NaN
+        first = xp.where(bad & (first == 0), k + 1, first)
+        root = xp.sqrt(xp.where(bad, 1, pivot))
+        l[:, k, k] = root
+        l[:, k + 1:, k] = (l[:, k + 1:, k] - xp.einsum("bij,bj->bi", l[:, k + 1:, :k],
+                                                       l[:, k, :k])) / root[:, None]
+    bad = xp.nonzero(first)[0]
+    if len(bad) == 0:
+        return None
+    return int(bad[0]), int(first[bad[0]])
 
 
-_OUT_TYPES = {}
+def _cholesky_forward(xp, A, upper, fn):
+    try:
+        L = xp.linalg.cholesky(A)        # reads the lower triangle, as PyTorch does
+        failed = not bool(xp.all(xp.diagonal(L, 0, -2, -1) > 0))    # NaN gets past NumPy
+    except xp.linalg.LinAlgError:
+        failed = True
+    if failed:
+        where = _failed_minor(xp, A)
+        batch, k = where if where is not None else (0, A.shape[-1])
+        prefix = f"{fn}: (Batch element {batch}): " if A.ndim > 2 else f"{fn}: "
+        raise _LinAlgError(prefix + _NOT_POSITIVE_DEFINITE.format(k=k)) from None
+    # U = L^H (the conjugate transpose: complex inputs are Hermitian)
+    return xp.conj(xp.swapaxes(L, -1, -2)) if upper else L
 
 
-def _out_type(cls):
-    if cls not in _OUT_TYPES:
-        _OUT_TYPES[cls] = _return_type(cls.__name__ + "_out", cls._fields)
-    return _OUT_TYPES[cls]
+def _cholesky_backward(ctx, grad):
+    """A = L L^H: grad_A = L^{-H} Phi L^{-1} with P = tril(L^H grad_L) and
+    Phi = (P + tril(P, -1)^H) / 2: Hermitian off the diagonal, the diagonal halved but kept
+    complex, so a complex grad_A is not exactly Hermitian (as in PyTorch); for real inputs
+    this is the symmetrised gradient."""
+    L, grad_L = ctx.result, grad
+    if ctx.upper:
+        L, grad_L = L.mH, grad_L.mH
+    P = (L.mH @ grad_L).tril()
+    phi = 0.5 * (P + P.tril(-1).mH)
+    L_inv = _inv(L)
+    return L_inv.mH @ phi @ L_inv
 
 
-def _recording(*tensors):
-    """Whether an op on these tensors records a graph (then a derivative needs more factors)."""
-    return grad_mode.state.enabled and any(t._requires_grad for t in tensors)
+@primitive("linalg_cholesky", node="LinalgCholeskyExBackward0", save=("result",))
+def _linalg_cholesky(xp, A, *, upper=False):
+    return _cholesky_forward(xp, A, upper, "linalg.cholesky")
 
 
-def _eye_like(A, n=None):
-    from .creation import eye
-    return eye(A.shape[-1] if n is None else n, dtype=A._dtype, device=A._device)
+@primitive("cholesky", node="CholeskyBackward0", save=("result",))
+def _cholesky_deprecated(xp, A, *, upper=False):
+    return _cholesky_forward(xp, A, upper, "cholesky")
 
 
-def _off_diagonal(X):
-    """X with its diagonal set to zero (the last two dims)."""
-    return X - X.diagonal(0, -2, -1).diag_embed()
+_linalg_cholesky.derivative(_cholesky_backward)
+_cholesky_deprecated.derivative(_cholesky_backward)
 
 
-def _check_matrix(fn, A):
-    """PyTorch's checks for ops on batches of (not necessarily square) float/complex matrices."""
-    if A._data.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if A._dtype._category < 2:
-        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
-                           f"Got {_tname(A._dtype)}")
+def linalg_cholesky(A, *, upper=False):
+    _check_square("linalg.cholesky", A, low_precision="cholesky_cpu")
+    return _linalg_cholesky(A, upper=upper)
 
 
-def _check_kernel(kernel, A):
-    """Integers, float16 and bfloat16 reach the LAPACK kernel, which PyTorch has not built
-    for them."""
-    if A._dtype._category < 2 or A._data.dtype.itemsize < 4:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(A._dtype)}'")
-
-
-def _check_square_kernel(fn, A, kernel):
-    """Checks of ops whose kernel, not the op, refuses integer and low-precision matrices."""
-    if A._data.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    n, m = A._data.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {n} by "
-                           f"{m} matrices")
-    _check_kernel(kernel, A)
-
-
-def _check_same_dtype(fn, A, B, a="A", b="B"):
-    if A._dtype is not B._dtype:
-        raise RuntimeError(f"{fn}: Expected {a} and {b} to have the same dtype, but found {a} "
-                           f"of type {_tname(A._dtype)} and {b} of type {_tname(B._dtype)} "
-                           f"instead")
-
-
-def _real_dtype(A):
-    return A.real.dtype if A._dtype._category == 3 else A._dtype
-
-
-def _complex_np(a):
-    return np.result_type(a.dtype, np.complex64)
-
-
-# ---------------------------------------------------------------------------- triangular solve
-def _substitute(xp, A, B, upper, unitriangular=False):
-    """X with A X = B for triangular A (batches broadcast): forward or back substitution, one
-    row of X at a time, vectorised over the batch and B's columns."""
-    n = A.shape[-1]
-    shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2]) + B.shape[-2:]
-    X = xp.zeros(shape, np.result_type(A.dtype, B.dtype))
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        known = slice(i + 1, n) if upper else slice(0, i)
-        row = B[..., i, :] - (A[..., i:i + 1, known] @ X[..., known, :])[..., 0, :]
-        X[..., i, :] = row if unitriangular else row / A[..., i, i, None]
-    return X
-
-
-def _triangular(xp, A, B, upper, left, unitriangular):
-    if left:
-        return _substitute(xp, A, B, upper, unitriangular)
-    # X A = B  <=>  A^T X^T = B^T, and A^T is triangular the other way
-    At, Bt = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)
-    return xp.swapaxes(_substitute(xp, At, Bt, not upper, unitriangular), -1, -2)
-
-
-def _keep_triangle(G, upper, unitriangular):
-    """The part of a gradient that reaches a triangular factor (its strict part if unit)."""
-    offset = 1 if unitriangular else 0
-    return G.triu(offset) if upper else G.tril(-offset)
-
-
-@primitive("linalg_solve_triangular", node="LinalgSolveTriangularBackward0",
-           save=("A", "result"), promote=COMMON)
-def _solve_triangular(xp, A, B, *, upper, left=True, unitriangular=False):
-    return _triangular(xp, A, B, upper, left, unitriangular)
-
-
-def _solve_triangular_grads(A, X, grad, need_A, upper, left, unitriangular, transpose=False):
-    """(grad_A, grad_B) of X = op(A)^{-1} B (left) or B op(A)^{-1} (right), where op(A) is A
-    or, with transpose, A^T."""
-    At = A.mT if transpose else A
-    t_upper = upper != transpose                     # op(A) is upper triangular
-    grad_B = _solve_triangular(At.mH, grad, upper=not t_upper, left=left,
-                               unitriangular=unitriangular)
-    grad_A = None
-    if need_A:
-        grad_At = -(grad_B @ X.mH) if left else -(X.mH @ grad_B)
-        grad_A = _keep_triangle(grad_At.mT if transpose else grad_At, upper, unitriangular)
-    return grad_A, grad_B
-
-
-@_solve_triangular.derivative
-def _(ctx, grad):
-    grad_A, grad_B = _solve_triangular_grads(ctx.A, ctx.result, grad, ctx.needs_input_grad[0],
-                                             ctx.upper, ctx.left, ctx.unitriangular)
-    return grad_A, grad_B if ctx.needs_input_grad[1] else None
-
-
-@_with_out("linalg.solve_triangular")
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    for name, M in (("A", A), ("B", B)):
-        if M._data.ndim < 2:
-            raise RuntimeError(f"linalg.solve_triangular: The input tensor {name} must have at "
-                               f"least 2 dimensions.")
-    _check_square_kernel("linalg.solve_triangular", A, "triangular_solve_cpu")
-    n, b = A._data.shape[-1], B._data.shape
-    if (b[-2] if left else b[-1]) != n:
-        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
-                           f"equation {'AX = B' if left else 'XA = B'} ({n}x{n} and "
-                           f"{b[-2]}x{b[-1]})")
-    _check_batches_broadcast(b[:-2], A._data.shape[:-2])
-    return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-
-
-@primitive("triangular_solve", node="TriangularSolveBackward0", save=("A", "result"),
-           n_outputs=2)
-def _triangular_solve(xp, B, A, *, upper, transpose, unitriangular):
-    At = xp.swapaxes(A, -1, -2) if transpose else A
-    shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-    X = _substitute(xp, At, B, upper != transpose, unitriangular)
-    return X, xp.broadcast_to(A, shape + A.shape[-2:]).copy()
-
-
-@_triangular_solve.derivative
-def _(ctx, grad_X, grad_clone):
-    # inputs (B, A), in torch.triangular_solve's order; the copy of A passes its gradient on
-    need_B, need_A = ctx.needs_input_grad
-    grad_B = grad_A = None
-    if grad_X is not None:
-        grad_A, grad_B = _solve_triangular_grads(ctx.A, ctx.result[0], grad_X, need_A,
-                                                 ctx.upper, True, ctx.unitriangular,
-                                                 ctx.transpose)
-    if grad_clone is not None and need_A:
-        grad_A = grad_clone if grad_A is None else grad_A + grad_clone
-    return grad_B if need_B else None, grad_A
-
-
-_triangular_solve_warned = []
-
-
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
-    """torch.triangular_solve (deprecated): solves A X = input; returns X and a copy of A."""
-    _warn_once(_triangular_solve_warned, _TRIANGULAR_SOLVE_DEPRECATED)
-    for M in (input, A):
-        if M._data.ndim < 2:
-            raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 "
-                               f"dimensions, but it has {input._data.ndim} dimensions instead"
-                               if M is input else
-                               f"torch.triangular_solve: Expected A to have at least 2 "
-                               f"dimensions, but it has {A._data.ndim} dimensions instead")
-    if input._dtype is not A._dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{_tname(input._dtype)} and A of type {_tname(A._dtype)} instead.")
-    return _TriangularSolve(*_triangular_solve(input, A, upper=upper, transpose=transpose,
-                                               unitriangular=unitriangular))
-
-
-def _warn_once(flag, message):
-    if not flag:
+def cholesky(input, upper=False):
+    """torch.cholesky, deprecated in favour of torch.linalg.cholesky (it warns once)."""
+    if not _cholesky_warned:
         import warnings
-        warnings.warn(message, UserWarning, stacklevel=3)
-        flag.append(True)
+        warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=2)
+        _cholesky_warned.append(True)
+    if input._data.ndim < 2:
+        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+    n, m = input._data.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {n} "
+                           f"by {m} matrices")
+    _check_kernel_dtype(input)
+    return _cholesky_deprecated(input, upper=upper)
 
 
-_TRIANGULAR_SOLVE_DEPRECATED = (
-    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be "
-    "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
-    "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
-    "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B). (Triggered "
-    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.)")
+def _check_kernel_dtype(A):
+    if A._dtype._category < 2 or A._data.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_tname(A._dtype)}'")
 
 
-# ---------------------------------------------------------------------------- cholesky solve
-def _cholesky_factor_grad(grad_A, C, upper):
-    """Gradient reaching the Cholesky factor C of A = C C^H (or C^H C when upper) from A's;
-    as PyTorch, the whole matrix, though only a triangle of C is read."""
-    sym = grad_A + grad_A.mH
-    return C @ sym if upper else sym @ C
-
-
-@primitive("cholesky_solve", node="CholeskySolveBackward0", save=("input2", "result"))
-def _cholesky_solve(xp, input, input2, *, upper):
-    C = input2
-    Ch = xp.conj(xp.swapaxes(C, -1, -2))
-    lower, upper_ = (Ch, C) if upper else (C, Ch)       # A = lower @ upper_
-    return _substitute(xp, upper_, _substitute(xp, lower, input, False), True)
-
-
-@_cholesky_solve.derivative
-def _(ctx, grad):
-    needs, C, X = ctx.needs_input_grad, ctx.input2, ctx.result
-    grad_B = _cholesky_solve(grad, C, upper=ctx.upper)       # A is Hermitian: A^{-H} = A^{-1}
-    grad_C = None
-    if needs[1]:
-        grad_C = _cholesky_factor_grad(-(grad_B @ X.mH), C, ctx.upper)
-    return grad_B if needs[0] else None, grad_C
-
-
-@_with_out("cholesky_solve")
-def cholesky_solve(input, input2, upper=False):
-    for name, M in (("b", input), ("u", input2)):
-        if M._data.ndim < 2:
-            raise RuntimeError(f"{name} should have at least 2 dimensions, but has "
-                               f"{M._data.ndim} dimensions instead")
-    _check_same_dtype("cholesky_solve", input, input2, "b", "A")
-    n, b = input2._data.shape[-1], input._data.shape
-    if input2._data.shape[-2] != n or b[-2] != n:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
-                           f"{input2._data.shape[-2]} by {n} but each b matrix is {b[-2]} by "
-                           f"{b[-1]}")
-    _check_kernel("cholesky_solve_cpu", input)
-    return _cholesky_solve(input, input2, upper=upper)
-
-
-@primitive("cholesky_inverse", node="CholeskyInverseBackward0", save=("input", "result"))
-def _cholesky_inverse(xp, input, *, upper):
-    n = input.shape[-1]
-    C_inv = _substitute(xp, input, xp.eye(n, dtype=input.dtype), upper)
-    C_inv_h = xp.conj(xp.swapaxes(C_inv, -1, -2))
-    # A^{-1} = (C C^H)^{-1} = C^{-H} C^{-1}; with upper, A = C^H C: A^{-1} = C^{-1} C^{-H}
-    return C_inv @ C_inv_h if upper else C_inv_h @ C_inv
-
-
-@_cholesky_inverse.derivative
-def _(ctx, grad):
-    R = ctx.result
-    return _cholesky_factor_grad(-(R.mH @ grad @ R.mH), ctx.input, ctx.upper)
-
-
-@_with_out("cholesky_inverse")
-def cholesky_inverse(input, upper=False):
-    _check_square_kernel("cholesky_inverse", input, "cholesky_inverse_out_cpu")
-    return _cholesky_inverse(input, upper=upper)
+_cholesky_warned = []
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+    "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for "
+    "all valid (symmetric positive definite) inputs. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
 
 
 # ---------------------------------------------------------------------------- svd
@@ -732,281 +534,6 @@ def orgqr(input, tau):
     return householder_product(input, tau)
 
 
-# ---------------------------------------------------------------------------- pinv / lstsq
-def _tolerance(a, s_max, atol, rtol):
-    """PyTorch's cutoff for singular values: max(atol, rtol * s_max); rtol defaults to
-    eps * max(m, n), or to zero when only a positive atol is given."""
-    def value(t):
-        return t._data if isinstance(t, Tensor) else t
-    atol_v = 0.0 if atol is None else value(atol)
-    if rtol is None:
-        positive = atol is not None and bool(np.all(np.asarray(atol_v) > 0))
-        rtol_v = 0.0 if positive else np.finfo(a.dtype).eps * max(a.shape[-2:])
-    else:
-        rtol_v = value(rtol)
-    return np.maximum(np.asarray(atol_v)[..., None] if np.ndim(atol_v) else atol_v,
-                      (np.asarray(rtol_v)[..., None] if np.ndim(rtol_v) else rtol_v) * s_max)
-
-
-def _pinv_array(xp, A, atol, rtol, hermitian):
-    if hermitian:
-        L, V = xp.linalg.eigh(A)
-        size = xp.abs(L)
-        cutoff = _tolerance(A, size.max(-1, keepdims=True, initial=0), atol, rtol)
-        inv = xp.where(size > cutoff, 1 / xp.where(size > cutoff, L, 1), 0)
-        return (V * inv[..., None, :].astype(V.dtype)) @ xp.conj(xp.swapaxes(V, -1, -2))
-    U, S, Vh = xp.linalg.svd(A, full_matrices=False)
-    cutoff = _tolerance(A, S[..., :1], atol, rtol)
-    inv = xp.where(S > cutoff, 1 / xp.where(S > cutoff, S, 1), 0).astype(A.dtype)
-    return (xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :]) @ \
-        xp.conj(xp.swapaxes(U, -1, -2))
-
-
-@primitive("linalg_pinv", node="LinalgPinvBackward0", save=("A", "result"))
-def _pinv(xp, A, *, atol=None, rtol=None, hermitian=False):
-    return _pinv_array(xp, A, atol, rtol, hermitian)
-
-
-def _pinv_backward(A, P, grad_P):
-    """Gradient of P = pinv(A) (at constant rank):
-    -P^H gP P^H + (I - A P)^H... written out: with R = I - A P and Q = I - P A,
-    grad_A = -P^H gP P^H + R gP^H P P^H + P^H P gP^H Q."""
-    Ph = P.mH
-    R = _eye_like(A, A.shape[-2]) - A @ P
-    Q = _eye_like(A, A.shape[-1]) - P @ A
-    return -(Ph @ grad_P @ Ph) + R @ grad_P.mH @ P @ Ph + Ph @ P @ grad_P.mH @ Q
-
-
-@_pinv.derivative
-def _(ctx, grad):
-    return _pinv_backward(ctx.A, ctx.result, grad)
-
-
-@_with_out("linalg.pinv")
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    if A._data.ndim < 2 or A._dtype._category < 2 or A._data.dtype.itemsize < 4:
-        raise RuntimeError(f"linalg.pinv({_tname(A._dtype)}{{{list(A._data.shape)}}}): expected a "
-                           f"tensor with 2 or more dimensions of float, double, cfloat or "
-                           f"cdouble types")
-    return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
-
-
-def pinverse(input, rcond=1e-15):
-    return pinv(input, rtol=rcond)
-
-
-_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-
-
-@primitive("linalg_lstsq", node="LinalgLstsqBackward0", save=("self", "b", "result"), n_outputs=4,
-           differentiable_outputs=2)
-def _lstsq(xp, self, b, *, rcond, driver, vector):
-    A, B = self, (b[..., None] if vector else b)
-    m, n = A.shape[-2:]
-    shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-    U, S, Vh = xp.linalg.svd(A, full_matrices=False)
-    cutoff = _tolerance(A, S[..., :1], None, rcond)
-    keep = S > cutoff
-    inv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
-    P = (xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :]) @ xp.conj(xp.swapaxes(U, -1, -2))
-    X = xp.broadcast_to(P @ B, shape + (n, B.shape[-1]))
-    rank = keep.sum(-1).astype(np.int64)
-    real = S.dtype
-    # residuals: squared norms of B - A X, only for tall A of full rank and not with gelsy
-    if driver != "gelsy" and m > n and bool(xp.all(rank == n)):
-        residuals = (xp.abs(xp.broadcast_to(B, shape + B.shape[-2:]) - A @ X) ** 2).sum(-2)
-        residuals = residuals.astype(real)
-    else:
-        residuals = xp.empty((0,), real)
-    if driver == "gels":
-        rank = xp.empty((0,), np.int64)
-    singular_values = S if driver in ("gelsd", "gelss") else xp.empty((0,), real)
-    return (X[..., 0] if vector else X), residuals, rank, singular_values
-
-
-@_lstsq.derivative
-def _(ctx, grad_X, grad_residuals):
-    """X = pinv(A) B: grad_B = pinv(A)^H gX, and A's gradient through pinv. The residuals
-    |B - A X|^2 (at the optimum X) add 2 r g to B's gradient and -2 r g X^H to A's."""
-    needs, A, B = ctx.needs_input_grad, ctx.self, ctx.b
-    X = ctx.result[0]
-    if ctx.vector:
-        B, X = B[..., None], X[..., None]
-        grad_X = None if grad_X is None else grad_X[..., None]
-    grad_A = grad_B = None
-    if grad_X is not None:
-        P = _pinv(A)
-        grad_A = _pinv_backward(A, P, grad_X @ B.mH) if needs[0] else None
-        grad_B = P.mH @ grad_X
-    if grad_residuals is not None and grad_residuals.numel():
-        scaled_r = 2 * (B - A @ X) * grad_residuals[..., None, :]
-        if needs[0]:
-            grad_A = -(scaled_r @ X.mH) if grad_A is None else grad_A - scaled_r @ X.mH
-        grad_B = scaled_r if grad_B is None else grad_B + scaled_r
-    if not needs[1]:
-        grad_B = None
-    elif ctx.vector and grad_B is not None:
-        grad_B = grad_B[..., 0]
-    return grad_A, grad_B
-
-
-def lstsq(A, B, rcond=None, *, driver=None):
-    for name, M in (("A", A), ("B", B)):
-        if M._data.ndim < 2 and (name == "A" or M._data.ndim < 1):
-            raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
-    _check_float_or_double(A)
-    _check_matrix("torch.linalg.lstsq", A)
-    if A._dtype is not B._dtype:
-        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {_tname(A._dtype)} and other's dtype "
-                           f"{_tname(B._dtype)}")
-    if driver is not None and driver not in _LSTSQ_DRIVERS:
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
-                           "gelsy, gelsd, gelss)")
-    vector = B._data.ndim == A._data.ndim - 1
-    rows = B._data.shape[-1] if vector else B._data.shape[-2]
-    if rows != A._data.shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
-                           if vector else "torch.linalg.lstsq: input.size(-2) should match "
-                           "other.size(-2)")
-    return _LinalgLstsq(*_lstsq(A, B, rcond=rcond, driver=driver or "gelsy", vector=vector))
-
-
-def _check_float_or_double(A):
-    if A._dtype._category < 2 or A._data.dtype.itemsize < 4:
-        raise RuntimeError("This function doesn't handle types other than float and double")
-
-
-# ---------------------------------------------------------------------------- rank, norms, cond
-@_with_out("linalg.matrix_rank")
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
-    _check_float_or_double(A)
-    if A._data.ndim < 2:
-        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
-                           "least 2 dimensions.")
-    _check_matrix("torch.linalg.matrix_rank", A)
-    if tol is not None:                 # the old spelling of atol
-        atol, rtol = tol, 0.0
-    xp, a = _xp(A), A._data
-    if hermitian:
-        S = xp.abs(xp.linalg.eigvalsh(a))
-        s_max = S.max(-1, keepdims=True, initial=0)
-    else:
-        S = xp.linalg.svd(a, compute_uv=False)
-        s_max = S[..., :1] if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), S.dtype)
-    rank = (S > _tolerance(a, s_max, atol, rtol)).sum(-1).astype(np.int64)
-    return Tensor._make(xp.asarray(rank), D.int64, A._device)
-
-
-def _check_norm_dtype(fn, A, dtype):
-    """The dtype= of a norm: float or complex as A is, and no narrower than A's."""
-    if dtype._category < 2:
-        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
-                           f"{_tname(dtype)}")
-    if (dtype._category == 3) != (A._dtype._category == 3):
-        kind = "complex" if A._dtype._category == 3 else "real"
-        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
-                           f"{_tname(dtype)}")
-    if D.promote_types(A._dtype, dtype) is not dtype:
-        raise RuntimeError(f"{fn}: the dtype of the input ({_tname(A._dtype)}) should be "
-                           f"convertible without narrowing to the specified dtype "
-                           f"({_tname(dtype)})")
-
-
-@_with_out("linalg.matrix_norm")
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    from .reduction import vector_norm
-    from ._utils import wrap_dim
-    supported = ("fro", "nuc") if isinstance(ord, str) else (1, -1, 2, -2, float("inf"),
-                                                            float("-inf"))
-    if ord not in supported:
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")   # checked first
-    _check_matrix("linalg.matrix_norm", A)
-    if ord in ("nuc", 2, -2) and A._data.dtype.itemsize < 4:   # these need an SVD
-        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
-                           f"{_tname(A._dtype)}")
-    if len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           f"{' '.join(map(str, dim))}")
-    if dtype is not None:
-        _check_norm_dtype("linalg.matrix_norm", A, dtype)
-        A = A.to(dtype)
-    d0, d1 = (wrap_dim(d, A._data.ndim) for d in dim)
-    if d0 == d1:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
-                           f"{dim[1]})")
-    if ord == "fro":
-        return vector_norm(A, 2, (d0, d1), keepdim)
-    if ord in ("nuc", 2, -2):
-        S = svdvals(A.movedim((d0, d1), (-2, -1)))
-        if ord == 2 and S.shape[-1] == 0:
-            result = S.sum(-1)                      # an empty matrix's norm is 0
-        else:
-            result = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
-        if keepdim:
-            for d in sorted((d0, d1)):
-                result = result.unsqueeze(d)
-        return result
-    # 1: the largest column sum of |A|; inf: the largest row sum
-    summed, picked = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = A.abs().sum(summed, keepdim=keepdim)
-    if not keepdim and summed < picked:
-        picked -= 1
-    if ord < 0:
-        return sums.amin(picked, keepdim=keepdim)
-    # a max of absolute values: 0 (its identity) over an empty dimension, as in PyTorch
-    return sums.amax(picked, keepdim=keepdim) if sums.shape[picked] else \
-        sums.sum(picked, keepdim=keepdim)
-
-
-@_with_out("linalg.norm")
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    """torch.linalg.norm: a matrix norm for a string ord, a 2-tuple dim, or a 2-D A with an
-    ord; otherwise a vector norm (of the flattened A when dim is None)."""
-    from .reduction import vector_norm
-    if dim is not None and not isinstance(dim, (tuple, list)):
-        dim = (dim,)
-    if dim is not None and len(dim) not in (1, 2):
-        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
-                           f"Got {list(dim)}")
-    if ord is not None and dim is None and A._data.ndim not in (1, 2):
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
-                           f"be 1D or 2D. Got {A._data.ndim}D.")
-    matrix = isinstance(ord, str) or (dim is not None and len(dim) == 2) or \
-        (dim is None and ord is not None and A._data.ndim == 2)
-    if matrix and ord is not None:
-        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-
-
-@_with_out("linalg.cond")
-def cond(A, p=None):
-    if A._data.ndim < 2:
-        where = f"linalg.cond(ord={p}): The input tensor A" if isinstance(p, str) else \
-            "linalg.cond: The input tensor"
-        raise RuntimeError(f"{where} must have at least 2 dimensions.")
-    if A._data.shape[-1] == 0 and A._data.shape[-2] == 0:     # empty matrices: 0, as PyTorch
-        from .creation import zeros
-        return zeros(A._data.shape[:-2], dtype=_real_dtype(A), device=A.device)
-    if p in (None, 2, -2):
-        S = svdvals(A)
-        return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
-    n, m = A._data.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
-                           f"they are {n} by {m} matrices")
-    # the dtype checks of the SVD or the inverse it computes
-    _check_svd("linalg.svd", A) if p == "nuc" else _check_square("linalg.inv", A)
-    try:
-        return matrix_norm(A, p) * matrix_norm(_LX.inv(A), p)
-    except _LinAlgError:
-        pass
-    # singular matrices have an infinite condition number
-    from .pointwise import where
-    inverse, info = inv_ex(A)
-    return where(info > 0, float("inf"), matrix_norm(A, p) * matrix_norm(inverse, p))
-
-
 # ---------------------------------------------------------------------------- matrix_exp
 # Pade(13) coefficients and the 1-norm up to which it is accurate in double precision
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
@@ -1362,7 +889,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """(result, info); a singular system raises only with check_errors, else its info is the
     first zero pivot."""
     try:
-        X = _LX.solve(A, B, left=left)
+        X = solve(A, B, left=left)
         return _LinalgSolveEx(X, _info_tensor(np.zeros(X._data.shape[:-2] if X._data.ndim > 1
                                                        else ()), A))
     except _LinAlgError:
@@ -1399,88 +926,6 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                              _info_tensor(info.reshape(A._data.shape[:-2]), A))
 
 
-# ---------------------------------------------------------------------------- products
-@_with_out("linalg.multi_dot")
-def multi_dot(tensors):
-    n = len(tensors)
-    if n < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
-    first_vector, last_vector = tensors[0].dim() == 1, tensors[-1].dim() == 1
-    mats = list(tensors)
-    if first_vector:
-        mats[0] = mats[0].unsqueeze(0)
-    if last_vector:
-        mats[-1] = mats[-1].unsqueeze(-1)
-    for i, t in enumerate(mats):
-        if t._dtype is not mats[0]._dtype:
-            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
-                               f"tensor 0 is {_c10_name(mats[0]._dtype)} and tensor {i} "
-                               f"{_c10_name(t._dtype)}")
-        if t.dim() != 2:
-            which = "first" if i == 0 else "last" if i == n - 1 else None
-            if which:
-                raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
-                                   f"{tensors[i].dim()}D")
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
-    for i in range(n - 1):
-        if mats[i].shape[1] != mats[i + 1].shape[0]:
-            a, b = mats[i].shape, mats[i + 1].shape
-            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
-                               f"{list(a)} and {list(b)} cannot be multiplied")
-    result = mats[0]
-    for m in mats[1:]:
-        result = result.mm(m)
-    if first_vector:
-        result = result.squeeze(0)
-    if last_vector:
-        result = result.squeeze(-1)
-    return result
-
-
-def _c10_name(dtype):
-    """A dtype as PyTorch's C++ messages spell it ('float', 'long int', ...)."""
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
-                str(dtype).split(".")[-1], str(dtype))
-
-
-_chain_matmul_warned = []
-
-
-@_with_out("chain_matmul")
-def chain_matmul(*matrices):
-    _warn_once(_chain_matmul_warned, _CHAIN_MATMUL_DEPRECATED)
-    if len(matrices) == 1:
-        return matrices[0].clone()
-    return multi_dot(matrices)
-
-
-_CHAIN_MATMUL_DEPRECATED = (
-    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-    "multiple parameters. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-    "LinearAlgebra.cpp:1102.)")
-
-
-@_with_out("linalg.vecdot")
-def vecdot(x, y, *, dim=-1):
-    if x._dtype._category < 2:
-        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
-                           f"input. Got {_tname(x._dtype)}")
-    if x._dtype is not y._dtype:
-        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
-                           f"x of type {_tname(x._dtype)} and y of type {_tname(y._dtype)} "
-                           f"instead")
-    n, m = x._data.shape, y._data.shape
-    if len(n) == len(m) == 1 and n != m:        # two vectors go to dot, which never broadcasts
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n[0]}] and src [{m[0]}] "
-                           f"to have the same number of elements, but got {n[0]} and {m[0]} "
-                           f"elements respectively")
-    return (x.conj() * y).sum(dim)
-
-
 def vander(x, N=None):
     if x._dtype is D.bool_:
         raise RuntimeError("linalg.vander supports floating point, complex, and integer "
@@ -1498,27 +943,49 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
-@_with_out("linalg.tensorinv")
-def tensorinv(A, ind=2):
-    if ind <= 0:
-        raise RuntimeError("Expected a strictly positive integer for 'ind', but got " + str(ind))
-    out_shape, in_shape = tuple(A.shape[ind:]), tuple(A.shape[:ind])
-    rows, cols = int(np.prod(in_shape)), int(np.prod(out_shape))
-    if rows != cols:
-        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
-                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
-    return _LX.inv(A.reshape(rows, cols)).reshape(out_shape + in_shape)
+# ----------------------------------------------------------------------------- low-rank
+def _approximate_basis(A, q, niter, M=None):
+    """An orthonormal (m, q) basis approximately spanning A's columns (A - M when M is given):
+    a random projection sharpened by `niter` power iterations (Halko et al., 2009)."""
+    from .. import linalg
+    from .random import randn
+    X = A if M is None else A - M
+    Q = linalg.qr(X @ randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)).Q
+    for _ in builtins.range(niter):
+        Q = linalg.qr(X.mH @ Q).Q
+        Q = linalg.qr(X @ Q).Q
+    return Q
 
 
-@_with_out("linalg.tensorsolve")
-def tensorsolve(A, B, dims=None):
-    if dims is not None:
-        from ._utils import wrap_dim
-        moved = [wrap_dim(d, A.dim()) for d in dims]
-        A = A.movedim(moved, list(range(A.dim() - len(moved), A.dim())))
-    result_shape = tuple(A.shape[B.dim():])
-    rows, cols = B.numel(), int(np.prod(result_shape))
-    if rows != cols:
-        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim"
-                           f":]) == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
-    return _LX.solve(A.reshape(rows, cols), B.reshape(rows)).reshape(result_shape)
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) with A ~ U diag(S) V^H, of rank q, from a randomized range finder."""
+    from .. import linalg
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:       # (the basis of the smaller side)
+        U, S, V = svd_lowrank(A.mH, q, niter, None if M is None else M.mH)
+        return V, S, U
+    Q = _approximate_basis(A, q, 2 if niter is None else niter, M)
+    B = Q.mH @ (A if M is None else A - M)
+    U, S, Vh = linalg.svd(B, full_matrices=False)
+    return Q @ U, S, Vh.mH
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """(U, S, V): the principal directions (V), of the centered columns when `center`."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (isinstance(q, int) and 0 <= q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={min(m, n)}")
+    if not (isinstance(niter, int) and niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        return svd_lowrank(A - A.mean(-2, keepdim=True), q, niter)
+    return svd_lowrank(A, q, niter)
+
+
+__all__ = ['svd_lowrank', 'pca_lowrank']

@@ -17,14 +17,14 @@ a transform is the opposite direction with the same mode.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
 from .._printing import scalar_type_name
-from .registry import primitive
+from .._tensor import Tensor
 from ._utils import wrap_dim
+from .complex import conj, conj_physical
+from .registry import primitive
+from .shape import roll
 from .views import narrow
-from .complex_views import conj
-from .indexing import roll
-from .misc_extra import conj_physical
+
 
 _UNSCALED, _BY_SQRT_N, _BY_N = 0, 1, 2
 # numpy's `norm` for a mode, in the forward and in the inverse direction

@@ -1,19 +1,20 @@
-"""Matrix products. matmul is a composite that picks dot/mv/mm/bmm as PyTorch's graph shows."""
+"""Matrix products: mm, bmm, mv, dot, outer, addmm, matmul, einsum, addmv, addr, baddbmm, addbmm,
+kron, tensordot, inner, cross, matrix_power, multi_dot, chain_matmul, vecdot."""
 import math
-import string
-
 import numpy as np
+import string
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .pointwise import CPP_NAMES as _CPP_NAMES, _out, unsupported
+from . import views as V
+from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
+from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out
+from ._utils import wrap_dim
+from .indexing import _scalar_name
 from .registry import primitive
 
-_BF16 = D.bfloat16.np
 
-def _tname(dtype):
-    from .._printing import scalar_type_name
-    return scalar_type_name(dtype)
+_BF16 = D.bfloat16.np
 
 
 # float32 products with fewer multiply-adds than this accumulate in float64 (see _product).
@@ -223,7 +224,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
                            f"Target sizes: [{want[0]}, {want[1]}].  Tensor sizes: "
                            f"[{', '.join(map(str, input.shape))}]") from None
-    from .shape_extra import _check_scalars
+    from .blas import _check_scalars
     beta, alpha = _check_scalars(mat1, beta, alpha)
     return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, "addmm", "mm")
 
@@ -591,3 +592,414 @@ def einsum(*args):
     if contracted:
         result = result.view(result.shape[:n_out])     # drop the contracted (size-1) dims
     return result
+
+
+# ---------------------------------------------------------------------------- cross
+@primitive("linalg_cross", node="LinalgCrossBackward0", save=("input", "other"))
+def _cross(xp, input, other, *, dim):
+    return xp.cross(input, other, axis=dim)
+
+
+@_cross.derivative
+def _(ctx, grad):
+    needs, dim = ctx.needs_input_grad, ctx.dim       # (conj: no-op for real inputs)
+    return (_cross(ctx.other.conj(), grad, dim=dim) if needs[0] else None,
+            _cross(grad, ctx.input.conj(), dim=dim) if needs[1] else None)
+
+
+def linalg_cross(input, other, *, dim=-1):
+    from ._utils import wrap_dim
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input._dtype)} but found "
+                           f"{_tname(other._dtype)}")
+    if input._dtype is D.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    axis = wrap_dim(dim, input._data.ndim)
+    n, m = input._data.shape[axis], other._data.shape[axis]
+    if n != 3 or m != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {n} "
+                           f"and {m}")
+    _check_batches_broadcast(input._data.shape, other._data.shape)
+    return _cross(input, other, dim=axis)
+
+
+def cross(input, other, dim=None):
+    """torch.cross: without `dim`, the first dimension of size 3 of `input` (deprecated)."""
+    if dim is None:
+        if not _cross_warned:
+            import warnings
+            warnings.warn(_CROSS_NO_DIM, UserWarning, stacklevel=2)
+            _cross_warned.append(True)
+        sizes = input._data.shape
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    return linalg_cross(input, other, dim=dim)
+
+
+_cross_warned = []
+_CROSS_NO_DIM = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+    "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+    "agree with that of linalg.cross in a future release. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
+
+
+# ---------------------------------------------------------------------------- products
+@_with_out("linalg.multi_dot")
+def multi_dot(tensors):
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_vector, last_vector = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    mats = list(tensors)
+    if first_vector:
+        mats[0] = mats[0].unsqueeze(0)
+    if last_vector:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i, t in enumerate(mats):
+        if t._dtype is not mats[0]._dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {_c10_name(mats[0]._dtype)} and tensor {i} "
+                               f"{_c10_name(t._dtype)}")
+        if t.dim() != 2:
+            which = "first" if i == 0 else "last" if i == n - 1 else None
+            if which:
+                raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                                   f"{tensors[i].dim()}D")
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    for i in range(n - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            a, b = mats[i].shape, mats[i + 1].shape
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(a)} and {list(b)} cannot be multiplied")
+    result = mats[0]
+    for m in mats[1:]:
+        result = result.mm(m)
+    if first_vector:
+        result = result.squeeze(0)
+    if last_vector:
+        result = result.squeeze(-1)
+    return result
+
+
+def _c10_name(dtype):
+    """A dtype as PyTorch's C++ messages spell it ('float', 'long int', ...)."""
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
+                str(dtype).split(".")[-1], str(dtype))
+
+
+_chain_matmul_warned = []
+
+
+@_with_out("chain_matmul")
+def chain_matmul(*matrices):
+    _warn_once(_chain_matmul_warned, _CHAIN_MATMUL_DEPRECATED)
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices)
+
+
+_CHAIN_MATMUL_DEPRECATED = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+    "multiple parameters. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "LinearAlgebra.cpp:1102.)")
+
+
+@_with_out("linalg.vecdot")
+def vecdot(x, y, *, dim=-1):
+    if x._dtype._category < 2:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {_tname(x._dtype)}")
+    if x._dtype is not y._dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {_tname(x._dtype)} and y of type {_tname(y._dtype)} "
+                           f"instead")
+    n, m = x._data.shape, y._data.shape
+    if len(n) == len(m) == 1 and n != m:        # two vectors go to dot, which never broadcasts
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n[0]}] and src [{m[0]}] "
+                           f"to have the same number of elements, but got {n[0]} and {m[0]} "
+                           f"elements respectively")
+    return (x.conj() * y).sum(dim)
+
+
+# ----------------------------------------------------------------------------- products
+def kron(input, other):
+    n = max(input.dim(), other.dim())
+    a = input.reshape((1,) * (n - input.dim()) + tuple(input.shape))
+    b = other.reshape((1,) * (n - other.dim()) + tuple(other.shape))
+    # a's dims interleaved with b's: (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...)
+    a_shape, b_shape = [], []
+    for sa, sb in zip(a.shape, b.shape):
+        a_shape += [sa, 1]
+        b_shape += [1, sb]
+    prod = V._unsafe_view(a, shape=tuple(a_shape)) * V._unsafe_view(b, shape=tuple(b_shape))
+    return V._unsafe_view(prod, shape=tuple(sa * sb for sa, sb in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.dim() or dims > b.dim():
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a = list(range(a.dim() - dims, a.dim()))
+        dims_b = list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    dims_a = [wrap_dim(d, a.dim()) for d in dims_a]
+    dims_b = [wrap_dim(d, b.dim()) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in "
+                               f"dim {db}")
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    size = int(np.prod([a.shape[d] for d in dims_a]))
+    left = a.permute(free_a + dims_a).reshape(-1, size)
+    right = b.permute(dims_b + free_b).reshape(size, -1)
+    result = left.mm(right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+    from ._pointwise_common import _out
+    return _out(result, out, "tensordot")
+
+
+def inner(input, other, *, out=None):
+    if input.dim() == 0 or other.dim() == 0:
+        result = input * other
+    else:
+        if input._dtype is not other._dtype:
+            raise RuntimeError("both inputs should have same dtype")
+        if input.shape[-1] != other.shape[-1]:
+            raise RuntimeError(f"inner() the last dimension must match on both input tensors "
+                               f"but got shapes {list(input.shape)} and {list(other.shape)}")
+        result = tensordot(input, other, ([-1], [-1]))
+    from ._pointwise_common import _out
+    return _out(result, out, "inner")
+
+
+def _scaled(t, factor):
+    return t if factor == 1 else t * factor
+
+
+def _add_product_backward(ctx, grad, product_grads):
+    """(self, a, b) gradients of beta * self + alpha * product(a, b)."""
+    needs = ctx.needs_input_grad
+    g_self = None
+    if needs[0]:
+        g_self = grad * 0 if ctx.beta == 0 else _scaled(grad, ctx.beta)
+    ga, gb = product_grads(_scaled(grad, ctx.alpha), needs)
+    return g_self, ga, gb
+
+
+def _add_product(xp, self, product, beta, alpha):
+    dtype = product.dtype
+    if alpha != 1:
+        product = product * dtype.type(alpha)
+    if beta == 0:                       # self is ignored, even its nan/inf (as in PyTorch)
+        return xp.broadcast_to(product, np.broadcast_shapes(self.shape, product.shape)).copy()
+    return (product + (self if beta == 1 else self * dtype.type(beta))).astype(dtype, copy=False)
+
+
+@primitive("addmv", node="AddmvBackward0", save=("mat", "vec"))
+def _addmv(xp, self, mat, vec, *, beta, alpha):
+    return _add_product(xp, self, _product(xp, mat, vec), beta, alpha)
+
+
+@_addmv.derivative
+def _(ctx, grad):
+    def grads(g, needs):
+        return (g.unsqueeze(1) * ctx.vec.unsqueeze(0) if needs[1] else None,
+                ctx.mat.t().mv(g) if needs[2] else None)
+    return _add_product_backward(ctx, grad, grads)
+
+
+@primitive("addr", node="AddrBackward0", save=("vec1", "vec2"))
+def _addr(xp, self, vec1, vec2, *, beta, alpha):
+    return _add_product(xp, self, xp.multiply.outer(vec1, vec2), beta, alpha)
+
+
+@_addr.derivative
+def _(ctx, grad):
+    def grads(g, needs):
+        return (g.mv(ctx.vec2) if needs[1] else None,
+                g.t().mv(ctx.vec1) if needs[2] else None)
+    return _add_product_backward(ctx, grad, grads)
+
+
+@primitive("baddbmm", node="BaddbmmBackward0", save=("batch1", "batch2"))
+def _baddbmm(xp, self, batch1, batch2, *, beta, alpha):
+    return _add_product(xp, self, _product(xp, batch1, batch2), beta, alpha)
+
+
+@_baddbmm.derivative
+def _(ctx, grad):
+    def grads(g, needs):
+        return (g.bmm(ctx.batch2.transpose(1, 2)) if needs[1] else None,
+                ctx.batch1.transpose(1, 2).bmm(g) if needs[2] else None)
+    return _add_product_backward(ctx, grad, grads)
+
+
+@primitive("addbmm", node="AddbmmBackward0", save=("batch1", "batch2"))
+def _addbmm(xp, self, batch1, batch2, *, beta, alpha):
+    return _add_product(xp, self, _product(xp, batch1, batch2).sum(0), beta, alpha)
+
+
+@_addbmm.derivative
+def _(ctx, grad):
+    def grads(g, needs):
+        g = g.unsqueeze(0).expand(ctx.input_shape(1)[0], *g.shape)
+        return (g.bmm(ctx.batch2.transpose(1, 2)) if needs[1] else None,
+                ctx.batch1.transpose(1, 2).bmm(g) if needs[2] else None)
+    return _add_product_backward(ctx, grad, grads)
+
+
+def _check_same_dtype(*tensors):
+    first = tensors[0]._dtype
+    for t in tensors[1:]:
+        if t._dtype is not first:
+            raise RuntimeError(f"expected scalar type {_scalar_name(first)} but found "
+                               f"{_scalar_name(t._dtype)}")
+
+
+def _check_scalars(t, beta, alpha, strict=False):
+    """(beta, alpha) for t's dtype: for integer tensors PyTorch truncates float factors
+    (addmm, addmv, baddbmm, addbmm) or refuses them (strict: addr)."""
+    if t._dtype._category < 2:
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float) and strict:
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                                   f"floating point number.")
+        beta, alpha = (int(v) if isinstance(v, float) else v for v in (beta, alpha))
+    return beta, alpha
+
+
+def _check_broadcasts(input, shape, op):
+    try:
+        ok = np.broadcast_shapes(tuple(input.shape), tuple(shape)) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        input.expand(shape)         # raises PyTorch's expand error
+        raise RuntimeError(f"{op}: input shape {list(input.shape)} cannot broadcast to "
+                           f"{list(shape)}")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None, _inplace=False):
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, "
+                           f"{vec.dim()}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
+                           f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    if not input._dtype is mat._dtype is vec._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_scalar_name(input._dtype)}, {_scalar_name(mat._dtype)}, and "
+                           f"{_scalar_name(vec._dtype)}")
+    beta, alpha = _check_scalars(mat, beta, alpha)
+    _check_broadcasts(input, (mat.shape[0],), "addmv")
+    from ._pointwise_common import _out
+    if _inplace:
+        return _addmv.inplace(input, mat, vec, beta=beta, alpha=alpha)
+    return _out(_addmv(input, mat, vec, beta=beta, alpha=alpha), out, "addmv")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None, _inplace=False):
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D"
+                           if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    _check_same_dtype(input, vec1, vec2)
+    _check_scalars(vec1, beta, alpha, strict=True)
+    _check_broadcasts(input, (vec1.shape[0], vec2.shape[0]), "addr")
+    from ._pointwise_common import _out
+    if _inplace:
+        return _addr.inplace(input, vec1, vec2, beta=beta, alpha=alpha)
+    return _out(_addr(input, vec1, vec2, beta=beta, alpha=alpha), out, "addr")
+
+
+def _check_batches(batch1, batch2):
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: "
+                           f"[{batch2.shape[0]}, {batch2.shape[1]}].")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
+    if input._dtype is not batch1._dtype:        # (checked before the shapes)
+        from ._pointwise_common import CPP_NAMES
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{CPP_NAMES[input._dtype.name]}, batch1: "
+                           f"{CPP_NAMES[batch1._dtype.name]}, batch2: "
+                           f"{CPP_NAMES[batch2._dtype.name]}")
+    _check_batches(batch1, batch2)
+    _check_same_dtype(input, batch1, batch2)
+    beta, alpha = _check_scalars(batch1, beta, alpha)
+    _check_broadcasts(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
+    from ._pointwise_common import _out
+    if _inplace:
+        return _baddbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
+    return _out(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "baddbmm")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
+    _check_batches(batch1, batch2)
+    from .blas import check_addmm_dtypes
+    check_addmm_dtypes(input, batch1, batch2)
+    beta, alpha = _check_scalars(batch1, beta, alpha)
+    _check_broadcasts(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
+    from ._pointwise_common import _out
+    if _inplace:
+        return _addbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
+    return _out(_addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "addbmm")
+
+
+def matrix_power(input, n):
+    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
+        if input.dim() < 2:
+            raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                               "dimensions.")
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {input.shape[-2]} by {input.shape[-1]} matrices")
+    if n == 0:
+        from .creation import eye
+        # PyTorch copies the identity into a clone of input (CopyBackwards: a zero gradient)
+        return input.clone().copy_(eye(input.shape[-1], dtype=input._dtype).expand(input.shape))
+    if n < 0:
+        from .linalg_solvers import inverse
+        input, n = inverse(input), -n
+    # binary powering: the squares of input, multiplied in where n has a one bit
+    result, square = None, input
+    while n:
+        if n & 1:
+            result = square if result is None else result.matmul(square)
+        n >>= 1
+        if n:
+            square = square.matmul(square)
+    return result.clone() if result is input else result
+
+
+def _inplace_product(fn):
+    """x.addmv_(...): the op's own check and node, written into x (Op.inplace)."""
+    def method(self, *args, **kwargs):
+        return fn(self, *args, _inplace=True, **kwargs)
+    return method
+
+
+__all__ = ['kron', 'tensordot', 'inner', 'addmv', 'addr', 'baddbmm', 'addbmm', 'matrix_power']
