@@ -200,7 +200,7 @@ class ConvTranspose3d(_ConvTransposeNd):
     _functional = staticmethod(F.conv_transpose3d)
 
 
-class _LazyConvMixin(LazyModuleMixin):
+class _LazyConvXdMixin(LazyModuleMixin):
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
@@ -238,27 +238,27 @@ class _LazyConvMixin(LazyModuleMixin):
         return (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
     cls_to_become = Conv1d
 
 
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
     cls_to_become = Conv2d
 
 
-class LazyConv3d(_LazyConvMixin, Conv3d):
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
     cls_to_become = Conv3d
 
 
-class _LazyConvTransposeMixin(_LazyConvMixin):
+class _LazyConvTransposeMixin(_LazyConvXdMixin):
     """A transposed convolution whose in_channels come from its first input: its weight is
     (in_channels, out_channels // groups, *kernel)."""
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
                  groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
                  dtype=None):
-        # skip _LazyConvMixin.__init__ (a plain convolution's argument order)
-        super(_LazyConvMixin, self).__init__(0, 0, kernel_size, stride, padding, output_padding,
+        # skip _LazyConvXdMixin.__init__ (a plain convolution's argument order)
+        super(_LazyConvXdMixin, self).__init__(0, 0, kernel_size, stride, padding, output_padding,
                                              groups, False, dilation, padding_mode)
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels

@@ -71,27 +71,35 @@ class ZeroPad3d(ConstantPad3d):
     extra_repr = _PadNd.extra_repr
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
+    mode = "reflect"
+
+
+class _ReplicationPadNd(_PadNd):
+    mode = "replicate"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     mode, dims = "reflect", 1
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     mode, dims = "reflect", 2
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     mode, dims = "reflect", 3
 
 
-class ReplicationPad1d(_PadNd):
+class ReplicationPad1d(_ReplicationPadNd):
     mode, dims = "replicate", 1
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     mode, dims = "replicate", 2
 
 
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     mode, dims = "replicate", 3
 
 
