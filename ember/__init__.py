@@ -158,7 +158,7 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from .nn.utils.parametrizations import (norm_except_dim,  # noqa: E402
                                       weight_norm_value as _weight_norm)
-from .nn._toplevel_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
+from .nn._toplevel_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, ...)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from . import distributions  # noqa: E402,F401  (torch.distributions' core)

@@ -946,7 +946,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 # and the offset u in [0, 1) drawn for that axis, window i < out - 1 starts at
 # int((i + u) * alpha) - int(u * alpha), and the last one at n - k (computed in the input's
 # floating type, as torch does). The max, the argmax (an index into each input plane) and the
-# scatter-add backward reuse the max-pooling machinery of `_conv.py`.
+# scatter-add backward reuse the max-pooling machinery above.
 def _starts(xp, u, n, out, k):
     """Window starts (..., out) along one axis, for the offsets u (...,)."""
     dtype = u.dtype.type

@@ -873,7 +873,7 @@ def affine_grid(theta, size, align_corners=None):
 # pixel covers instead of sampling a few; when upsampling it is the plain filter. The taps run over
 # the pixels j with int(c - support + 0.5) <= j < int(c + support + 0.5), and the weights of a
 # row are divided by their sum. The result is one (out x in) matrix per axis, which
-# `_conv._axes_op` applies separably (and transposes for the backward).
+# `_axes_op` (functional/pooling.py) applies separably (and transposes for the backward).
 # each filter's width in input pixels when not stretched (torch's interp_size)
 _TAPS = {"bilinear": 2, "bicubic": 4, "lanczos": 6}
 
