@@ -6,6 +6,8 @@ in ember ops, so gradients of gradients work. Ops that PyTorch shows as a compos
 l1_loss, kl_div, ...) are written from other ember ops, so the graphs match. This package
 re-exports every public name, as torch's single `torch.nn.functional` module has them.
 """
+import types as _types
+
 from .activation import (celu, celu_, elu, elu_, gelu, glu, gumbel_softmax, hardshrink,
                          hardsigmoid, hardswish, hardtanh, hardtanh_, leaky_relu, leaky_relu_,
                          log_softmax, logsigmoid, mish, prelu, relu, relu6, relu_, rrelu, rrelu_,
@@ -41,3 +43,10 @@ from .vision import (affine_grid, channel_shuffle, grid_sample, interpolate, pix
                      pixel_unshuffle, upsample, upsample_bilinear, upsample_nearest)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .. import grad  # noqa: E402,F401  (torch.nn.functional.grad)
+
+# torch's functional ops report one home, torch.nn.functional: so do these, whichever category
+# file defines them (pickle finds them here by that name)
+for _value in list(globals().values()):
+    if isinstance(_value, _types.FunctionType) and _value.__module__.startswith(__name__ + "."):
+        _value.__module__ = __name__
+del _value
