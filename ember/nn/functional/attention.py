@@ -143,6 +143,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _sdpa(query, key, value, mask=mask, is_causal=is_causal, scale=scale, groups=groups)
 
 
+# ==================================================================== multi_head_attention_forward
+# the functional form of MultiheadAttention: the module's own forward, run on the arguments
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,

@@ -540,6 +540,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              output_padding, groups, dilation)
 
 
+# ======================================================================= conv_tbc (time-major 1-d)
 def conv_tbc(input, weight, bias, pad=0):
     """input (time, batch, in), weight (kernel, in, out), bias (out): out[t] = bias +
     sum_k padded[t + k] @ weight[k]; a negative pad crops the time axis."""

@@ -778,6 +778,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _multilabel_margin_loss(input, target=t, reduction=reduction)
 
 
+# ---------------------------------------------------------------------------- linear_cross_entropy
+# torch has a chunked implementation (chosen by passing `options`) that never materializes the
+# whole logits tensor; ember always computes the reference form, linear then cross_entropy, whose
+# values are the ones the chunked path approximates. `options` are validated and, where torch's
+# chunked path would refuse them, warned about as torch does.
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
                          reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
     """cross_entropy(linear(input, linear_weight, linear_bias), target, ...), where a weight of

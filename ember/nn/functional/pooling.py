@@ -936,7 +936,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
                     lambda x: max_pool3d(x, kernel_size, stride, 0, 1, ceil_mode))
 
 
-# ============================================================================ fractional max pooling
+# ========================================================================== fractional max pooling
 
 
 # Fractional max pooling (Graham, 2014): max over windows of a fixed size whose starts advance by

@@ -474,6 +474,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return _interp_op(_INTERP_NODES[(mode, d)], input, kind, taps, mats)
 
 
+# =========================================================================== upsample (deprecated)
 def _deprecated_upsample(name):
     warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
                   f"instead.", stacklevel=3)
@@ -494,7 +495,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-# ============================================================================ grid_sample / affine_grid
+# ======================================================================= grid_sample / affine_grid
 
 
 # Spatial sampling: F.grid_sample and F.affine_grid.
