@@ -3,7 +3,7 @@ import math
 import warnings
 
 from .. import functional as F
-from ..functional.loss import linear_cross_entropy
+from ..functional.loss import linear_cross_entropy, _legacy_reduction
 from .module import Module
 from .distance import PairwiseDistance
 from .linear import Linear
@@ -13,7 +13,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce)
+            self.reduction = _legacy_reduction(size_average, reduce)
         else:
             self.reduction = reduction
 

@@ -4,6 +4,7 @@ import numbers
 from ...ops.creation import empty
 from ..parameter import Parameter
 from .. import functional as F, init
+from ..functional.normalization import _normalized_shape
 from .module import Module
 from . import _functions as _lrn
 
@@ -91,7 +92,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
         super().__init__()
-        self.normalized_shape = F._normalized_shape(normalized_shape)
+        self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
