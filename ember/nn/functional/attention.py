@@ -2,7 +2,6 @@
 import math
 import types
 
-
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...ops.registry import primitive, xp_of

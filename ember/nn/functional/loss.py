@@ -2,7 +2,6 @@
 import math
 import warnings
 
-
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd import grad_mode
