@@ -1,5 +1,4 @@
 """Distances: normalize, cosine_similarity, pairwise_distance and pdist."""
-
 from ..._printing import scalar_type_name
 from ...ops.registry import primitive
 from ...ops import reduction as R

@@ -1,5 +1,4 @@
 """Padding: F.pad in its constant, reflect, replicate and circular modes."""
-
 from ...ops.creation import _check_sizes
 from ...ops.registry import primitive
 from ._utils import _pad_last, _crop_last, _zero_input_grad

@@ -1,6 +1,5 @@
 """Batch normalization layers: BatchNorm1d/2d/3d on their bases _NormBase and _BatchNorm,
 LazyBatchNorm1d/2d/3d, and SyncBatchNorm (as it behaves in one process)."""
-
 from ... import _dtype as D
 from ...autograd import grad_mode
 from ...ops.creation import zeros, ones, tensor
