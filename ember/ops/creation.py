@@ -7,6 +7,8 @@ from .. import _dtype as D
 from .._device import as_device, array_module
 from .._tensor import Tensor, Size
 from .registry import primitive, xp_of
+from .layout import (dense_in_order as _dense_in_order,
+                     non_overlapping_and_dense as _non_overlapping_and_dense)
 
 
 def _finish(array, dtype, device, requires_grad):
@@ -561,24 +563,6 @@ def copy_strides(a, memory_format=None):
                 order[j], order[moving] = order[moving], order[j]
                 moving = j
     return _dense_in_order(a.shape, order)
-
-
-def _dense_in_order(shape, order):
-    """Dense strides with the dims laid out innermost-first in `order`."""
-    strides, step = [0] * len(shape), 1
-    for d in order:
-        strides[d] = step
-        step *= max(shape[d], 1)
-    return tuple(strides)
-
-
-def _non_overlapping_and_dense(shape, strides):
-    expected = 1
-    for stride, size in sorted((s, n) for s, n in zip(strides, shape) if n > 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def strided_empty(xp, shape, strides, np_dtype):

@@ -32,6 +32,7 @@ from ..autograd import anomaly_mode as _anomaly
 from ..autograd import forward_ad as _forward_ad
 from .. import amp as _amp
 from ..amp import _regions as _amp_regions
+from .layout import conform_layout
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -41,6 +42,8 @@ _XP = {"cpu": np}
 
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
+# the modules whose ops are elementwise: their results take PyTorch's layout (see layout.py)
+_ELEMENTWISE_MODULES = ("ember.ops.pointwise", "ember.ops.special")
 _make_tensor = Tensor._make
 # ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
 _profiling = []
@@ -213,6 +216,8 @@ class Op:
         self.view = view
         self.derivative_fn = None
         self.fills = False      # writes one value everywhere: may write overlapping memory
+        self.elementwise = not view and n_outputs == 1 and \
+            fn.__module__.startswith(_ELEMENTWISE_MODULES)
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
@@ -269,6 +274,8 @@ class Op:
             elif self.view:
                 result = inputs[0]._make_view(out)
             else:
+                if self.elementwise and out.ndim > 1 and out.strides != arrays[0].strides:
+                    out = conform_layout(np, out, arrays)
                 result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
         else:
             arrays, dtype, device = self._prepare(inputs)
@@ -281,6 +288,8 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)
                 raise
+            if self.elementwise and getattr(out, "ndim", 0) > 1:
+                out = conform_layout(xp_of(device), out, arrays)
             result = self._wrap(out, inputs, device)
         if _fw_levels:      # forward AD: the outputs' tangents
             _forward_ad.propagate(self, inputs, result, params)
@@ -304,6 +313,7 @@ class Op:
         Anything else goes to `fallback` (the public function: checks, promotion, devices).
         """
         forward, record, opmath = self.forward, self._record, self.opmath
+        elementwise = self.elementwise
 
         def method(a, b):
             if opmath and a._dtype._half:
@@ -324,6 +334,8 @@ class Op:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
+            elif elementwise and out.ndim > 1 and out.strides != a._data.strides:
+                out = conform_layout(np, out, (a._data, other))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if _state.enabled and (a._requires_grad or b_requires_grad):
                 record((a, b), result, {})
@@ -334,7 +346,7 @@ class Op:
         """The Tensor method of a one-input op (`x.tanh()`): a floating-point CPU tensor goes
         straight to the forward (no autocast); anything else to `fallback`, the public
         function."""
-        forward, record = self.forward, self._record
+        forward, record, elementwise = self.forward, self._record, self.elementwise
 
         def method(a, *args, **kwargs):
             if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
@@ -343,6 +355,8 @@ class Op:
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
+            elif elementwise and out.ndim > 1 and out.strides != a._data.strides:
+                out = conform_layout(np, out, (a._data,))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if a._requires_grad and _state.enabled:
                 record((a,), result, {})
