@@ -6,7 +6,7 @@ views.CopySlices) read a result's strides, so an elementwise result is laid out 
 it out (learned by experiment):
 
 - every operand has the result's shape and is contiguous: a contiguous result;
-- ... and every operand is channels_last (_3d) contiguous: channels_last strides;
+- ... and every operand (of 4 dims) is channels_last contiguous: channels_last strides;
 - ... and every operand has the same dense, non-overlapping strides: those strides, exactly
   (even the arbitrary stride of a dim of size one);
 - otherwise the result is dense, with its dims ordered in memory as the operands order them:
@@ -18,9 +18,12 @@ it out (learned by experiment):
 
 (No ember imports: the op mechanism, registry, uses this.)
 """
+import numpy as np
 
-# channels_last (_3d): the dims innermost first
-_CHANNELS_LAST = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+_NUMBERS = (bool, int, float, complex)
+
+# channels_last: the dims innermost first (channels_last_3d has no such rule)
+_CHANNELS_LAST = {4: (1, 3, 2, 0)}
 
 
 def conform_layout(xp, out, arrays):
@@ -31,7 +34,9 @@ def conform_layout(xp, out, arrays):
     shape = out.shape
     operands = []
     for a in arrays:
-        if hasattr(a, "strides"):
+        if a.__class__ in _NUMBERS or isinstance(a, np.generic):
+            operands.append(((), ()))           # a number: an operand of no dims
+        elif hasattr(a, "strides"):
             item = a.itemsize
             operands.append((a.shape, tuple(s // item for s in a.strides)))
     strides = elementwise_strides(shape, operands) or dense_in_order(shape, range(len(shape))[::-1])

@@ -44,6 +44,8 @@ _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "resul
 _FROM_NUMPY = D._FROM_NUMPY
 # the modules whose ops are elementwise: their results take PyTorch's layout (see layout.py)
 _ELEMENTWISE_MODULES = ("ember.ops.pointwise", "ember.ops.special")
+# elementwise ops with an operand passed as an option (no graph edge), ahead of the others
+_LEADING_OPERAND = {"where": "condition"}
 _make_tensor = Tensor._make
 # ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
 _profiling = []
@@ -218,6 +220,7 @@ class Op:
         self.fills = False      # writes one value everywhere: may write overlapping memory
         self.elementwise = not view and n_outputs == 1 and \
             fn.__module__.startswith(_ELEMENTWISE_MODULES)
+        self.leading_operand = _LEADING_OPERAND.get(name) if self.elementwise else None
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
@@ -274,8 +277,10 @@ class Op:
             elif self.view:
                 result = inputs[0]._make_view(out)
             else:
-                if self.elementwise and out.ndim > 1 and out.strides != arrays[0].strides:
-                    out = conform_layout(np, out, arrays)
+                if self.elementwise and out.ndim > 1 and not (
+                        out.strides == arrays[0].strides and out.flags.c_contiguous
+                        and self.leading_operand is None):
+                    out = self._conform(np, out, arrays, params)   # (not simply contiguous)
                 result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
         else:
             arrays, dtype, device = self._prepare(inputs)
@@ -289,7 +294,7 @@ class Op:
                 check_broadcast(inputs)
                 raise
             if self.elementwise and getattr(out, "ndim", 0) > 1:
-                out = conform_layout(xp_of(device), out, arrays)
+                out = self._conform(xp_of(device), out, arrays, params)
             result = self._wrap(out, inputs, device)
         if _fw_levels:      # forward AD: the outputs' tangents
             _forward_ad.propagate(self, inputs, result, params)
@@ -304,6 +309,12 @@ class Op:
                 return result
             self._record(inputs, result, params)
         return result
+
+    def _conform(self, xp, out, arrays, params):
+        """`out` in PyTorch's layout for this elementwise op's operands (layout.py)."""
+        if self.leading_operand is not None:
+            arrays = (params[self.leading_operand]._data,) + tuple(arrays)
+        return conform_layout(xp, out, arrays)
 
     def operator(self, fallback):
         """The Tensor method for this op's operator (`a * b`, `a + 1.5`).
@@ -334,7 +345,8 @@ class Op:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
-            elif elementwise and out.ndim > 1 and out.strides != a._data.strides:
+            elif elementwise and out.ndim > 1 and not (
+                    out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data, other))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if _state.enabled and (a._requires_grad or b_requires_grad):
@@ -355,7 +367,8 @@ class Op:
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
-            elif elementwise and out.ndim > 1 and out.strides != a._data.strides:
+            elif elementwise and out.ndim > 1 and not (
+                    out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data,))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if a._requires_grad and _state.enabled:
