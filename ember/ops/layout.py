@@ -32,6 +32,14 @@ def conform_layout(xp, out, arrays):
     if out.size < 2:
         return out
     shape = out.shape
+    if 1 not in shape:
+        # no dims of size one to settle: the common cases need no sorting. Every tensor
+        # operand laid out as `out` (x.t() * 2.0), or all of them and `out` contiguous (a
+        # broadcast one first: bias + x; its dims of size one are broadcast, so ignored)
+        tensors = [a for a in arrays if a.__class__ is out.__class__]
+        if all(a.strides == out.strides for a in tensors) or (
+                out.flags.c_contiguous and all(a.flags.c_contiguous for a in tensors)):
+            return out
     operands = []
     for a in arrays:
         if a.__class__ in _NUMBERS or isinstance(a, np.generic):
