@@ -9,8 +9,10 @@ zero_), a loss, backward with create_graph, and a second derivative. The same so
 under torch and under ember; every recorded value, stride, storage offset, node name, .grad,
 second derivative and error (type and message) must agree.
 
-A derandomized slice runs in the suite. For a long sweep set EMBER_FUZZ_EXAMPLES, e.g.
-`EMBER_FUZZ_EXAMPLES=20000 python -m pytest -q tests/test_fuzz_inplace_views.py -k sweep`.
+A derandomized slice (200 programs) runs in the suite. For a long sweep of new programs set
+EMBER_FUZZ_EXAMPLES, e.g. `EMBER_FUZZ_EXAMPLES=20000 python -m pytest -q
+tests/test_fuzz_inplace_views.py -k "test_sweep and not layout" --hypothesis-seed=1
+--hypothesis-show-statistics`.
 """
 import math
 import os
@@ -23,6 +25,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ember
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "200"))
+# the suite's slice is the same programs every run; a long run draws new ones (pytest's
+# --hypothesis-seed=N repeats a draw)
+DERANDOMIZE = "EMBER_FUZZ_EXAMPLES" not in os.environ
 # the programs call backward(create_graph=True) on purpose (second derivatives)
 pytestmark = pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
 
@@ -311,7 +316,7 @@ def test_generator_makes_real_programs():
         assert word in text, word
 
 
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+@settings(max_examples=EXAMPLES, derandomize=DERANDOMIZE, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**63 - 1))
 def test_sweep(seed):
