@@ -29,17 +29,22 @@ _CHANNELS_LAST = {4: (1, 3, 2, 0)}
 def conform_layout(xp, out, arrays):
     """`out` (a fresh result of an elementwise op on `arrays`, which may hold NumPy scalars)
     laid out as PyTorch lays it out: `out` itself when it already is, else a copy."""
-    if out.size < 2:
-        return out
     shape = out.shape
     if 1 not in shape:
         # no dims of size one to settle: the common cases need no sorting. Every tensor
         # operand laid out as `out` (x.t() * 2.0), or all of them and `out` contiguous (a
         # broadcast one first: bias + x; its dims of size one are broadcast, so ignored)
-        tensors = [a for a in arrays if a.__class__ is out.__class__]
-        if all(a.strides == out.strides for a in tensors) or (
-                out.flags.c_contiguous and all(a.flags.c_contiguous for a in tensors)):
+        strides, kind = out.strides, out.__class__
+        for a in arrays:
+            if a.__class__ is kind and a.strides != strides:
+                break
+        else:
             return out
+        if out.flags.c_contiguous and all(a.flags.c_contiguous for a in arrays
+                                          if a.__class__ is kind):
+            return out
+    if out.size < 2:
+        return out
     operands = []
     for a in arrays:
         if a.__class__ in _NUMBERS or isinstance(a, np.generic):

@@ -293,7 +293,9 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)
                 raise
-            if self.elementwise and getattr(out, "ndim", 0) > 1:
+            if self.elementwise and getattr(out, "ndim", 0) > 1 and not (
+                    out.strides == getattr(arrays[0], "strides", None) and
+                    out.flags.c_contiguous and self.leading_operand is None):
                 out = self._conform(xp_of(device), out, arrays, params)
             result = self._wrap(out, inputs, device)
         if _fw_levels:      # forward AD: the outputs' tangents
