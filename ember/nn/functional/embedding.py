@@ -1,7 +1,7 @@
 """Embeddings: embedding, embedding_bag, embedding_renorm_ and one_hot."""
 import numpy as np
 
-from ... import _dtype as D
+from ... import _dtype as D, _fast_kernels
 from ..._tensor import Tensor
 from ..._backend import of as _backend_of
 from ...autograd import grad_mode
@@ -18,19 +18,50 @@ def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
 
 @_embedding.derivative
 def _(ctx, g):
-    num, dim = ctx.input_shape()
-    flat = ctx.indices.reshape(-1)
-    rows = g.reshape(-1, dim)
+    return _embedding_dense_backward(g, indices=ctx.indices, num_weights=ctx.input_shape()[0],
+                                     padding_idx=ctx.padding_idx,
+                                     scale_grad_by_freq=ctx.scale_grad_by_freq)
+
+
+def _embedding_row_scale(xp, flat, num_weights, padding_idx, scale_grad_by_freq):
+    """Per-index factor of the rows in embedding's backward (0 for padding_idx, 1 / count of
+    the index with scale_grad_by_freq), or None when every factor is 1."""
     keep = None
-    if ctx.padding_idx is not None:
-        keep = (flat != ctx.padding_idx)
-    if ctx.scale_grad_by_freq:
-        counts = _xp(g).bincount(flat, minlength=num)[flat]
+    if padding_idx is not None:
+        keep = (flat != padding_idx)
+    if scale_grad_by_freq:
+        counts = xp.bincount(flat, minlength=num_weights)[flat]
         keep = (1.0 / counts) if keep is None else keep / counts
+    return keep
+
+
+@primitive("embedding_dense_backward", node="EmbeddingDenseBackwardBackward0")
+def _embedding_dense_backward(xp, grad_output, *, indices, num_weights, padding_idx,
+                              scale_grad_by_freq):
+    """The weight's gradient: grad_output's rows summed into the rows their indices name."""
+    dim = grad_output.shape[-1]
+    flat = indices.reshape(-1)
+    rows = grad_output.reshape(-1, dim)
+    keep = _embedding_row_scale(xp, flat, num_weights, padding_idx, scale_grad_by_freq)
     if keep is not None:
-        rows = rows * _const(keep.astype(g._dtype.np)[:, None], g)
-    index = _const(flat.astype(np.int64), g)
-    return zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index, rows)
+        rows = rows * keep.astype(rows.dtype)[:, None]
+    out = xp.zeros((num_weights, dim), grad_output.dtype)
+    if xp is np:
+        _fast_kernels.scatter_add_rows(out, flat, rows)
+    else:
+        _backend_of(xp).scatter_add(out, flat, rows)
+    return out
+
+
+@_embedding_dense_backward.derivative
+def _(ctx, gg):
+    # linear in grad_output: each index's row of gg, zero at padding_idx; PyTorch leaves
+    # out the 1 / count factor of scale_grad_by_freq here (measured), so does this
+    rows = _embedding(gg, indices=ctx.indices, padding_idx=None, scale_grad_by_freq=False)
+    if ctx.padding_idx is None:
+        return rows
+    keep = (ctx.indices != ctx.padding_idx).astype(gg._dtype.np)[..., None]
+    return rows * _const(keep, gg)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
