@@ -131,22 +131,6 @@ def layer_norm_backward_rows(g, x, weight, eps):
     return gy, gw, gb
 
 
-def softmax_lastdim(x, log=False):
-    """softmax (or log_softmax) of a float array along its last axis, in x's dtype; rows
-    whose maximum is not finite are shifted by 0 (all -inf rows give nan, as PyTorch)."""
-    m = x.max(axis=-1, keepdims=True)
-    if not np.isfinite(m).all():
-        m = np.where(np.isfinite(m), m, 0)
-    out = x - m
-    if log:
-        e = np.exp(out)
-        out -= np.log(e.sum(axis=-1, keepdims=True))
-        return out
-    np.exp(out, out=out)
-    out /= out.sum(axis=-1, keepdims=True)
-    return out
-
-
 def scatter_add_rows(out, index, rows):
     """out[index[k]] += rows[k] for every k, in the order of k (each sum rounded as a
     sequential loop rounds it, as PyTorch's CPU kernel). out: C-contiguous (num, dim);

@@ -185,3 +185,32 @@ def test_layer_norm_float32_fast_path_close_to_torch():
     for t, e in zip(*res):
         assert e.dtype == np.float32
         np.testing.assert_allclose(e, t, rtol=1e-5, atol=2e-5 * np.abs(t).max())
+
+
+def test_mid_size_products_run_on_one_blas_thread_and_restore_the_pool():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from ember import _threads
+    seen = []
+    pools = _threads._blas_pools()
+    if not pools:
+        pytest.skip("no BLAS pool that threadpoolctl can control")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        before = [get() for get, _ in pools]
+
+        def product(a, b):
+            seen.append([get() for get, _ in pools])
+            return a @ b
+        a, b = np.ones((20, 200), np.float32), np.ones((200, 800), np.float32)
+        out = _threads.call_single_threaded(product, a, b)
+        assert [get() for get, _ in pools] == before
+    assert seen == [[1] * len(pools)]
+    np.testing.assert_array_equal(out, np.full((20, 800), 200, np.float32))
+    assert _threads.product_size(a, b) == 20 * 200 * 800
+    # the policy is applied to products of this size (and the result is torch's)
+    x, w = np.random.default_rng(3).standard_normal((2, 20, 200)).astype(np.float32), \
+        np.random.default_rng(4).standard_normal((200, 800)).astype(np.float32)
+    assert _threads.BLAS_SPLITS_FROM <= _threads.product_size(x, w) < \
+        _threads.SINGLE_THREAD_PRODUCT
+    np.testing.assert_allclose((ember.tensor(x) @ ember.tensor(w)).numpy(),
+                               (torch.from_numpy(x) @ torch.from_numpy(w)).numpy(),
+                               rtol=1e-5, atol=1e-4)

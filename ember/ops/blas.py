@@ -4,7 +4,7 @@ import math
 import numpy as np
 import string
 
-from .. import _dtype as D
+from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
@@ -40,6 +40,9 @@ def _product(xp, a, b):
     if kind == "f" and size == 4 and b.ndim > 1 and a.shape[-1] >= 64 and \
             max(a.size * b.shape[-1], b.size * a.shape[-2]) < EXACT_PRODUCT_SIZE:
         return xp.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    if xp is np and b.ndim > 1 and kind in "fc" and _threads.BLAS_SPLITS_FROM <= \
+            _threads.product_size(a, b) < _threads.SINGLE_THREAD_PRODUCT:
+        return _threads.call_single_threaded(np.matmul, a, b)     # see ember/_threads.py
     return xp.matmul(a, b)
 
 
