@@ -45,8 +45,22 @@ def _phi_into(x, u, acc):
     np.reciprocal(acc, out=acc)
 
 
+def _in_layout_of(x, result):
+    """result (C-contiguous, x's shape) laid out in memory as x is, as NumPy's own
+    elementwise results are (a permuted input gives a permuted result, as in PyTorch)."""
+    if x.flags.c_contiguous or result.ndim < 2:
+        return result
+    out = np.empty_like(x, dtype=result.dtype)
+    out[...] = result
+    return out
+
+
 def gelu_f32(x):
     """gelu(x) = x * Phi(x) for a float32 array."""
+    return _in_layout_of(x, _gelu_f32(x))
+
+
+def _gelu_f32(x):
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
     u = np.empty(min(_BLOCK, flat.size), np.float32)
@@ -62,6 +76,10 @@ def gelu_f32(x):
 
 def gelu_backward_f32(grad, x):
     """grad * gelu'(x) = grad * (Phi(x) + x phi(x)) for float32 arrays of one shape."""
+    return _in_layout_of(x, _gelu_backward_f32(grad, x))
+
+
+def _gelu_backward_f32(grad, x):
     flat = np.ascontiguousarray(x).reshape(-1)
     g = np.ascontiguousarray(grad).reshape(-1)
     out = np.empty_like(flat)
@@ -84,7 +102,7 @@ def gelu_backward_f32(grad, x):
 def sigmoid_f32(x):
     """1 / (1 + exp(-x)) in float32, as PyTorch's CPU kernel: exactly 0 once exp(-x)
     overflows (x < -88.7), 1 for large x."""
-    out = np.empty(np.shape(x), np.float32)
+    out = np.empty_like(x, dtype=np.float32)         # (x's memory layout)
     np.negative(x, out=out)
     with np.errstate(over="ignore"):
         np.exp(out, out=out)

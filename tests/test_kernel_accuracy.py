@@ -214,3 +214,16 @@ def test_mid_size_products_run_on_one_blas_thread_and_restore_the_pool():
     np.testing.assert_allclose((ember.tensor(x) @ ember.tensor(w)).numpy(),
                                (torch.from_numpy(x) @ torch.from_numpy(w)).numpy(),
                                rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("op", ["gelu", "sigmoid"])
+def test_float32_kernels_keep_the_input_memory_layout(op):
+    x = np.random.default_rng(5).standard_normal((3, 4, 5)).astype(np.float32)
+    strides = []
+    for T in (torch, ember):
+        fn = T.nn.functional.gelu if op == "gelu" else T.sigmoid
+        t = T.tensor(x).permute(2, 0, 1).requires_grad_()
+        y = fn(t)
+        g, = T.autograd.grad(y, t, T.ones(4, 5, 3).permute(2, 0, 1))
+        strides.append((y.stride(), g.stride(), fn(T.tensor(x)[:, ::2]).stride()))
+    assert strides[1] == strides[0]
