@@ -7,10 +7,13 @@ loaded pools at once. Without it, the limit is written to the usual environment 
 
 Thread policy for products (`call_single_threaded`, used by ember's one matrix product): a
 product of fewer than SINGLE_THREAD_PRODUCT multiply-adds runs on one BLAS thread whatever the
-pool's size. OpenBLAS splits products from about 2^18 multiply-adds on; on a busy machine its
-second thread then waits for a core, and a (20x200)@(200x800) product measured 75 us on one
-thread and 32 ms on two (a 64x800x128 one: 0.1 ms vs 72 ms). Below 2^18 OpenBLAS keeps one
-thread by itself, so nothing is switched there (a switch costs a few microseconds).
+pool's size. OpenBLAS splits products from about 2^18 multiply-adds on, in fixed shares: on a
+busy machine a second thread that waits for a core stalls the whole product. Measured with 2
+threads against 1 on a loaded 2-core machine: (20x200)@(200x800) 32 ms vs 75 us,
+(1024x128)@(128x512) 20 ms vs 1.0 ms, even (36864x288)@(288x64) (680M multiply-adds, a small
+CNN's convolution) 74 ms vs 49 ms. So only products of 2^30 multiply-adds or more (about 0.1 s
+on one core) use the pool's threads. Below 2^18 OpenBLAS keeps one thread by itself, so nothing
+is switched there (a switch costs a few microseconds).
 """
 import os
 
@@ -18,7 +21,7 @@ _ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 _requested = None       # the value last given to set_num_threads
 
-SINGLE_THREAD_PRODUCT = 1 << 26     # multiply-adds; larger products use the pool's threads
+SINGLE_THREAD_PRODUCT = 1 << 30     # multiply-adds; larger products use the pool's threads
 BLAS_SPLITS_FROM = 1 << 18          # smaller products OpenBLAS runs on one thread anyway
 _pools = None           # [(get_num_threads, set_num_threads)] of the loaded BLAS libraries
 
