@@ -297,12 +297,13 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided
-        return strided
+        from . import strided, sparse_coo     # (ember/__init__ defines them after Tensor)
+        return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
     def is_sparse(self):
-        return False
+        """A sparse COO tensor (its `_data` a COOArrays: see ember/sparse)."""
+        return getattr(self._data, "_ember_sparse", False)
 
     @property
     def is_quantized(self):
@@ -540,6 +541,9 @@ class Tensor:
         return array_module(self._device).asnumpy(self._data)
 
     def numpy(self, *, force=False):
+        if getattr(self._data, "_ember_sparse", False):
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
+                            "Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:

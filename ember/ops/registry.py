@@ -322,7 +322,7 @@ class Op:
                 out = forward(np, a._data, other)
             except ValueError:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
-            if out.__class__ is not _ndarray:
+            if out.__class__ is not _ndarray and not getattr(out, "_ember_sparse", False):
                 out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if _state.enabled and (a._requires_grad or b_requires_grad):
@@ -341,7 +341,7 @@ class Op:
                     _amp_regions[0] or _fw_levels or _profiling:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
-            if out.__class__ is not _ndarray:
+            if out.__class__ is not _ndarray and not getattr(out, "_ember_sparse", False):
                 out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if a._requires_grad and _state.enabled:
@@ -443,6 +443,8 @@ class Op:
 
     def _wrap_one(self, a, inputs, device):
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
+            if getattr(a, "_ember_sparse", False):      # a sparse result (ember/sparse)
+                return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
             a = np.asarray(a)
         if self.view:
             return inputs[0]._make_view(a)

@@ -1,0 +1,43 @@
+"""ember.sparse: torch.sparse's COO tensors.
+
+A sparse tensor is an ember Tensor whose `_data` is a `COOArrays` (indices, values, size;
+ember/sparse/_coo.py), so it rides on the same registry, autograd graph and engine as a dense
+one. _conversions.py makes and unpacks them (sparse_coo_tensor, to_sparse, to_dense,
+coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py sparse.sum, _methods.py
+binds the Tensor methods, _optim.py the optimizers' sparse updates.
+"""
+from ._conversions import sparse_coo_tensor, _invariants_checked
+from ._products import mm, addmm
+from ._reductions import sum
+from . import _methods
+
+_methods.bind()
+
+__all__ = ["addmm", "check_sparse_tensor_invariants", "mm", "sum"]
+
+
+class check_sparse_tensor_invariants:
+    """Turn the invariant checks of sparse_coo_tensor on (globally, or within a `with`)."""
+
+    def __init__(self, enable=True):
+        self.enable = enable
+        self.saved = None
+
+    @staticmethod
+    def is_enabled():
+        return _invariants_checked[0]
+
+    @staticmethod
+    def enable():
+        _invariants_checked[0] = True
+
+    @staticmethod
+    def disable():
+        _invariants_checked[0] = False
+
+    def __enter__(self):
+        self.saved = _invariants_checked[0]
+        _invariants_checked[0] = self.enable
+
+    def __exit__(self, *exc):
+        _invariants_checked[0] = self.saved

@@ -1,0 +1,294 @@
+"""The raw arrays of a sparse COO tensor, and what the ops may do with them.
+
+A sparse tensor is an ordinary ember Tensor whose `_data` is a `COOArrays` instead of an
+array: an int64 `indices` array (sparse_dim, nnz), a `values` array (nnz,) + dense shape, the
+full shape and whether the entries are known to be coalesced (sorted, no repeated index).
+Being a Tensor, it goes through the same registry, graph and engine as a dense one; an op's
+forward receives the COOArrays where it would receive an array, and NumPy hands the ufuncs it
+calls to `__array_ufunc__` here. The ufuncs torch runs on sparse tensors (add, sub, mul, div,
+neg, mm through matmul, and zero-preserving unary functions) are computed on the arrays;
+anything else raises torch's "Could not run ... SparseCPU" error. Everything is written with
+the array module `xp` of the values, so CuPy arrays work the same.
+"""
+import numpy as np
+
+from .._backend import of as _backend_of
+
+
+def xp_of(array):
+    """The array module an array belongs to (NumPy, or CuPy for a GPU array)."""
+    if isinstance(array, np.ndarray):
+        return np
+    import cupy         # (only reached for a GPU array: CuPy is optional)
+    return cupy
+
+
+def not_supported(op, device_type="cpu"):
+    backend = "SparseCUDA" if device_type == "cuda" else "SparseCPU"
+    return NotImplementedError(
+        f"Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be "
+        f"because the operator doesn't exist for this backend, or was omitted during the "
+        f"selective/custom build process (if using custom build). If you are a Facebook "
+        f"employee using PyTorch on mobile, please visit https://fburl.com/ptmfixes for "
+        f"possible resolutions.")
+
+
+# NumPy's ufunc names that differ from torch's op names (for the error above)
+_TORCH_NAMES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub", "negative": "neg",
+                "absolute": "abs", "power": "pow", "arcsin": "asin", "arctan": "atan",
+                "arcsinh": "asinh", "arctanh": "atanh", "maximum": "maximum",
+                "minimum": "minimum", "greater": "gt", "less": "lt", "equal": "eq",
+                "not_equal": "ne", "greater_equal": "ge", "less_equal": "le",
+                "conjugate": "conj", "rint": "round", "reciprocal": "reciprocal"}
+
+# unary ufuncs with f(0) == 0, computed on the values of the coalesced tensor (torch coalesces
+# first where f is not linear: f(a) + f(b) != f(a + b))
+_ZERO_PRESERVING = {"absolute", "sqrt", "sin", "tan", "tanh", "sinh", "arcsin", "arctan",
+                    "arcsinh", "arctanh", "expm1", "log1p", "sign", "ceil", "floor", "trunc",
+                    "rint", "square", "deg2rad", "rad2deg", "signbit", "isnan", "isinf"}
+
+
+class COOArrays:
+    """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""
+    __slots__ = ("indices", "values", "shape", "coalesced")
+    _ember_sparse = True            # (what the few sparse-aware places of ember test)
+    __array_priority__ = 2000       # NumPy defers to us for `array + coo`
+
+    def __init__(self, indices, values, shape, coalesced=False):
+        self.indices = indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.coalesced = coalesced
+
+    # ------------------------------------------------------------------ what an array has
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def strides(self):
+        return (0,) * len(self.shape)       # (torch reports zero strides for a sparse tensor)
+
+    @property
+    def sparse_dim(self):
+        return self.indices.shape[0]
+
+    @property
+    def dense_dim(self):
+        return self.values.ndim - 1
+
+    @property
+    def nnz(self):
+        return self.indices.shape[1]
+
+    @property
+    def xp(self):
+        return xp_of(self.values)
+
+    def with_values(self, values, coalesced=None):
+        """The same pattern with other values."""
+        return COOArrays(self.indices, values, self.shape,
+                         self.coalesced if coalesced is None else coalesced)
+
+    def astype(self, dtype, copy=True, **_):
+        return self.with_values(self.values.astype(dtype, copy=copy))
+
+    def copy(self, order=None):
+        return COOArrays(self.indices.copy(), self.values.copy(), self.shape, self.coalesced)
+
+    def __getattr__(self, name):
+        # an array method an op's forward called on us: torch has no sparse kernel for it
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_supported(name)
+
+    def __array__(self, dtype=None, copy=None):
+        raise not_supported("_to_dense")
+
+    def __len__(self):
+        return self.shape[0]
+
+    # ------------------------------------------------------------------ the arithmetic
+    def linear_index(self):
+        """Each entry's position among the sparse dims, as one int64 (row-major)."""
+        xp = self.xp
+        sizes = self.shape[:self.sparse_dim]
+        key = xp.zeros(self.nnz, dtype=np.int64)
+        for d, n in enumerate(sizes):
+            key = key * n + self.indices[d]
+        return key
+
+    def coalesce(self):
+        """Entries sorted by index, repeated indices summed in the order they appear."""
+        if self.coalesced:
+            return self
+        xp = self.xp
+        if self.nnz == 0:
+            return COOArrays(self.indices, self.values, self.shape, True)
+        key = self.linear_index()
+        order = xp.argsort(key, kind="stable")
+        sorted_key = key[order]
+        first = xp.ones(self.nnz, dtype=bool)
+        first[1:] = sorted_key[1:] != sorted_key[:-1]
+        slot = xp.cumsum(first) - 1
+        n = int(slot[-1]) + 1
+        values = xp.zeros((n,) + self.values.shape[1:], dtype=self.values.dtype)
+        _backend_of(xp).scatter_add(values, slot, self.values[order])
+        indices = self.indices[:, order][:, first]
+        return COOArrays(indices, values, self.shape, True)
+
+    def to_dense(self):
+        xp = self.xp
+        out = xp.zeros(self.shape, dtype=self.values.dtype)
+        if self.nnz:
+            _backend_of(xp).scatter_add(out, tuple(self.indices), self.values)
+        return out
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        name = ufunc.__name__
+        if method != "__call__" or kwargs.get("out") is not None:
+            raise not_supported(_TORCH_NAMES.get(name, name))
+        if name in ("add", "subtract"):
+            return _add(*inputs, negate=name == "subtract")
+        if name in ("multiply", "divide", "true_divide") and len(inputs) == 2:
+            return _multiply(*inputs, divide=name != "multiply")
+        if name == "negative":
+            return self.with_values(-self.values)
+        if name == "matmul":
+            return _matmul(*inputs)
+        if name in _ZERO_PRESERVING and len(inputs) == 1:
+            c = self.coalesce()
+            return c.with_values(ufunc(c.values, **kwargs))
+        raise not_supported(_TORCH_NAMES.get(name, name))
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = func.__name__
+        if name == "transpose" and args[0] is self:
+            return self.permute(kwargs.get("axes", args[1] if len(args) > 1 else None))
+        if name == "copy" and args[0] is self:
+            return self.copy()
+        raise not_supported(name)
+
+    def permute(self, dims):
+        """The tensor with its dims reordered (sparse dims only, as torch permits)."""
+        if dims is None:
+            dims = tuple(range(self.ndim))[::-1]
+        dims = tuple(dims)
+        k = self.sparse_dim
+        if any(d >= k for d in dims[:k]):
+            raise not_supported("permute")
+        shape = tuple(self.shape[d] for d in dims)
+        return COOArrays(self.indices[list(dims[:k])], self.values, shape, False)
+
+
+def _is_coo(x):
+    return x.__class__ is COOArrays
+
+
+def _same_size(a, b):
+    if a.shape != b.shape:
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but "
+                           f"{list(a.shape)} != {list(b.shape)}")
+
+
+def _add(a, b, negate=False):
+    """a + b or a - b with a sparse operand: sparse + sparse is sparse (the entries of both,
+    merged when both are coalesced as torch does, else side by side); dense + sparse is dense."""
+    if _is_coo(a) and _is_coo(b):
+        _same_size(a, b)
+        xp = a.xp
+        values_b = -b.values if negate else b.values
+        if a.coalesced and b.coalesced:
+            return _merge(a, b.with_values(values_b))
+        return COOArrays(xp.concatenate([a.indices, b.indices], axis=1),
+                         xp.concatenate([a.values, values_b.astype(a.values.dtype)]),
+                         a.shape, False)
+    if _is_coo(a):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    # dense + sparse: the dense operand with the sparse entries added in (or taken away)
+    xp = b.xp
+    a = xp.asarray(a)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if shape != b.shape:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match "
+                           f"the size of tensor b ({b.shape[-1]}) at non-singleton dimension "
+                           f"{len(shape) - 1}")
+    dtype = np.result_type(a.dtype, b.dtype)
+    out = xp.array(xp.broadcast_to(a, shape), dtype=dtype, copy=True)
+    if b.nnz:
+        values = -b.values if negate else b.values
+        _backend_of(xp).scatter_add(out, tuple(b.indices), values.astype(dtype, copy=False))
+    return out
+
+
+def _merge(a, b):
+    """The sum of two coalesced tensors, itself coalesced (equal indices add once)."""
+    xp = a.xp
+    key = xp.concatenate([a.linear_index(), b.linear_index()])
+    order = xp.argsort(key, kind="stable")
+    both = COOArrays(xp.concatenate([a.indices, b.indices], axis=1)[:, order],
+                     xp.concatenate([a.values, b.values])[order], a.shape, False)
+    return both.coalesce()
+
+
+def _multiply(a, b, divide=False):
+    """a * b or a / b with a sparse operand: a scalar (or zero-dim array) scales the values; a
+    dense operand is read at the sparse entries; two sparse operands keep the entries they
+    share."""
+    if _is_coo(a) and _is_coo(b):
+        if divide:
+            raise not_supported("div")
+        _same_size(a, b)
+        return _intersect(a.coalesce(), b.coalesce())
+    if not _is_coo(a):
+        if divide:
+            raise not_supported("div")
+        a, b = b, a
+    xp = a.xp
+    if np.ndim(b) == 0:
+        values = xp.true_divide(a.values, b) if divide else xp.multiply(a.values, b)
+        return a.with_values(values)
+    if divide:
+        raise not_supported("div")
+    # sparse * dense: the dense operand, broadcast to the full shape, at each entry
+    dense = xp.broadcast_to(xp.asarray(b), a.shape)
+    picked = dense[tuple(a.indices)]
+    return a.with_values(xp.multiply(a.values, picked))
+
+
+def _intersect(a, b):
+    xp = a.xp
+    ka, kb = a.linear_index(), b.linear_index()
+    pos = xp.searchsorted(kb, ka)
+    pos_ok = xp.minimum(pos, max(b.nnz - 1, 0))
+    shared = (pos < b.nnz) & (kb[pos_ok] == ka) if b.nnz else xp.zeros(a.nnz, dtype=bool)
+    values = xp.multiply(a.values[shared], b.values[pos_ok[shared]])
+    return COOArrays(a.indices[:, shared], values, a.shape, True)
+
+
+def _matmul(a, b):
+    """sparse (2 sparse dims) @ dense matrix or vector, as torch's CPU kernel sums it: each
+    entry in turn adds value * row of the dense operand to its output row."""
+    if not _is_coo(a) or _is_coo(b) or a.sparse_dim != 2 or a.dense_dim != 0:
+        raise not_supported("mm")
+    xp = a.xp
+    b = xp.asarray(b)
+    rows, cols = a.indices[0], a.indices[1]
+    dtype = np.result_type(a.values.dtype, b.dtype)
+    out = xp.zeros((a.shape[0],) + b.shape[1:], dtype=dtype)
+    if a.nnz:
+        vals = a.values.astype(dtype, copy=False)
+        terms = vals.reshape((-1,) + (1,) * (b.ndim - 1)) * b[cols]
+        _backend_of(xp).scatter_add(out, rows, terms)
+    return out
