@@ -180,6 +180,20 @@ class COOArrays:
             return self.copy()
         raise not_supported(name)
 
+    def addmm(self, start, dense, beta, alpha):
+        """beta * start + alpha * (self @ dense), as torch's CPU kernel computes it: the
+        scaled start, then each entry adds (alpha * value) * its row of `dense`."""
+        xp = self.xp
+        dtype = dense.dtype
+        shape = (self.shape[0], dense.shape[1])
+        if beta == 0:
+            out = xp.zeros(shape, dtype=dtype)
+        else:
+            scaled = start if beta == 1 else start * dtype.type(beta)
+            out = xp.array(xp.broadcast_to(scaled, shape), dtype=dtype)
+        coef = self.values if alpha == 1 else self.values * dtype.type(alpha)
+        return scatter_fma(out, self.indices[0], coef, dense[self.indices[1]])
+
     def permute(self, dims):
         """The tensor with its dims reordered (sparse dims only, as torch permits)."""
         if dims is None:
@@ -277,9 +291,38 @@ def _intersect(a, b):
     return COOArrays(a.indices[:, shared], values, a.shape, True)
 
 
+def scatter_fma(out, index, coef, rows):
+    """out[index[k]] += coef[k] * rows[k] for each entry k in turn, each step one fused
+    multiply-add rounded once, as torch's CPU kernels accumulate sparse products (axpy). The
+    entries go in rounds (the first entry of every output row, then the second, ...), so each
+    round is one vectorised step over distinct rows. float32 and float16 steps are exact
+    through float64 (the product of two float32 numbers fits in it); a float64 step rounds
+    twice, which can differ from an FMA in the last bit."""
+    xp = xp_of(out)
+    n = index.shape[0]
+    if n == 0:
+        return out
+    order = xp.argsort(index, kind="stable")
+    sorted_index = index[order]
+    first = xp.ones(n, dtype=bool)
+    first[1:] = sorted_index[1:] != sorted_index[:-1]
+    starts = xp.nonzero(first)[0]
+    group = xp.cumsum(first) - 1
+    rank = xp.empty(n, dtype=np.int64)
+    rank[order] = xp.arange(n) - starts[group]
+    wide = np.float64 if out.dtype.kind == "f" else out.dtype
+    coef = coef.reshape((-1,) + (1,) * (rows.ndim - 1))
+    for r in range(int(rank.max()) + 1):
+        pick = xp.nonzero(rank == r)[0]
+        at = index[pick]
+        step = out[at].astype(wide) + coef[pick].astype(wide) * rows[pick].astype(wide)
+        out[at] = step.astype(out.dtype)
+    return out
+
+
 def _matmul(a, b):
     """sparse (2 sparse dims) @ dense matrix or vector, as torch's CPU kernel sums it: each
-    entry in turn adds value * row of the dense operand to its output row."""
+    entry in turn adds value * row of the dense operand to its output row (scatter_fma)."""
     if not _is_coo(a) or _is_coo(b) or a.sparse_dim != 2 or a.dense_dim != 0:
         raise not_supported("mm")
     xp = a.xp
@@ -287,8 +330,5 @@ def _matmul(a, b):
     rows, cols = a.indices[0], a.indices[1]
     dtype = np.result_type(a.values.dtype, b.dtype)
     out = xp.zeros((a.shape[0],) + b.shape[1:], dtype=dtype)
-    if a.nnz:
-        vals = a.values.astype(dtype, copy=False)
-        terms = vals.reshape((-1,) + (1,) * (b.ndim - 1)) * b[cols]
-        _backend_of(xp).scatter_add(out, rows, terms)
+    scatter_fma(out, rows, a.values.astype(dtype, copy=False), b[cols].astype(dtype, copy=False))
     return out

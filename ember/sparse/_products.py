@@ -7,12 +7,7 @@ from ._conversions import is_sparse, sparse_mask
 
 @primitive("sparse_addmm", node="SparseAddmmBackward0", save=("mat1", "mat2"))
 def _sparse_addmm(xp, self, mat1, mat2, *, beta, alpha):
-    prod = xp.matmul(mat1, mat2)
-    if alpha != 1:
-        prod = prod * prod.dtype.type(alpha)
-    if beta == 0:
-        return prod
-    return prod + (self if beta == 1 else self * prod.dtype.type(beta))
+    return mat1.addmm(self, mat2, beta, alpha)
 
 
 @_sparse_addmm.derivative
