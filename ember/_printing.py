@@ -349,7 +349,17 @@ def _sparse_repr(t):
         suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return _append_suffixes(text, suffixes)
+    # (torch wraps a sparse tensor's suffixes by their exact length, without the dense
+    # repr's two characters of margin)
+    line_len = len(pad) + len(f"size={tuple(coo.shape)}")
+    for suffix in suffixes:
+        if line_len + len(suffix) + 2 > _OPTS.linewidth:
+            text += ",\n" + pad + suffix
+            line_len = len(pad) + len(suffix)
+        else:
+            text += ", " + suffix
+            line_len += len(suffix) + 2
+    return text + ")"
 
 
 def tensor_repr(t):

@@ -70,6 +70,9 @@ def mm(input, mat2, *, out=None):
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if input.shape[1] != mat2.shape[0]:
+        if input.is_sparse:
+            raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size "
+                               f"{input.shape[1]}, got {mat2.shape[0]}")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
                            f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     if input._dtype is not mat2._dtype:

@@ -30,6 +30,13 @@ def _from_values(xp, values, *, indices, size, coalesced):
 @_from_values.derivative
 def _(ctx, grad):
     # each entry's value reached the result at its index: its gradient is the gradient there
+    # (a sparse gradient on the result's own entries, one by one, gives its values as they
+    # are; on other entries, the gradient at each index)
+    if is_sparse(grad):
+        given = grad._data
+        if given.indices is ctx.indices or given.indices.shape == ctx.indices.shape and \
+                bool((given.indices == ctx.indices).all()):
+            return Tensor._make(given.values, grad._dtype, grad._device)
     dense = grad.to_dense() if is_sparse(grad) else grad
     rows = tuple(Tensor._make(r) for r in ctx.indices)
     return dense[rows]
@@ -45,8 +52,8 @@ def _check_indices(indices, values, size):
                            f"{indices.shape[1]}, nnz from values: "
                            f"{values.shape[0] if values.ndim else 1}")
     if size is not None and len(size) != k + values.ndim - 1:
-        raise RuntimeError(f"number of dimensions must be sparse_dim ({k}) + dense_dim "
-                           f"({values.ndim - 1}), but got {len(size)}")
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) "
+                           f"= {len(size)}, sparse_dim = {k}, dense_dim = {values.ndim - 1}")
 
 
 def _check_invariants(coo):
@@ -94,7 +101,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         if tuple(values.shape[1:]) != size[idx.shape[0]:]:
             raise RuntimeError(f"values has incorrect size, expected {list(size[idx.shape[0]:] and (idx.shape[1],) + size[idx.shape[0]:])}, "
                                f"got {list(values.shape)}")
-    result = _from_values(values, indices=idx, size=size, coalesced=bool(is_coalesced))
+    # (one entry or none is coalesced by definition, and torch marks it so)
+    coalesced = bool(is_coalesced) or idx.shape[1] <= 1 and is_coalesced is None
+    result = _from_values(values, indices=idx, size=size, coalesced=coalesced)
     if check_invariants if check_invariants is not None else _invariants_checked[0]:
         _check_invariants(result._data)
     if requires_grad:
@@ -129,11 +138,14 @@ def to_dense(self, dtype=None, *, masked_grad=None):
 
 
 @primitive("sparse_mask", node="SparseMaskBackward0", save=("mask",))
-def _sparse_mask(xp, self, mask):
-    pattern = mask.coalesce()
+def _sparse_mask(xp, self, mask, *, coalesce_mask=False):
+    # the mask's entries as they are (Tensor.sparse_mask), or its coalesced pattern (the
+    # gradient of torch.sparse.mm's sparse operand); either keeps the mask's coalesced flag
+    pattern = mask.coalesce() if coalesce_mask else mask
     dense = self.to_dense() if self.__class__ is COOArrays else self
     picked = xp.broadcast_to(dense, pattern.shape)[tuple(pattern.indices)]
-    return pattern.with_values(picked.astype(pattern.dtype, copy=False))
+    return COOArrays(pattern.indices, picked.astype(pattern.dtype, copy=False), pattern.shape,
+                     mask.coalesced)
 
 
 @_sparse_mask.derivative
@@ -141,13 +153,12 @@ def _(ctx, grad):
     return grad.to_dense(), None
 
 
-def sparse_mask(self, mask):
-    """Tensor.sparse_mask: self's values at mask's (coalesced) entries, as a sparse tensor."""
+def sparse_mask(self, mask, coalesce_mask=False):
+    """Tensor.sparse_mask: self's values at mask's entries, as a sparse tensor."""
     if not is_sparse(mask):
-        raise RuntimeError("sparse_mask_sparse_csr expects self to be 2D" if False else
-                           f"sparse_mask(): expected mask to be a sparse COO tensor, but got "
+        raise RuntimeError(f"sparse_mask(): expected mask to be a sparse COO tensor, but got "
                            f"{mask.layout}")
-    return _sparse_mask(self, mask.detach())
+    return _sparse_mask(self, mask.detach(), coalesce_mask=coalesce_mask)
 
 
 def _nonzero_entries(xp, dense, sparse_dim):
@@ -199,8 +210,12 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
         return self
     if sparse_dim is None:
         return _to_sparse(self)
+    if sparse_dim == 0 and self.dim() > 0:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
+                           "self.dim()>0")
     if not 0 <= sparse_dim <= self.dim():
-        raise RuntimeError(f"sparse_dim argument must be in [0,{self.dim()}] range, but "
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.dim()}] "
+                           f"range, but "
                            f"{sparse_dim} is given")
     return _to_sparse_dim(self, sparse_dim=sparse_dim)
 

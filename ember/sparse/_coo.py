@@ -217,17 +217,11 @@ def _same_size(a, b):
 
 
 def _add(a, b, negate=False):
-    """a + b or a - b with a sparse operand: sparse + sparse is sparse (the entries of both,
-    merged when both are coalesced as torch does, else side by side); dense + sparse is dense."""
+    """a + b or a - b with a sparse operand: sparse + sparse is sparse (torch's merge, see
+    `_merge`); dense + sparse is dense."""
     if _is_coo(a) and _is_coo(b):
         _same_size(a, b)
-        xp = a.xp
-        values_b = -b.values if negate else b.values
-        if a.coalesced and b.coalesced:
-            return _merge(a, b.with_values(values_b))
-        return COOArrays(xp.concatenate([a.indices, b.indices], axis=1),
-                         xp.concatenate([a.values, values_b.astype(a.values.dtype)]),
-                         a.shape, False)
+        return _merge(a, b.with_values(-b.values) if negate else b)
     if _is_coo(a):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     # dense + sparse: the dense operand with the sparse entries added in (or taken away)
@@ -247,13 +241,57 @@ def _add(a, b, negate=False):
 
 
 def _merge(a, b):
-    """The sum of two coalesced tensors, itself coalesced (equal indices add once)."""
+    """a + b for two sparse operands as torch's CPU kernel adds them: one pass over both entry
+    lists in step, taking the smaller index first and adding the two values where the indices
+    are equal. For coalesced operands that is a sorted merge (vectorised here, the result
+    coalesced); uncoalesced ones are walked entry by entry, as torch does, which interleaves
+    them in its own way (the result is then not coalesced)."""
     xp = a.xp
-    key = xp.concatenate([a.linear_index(), b.linear_index()])
-    order = xp.argsort(key, kind="stable")
-    both = COOArrays(xp.concatenate([a.indices, b.indices], axis=1)[:, order],
-                     xp.concatenate([a.values, b.values])[order], a.shape, False)
-    return both.coalesce()
+    dtype = np.result_type(a.values.dtype, b.values.dtype)
+    ka, kb = a.linear_index(), b.linear_index()
+    if a.coalesced and b.coalesced:
+        # equal indices meet side by side after a stable sort (a's first): they are summed
+        key = xp.concatenate([ka, kb])
+        order = xp.argsort(key, kind="stable")
+        both = COOArrays(xp.concatenate([a.indices, b.indices], axis=1)[:, order],
+                         xp.concatenate([a.values.astype(dtype), b.values.astype(dtype)])[order],
+                         a.shape, False)
+        return both.coalesce()
+    # the walk: for each output entry, which entry of a and of b it takes (-1: none)
+    la, lb = ka.tolist(), kb.tolist()
+    take_a, take_b = [], []
+    i = j = 0
+    while i < len(la) and j < len(lb):
+        if la[i] < lb[j]:
+            take_a.append(i), take_b.append(-1)
+            i += 1
+        elif lb[j] < la[i]:
+            take_a.append(-1), take_b.append(j)
+            j += 1
+        else:
+            take_a.append(i), take_b.append(j)
+            i += 1
+            j += 1
+    take_a += list(range(i, len(la))) + [-1] * (len(lb) - j)
+    take_b += [-1] * (len(la) - i) + list(range(j, len(lb)))
+    ta, tb = xp.asarray(take_a, dtype=np.int64), xp.asarray(take_b, dtype=np.int64)
+    has_a, has_b = ta >= 0, tb >= 0
+    values = xp.zeros((len(take_a),) + a.values.shape[1:], dtype=dtype)
+    values[has_a] = a.values[ta[has_a]]
+    values[has_b & ~has_a] = b.values[tb[has_b & ~has_a]]
+    both = has_a & has_b
+    values[both] = values[both] + b.values[tb[both]].astype(dtype)
+    indices = xp.where(has_a, a.indices[:, xp.maximum(ta, 0)],
+                       b.indices[:, xp.maximum(tb, 0)]) if len(take_a) else a.indices[:, :0]
+    return COOArrays(indices, values, a.shape, False)
+
+
+def concatenate(a, b):
+    """The entries of a, then those of b (how torch's AccumulateGrad adds a sparse gradient
+    into a sparse .grad: nothing summed, nothing reordered)."""
+    xp = a.xp
+    return COOArrays(xp.concatenate([a.indices, b.indices], axis=1),
+                     xp.concatenate([a.values, b.values.astype(a.values.dtype)]), a.shape, False)
 
 
 def _multiply(a, b, divide=False):

@@ -22,4 +22,4 @@ def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by
             flat = flat[keep]
             rows = rows[Tensor._make(keep, device=grad.device)]
     return _from_values(rows, indices=flat.reshape(1, -1), size=(num_weights, dim),
-                        coalesced=False)
+                        coalesced=flat.shape[0] <= 1)     # (one entry is coalesced)

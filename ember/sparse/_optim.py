@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._backend import of as _backend_of
 from .._tensor import Tensor
-from ._coo import COOArrays
+from ._coo import scatter_fma
 
 # torch's refusal for each optimizer without a sparse update
 REFUSALS = {
@@ -30,10 +30,16 @@ def _f(values, number):
 
 
 def _add_into(dense, coo, alpha=1):
-    """dense += alpha * coo, entry by entry (torch's add_ of a sparse tensor into a dense)."""
-    if coo.nnz:
-        values = coo.values if alpha == 1 else coo.values * _f(coo.values, alpha)
-        _backend_of(coo.xp).scatter_add(dense, tuple(coo.indices), values)
+    """dense += alpha * coo, entry by entry (torch's add_ of a sparse tensor into a dense:
+    with an alpha, each entry one fused multiply-add)."""
+    if not coo.nnz:
+        return
+    if alpha == 1:
+        _backend_of(coo.xp).scatter_add(dense, tuple(coo.indices), coo.values)
+        return
+    rows = dense.reshape((-1,) + dense.shape[coo.sparse_dim:])     # (a view: params are
+    coef = coo.xp.full(coo.nnz, alpha, dtype=coo.values.dtype)      # contiguous)
+    scatter_fma(rows, coo.linear_index(), coef, coo.values)
 
 
 def _sparse_sum(a, b, alpha=1):

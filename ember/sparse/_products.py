@@ -16,7 +16,7 @@ def _(ctx, grad):
     g_self = (grad if ctx.beta == 1 else grad * ctx.beta) if needs[0] else None
     g1 = g2 = None
     if needs[1]:
-        g1 = sparse_mask(grad.mm(ctx.mat2.t()), ctx.mat1)
+        g1 = sparse_mask(grad.mm(ctx.mat2.t()), ctx.mat1, coalesce_mask=True)
         if ctx.alpha != 1:
             g1 = g1 * ctx.alpha
     if needs[2]:

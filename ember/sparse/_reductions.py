@@ -38,8 +38,10 @@ def _sum(xp, self, *, dims):
 
 @_sum.derivative
 def _(ctx, grad):
-    # each entry of the input gets the gradient of the output element it was summed into
-    coo = ctx.self._data
+    # each entry of the input (its coalesced pattern) gets the gradient of the output
+    # element it was summed into
+    given = ctx.self._data
+    coo = given.coalesce()
     k = coo.sparse_dim
     dims = ctx.dims
     keep = [d for d in range(k) if d not in dims]
@@ -51,7 +53,7 @@ def _(ctx, grad):
     garr = garr.reshape(garr.shape[:len(keep)] + dense)
     picked = garr[tuple(coo.indices[keep])] if keep else garr[None]
     values = xp.broadcast_to(picked, coo.values.shape).copy()
-    return Tensor._make(COOArrays(coo.indices, values, coo.shape, coo.coalesced),
+    return Tensor._make(COOArrays(coo.indices, values, coo.shape, given.coalesced),
                         grad._dtype, grad._device)
 
 
