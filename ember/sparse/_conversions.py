@@ -30,13 +30,7 @@ def _from_values(xp, values, *, indices, size, coalesced):
 @_from_values.derivative
 def _(ctx, grad):
     # each entry's value reached the result at its index: its gradient is the gradient there
-    # (a sparse gradient on the result's own entries, one by one, gives its values as they
-    # are; on other entries, the gradient at each index)
-    if is_sparse(grad):
-        given = grad._data
-        if given.indices is ctx.indices or given.indices.shape == ctx.indices.shape and \
-                bool((given.indices == ctx.indices).all()):
-            return Tensor._make(given.values, grad._dtype, grad._device)
+    # (for a sparse gradient, the sum of its entries at that index, as torch coalesces it)
     dense = grad.to_dense() if is_sparse(grad) else grad
     rows = tuple(Tensor._make(r) for r in ctx.indices)
     return dense[rows]
@@ -126,8 +120,8 @@ def _to_dense(xp, self, *, masked_grad=None):
 
 @_to_dense.derivative
 def _(ctx, grad):
-    # the gradient of a sparse input lives only where it has entries
-    return sparse_mask(grad, ctx.self)
+    # the gradient of a sparse input lives only where it has entries (once each)
+    return sparse_mask(grad, ctx.self, coalesce_mask=True)
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
