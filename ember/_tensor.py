@@ -659,6 +659,9 @@ class Tensor:
     def _deepcopy_data(self, memo):
         """A copy with the same strides and storage offset, whose memory the copies of other
         tensors on the same storage (in this deepcopy) share, as in PyTorch."""
+        if getattr(self._data, "_ember_sparse", False):         # a sparse tensor's arrays
+            return Tensor._make(self._data.copy(), self._dtype, self._device,
+                                self._requires_grad)
         root = self._base if self._base is not None else self
         if not (root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0):
             return Tensor._make(self._data.copy(), self._dtype, self._device,
@@ -682,6 +685,11 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         # as in PyTorch, a tensor travels with its whole storage and its place in it (a view
         # keeps its strides and offset) unless that memory is not laid out plainly
+        if getattr(self._data, "_ember_sparse", False):
+            from .sparse._coo import rebuild_sparse    # (ember.sparse is built on Tensor)
+            coo = self._data
+            return (rebuild_sparse, (coo.indices, coo.values, coo.shape, coo.coalesced,
+                                     str(self._device), self._requires_grad))
         root = self._base if self._base is not None else self
         geometry = None
         if root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0:

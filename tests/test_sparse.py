@@ -351,3 +351,29 @@ def test_sparse_gradient_accumulation():
         (w * 1).sum().backward()
         return first, second, s.grad, w.grad
     same(scenario, rtol=1e-6, atol=1e-7)      # (the gradients of mm are dense products)
+
+
+# ---------------------------------------------------------------------- saving and loading
+def test_torch_saved_sparse_loads_in_ember_and_back():
+    t = torch.sparse_coo_tensor(torch.tensor(IDX), torch.tensor(VALS), (2, 3))
+    buf = io.BytesIO()
+    torch.save({"s": t, "c": t.coalesce(), "w": torch.ones(2)}, buf)
+    loaded = ember.load(io.BytesIO(buf.getvalue()))
+    assert repr(loaded["s"]) == repr(t).replace("torch.", "ember.")
+    assert repr(loaded["c"]) == repr(t.coalesce()).replace("torch.", "ember.")
+    assert loaded["c"].is_coalesced() and not loaded["s"].is_coalesced()
+    out = io.BytesIO()
+    ember.save(loaded, out)
+    back = torch.load(io.BytesIO(out.getvalue()))
+    assert repr(back["s"]) == repr(t) and repr(back["c"]) == repr(t.coalesce())
+    assert back["c"].is_coalesced() and not back["s"].is_coalesced()
+    assert torch.equal(back["w"], torch.ones(2))
+
+
+def test_pickle_and_deepcopy():
+    import copy
+    import pickle
+    s = coo(ember, requires_grad=True)
+    for other in (copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert repr(other) == repr(s) and other._values() is not s._values()
+        assert other.requires_grad

@@ -12,7 +12,10 @@ the array module `xp` of the values, so CuPy arrays work the same.
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._backend import of as _backend_of
+from .._device import as_device
+from .._tensor import Tensor
 
 
 def xp_of(array):
@@ -204,6 +207,14 @@ class COOArrays:
             raise not_supported("permute")
         shape = tuple(self.shape[d] for d in dims)
         return COOArrays(self.indices[list(dims[:k])], self.values, shape, False)
+
+
+def rebuild_sparse(indices, values, shape, coalesced, device, requires_grad):
+    """A pickled sparse tensor back (Tensor.__reduce_ex__)."""
+    t = Tensor._make(COOArrays(indices, values, shape, coalesced),
+                     D.from_numpy_dtype(values.dtype), as_device(device))
+    t._requires_grad = requires_grad
+    return t
 
 
 def _is_coo(x):
