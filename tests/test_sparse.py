@@ -377,3 +377,77 @@ def test_pickle_and_deepcopy():
     for other in (copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
         assert repr(other) == repr(s) and other._values() is not s._values()
         assert other.requires_grad
+
+
+# ---------------------------------------------------------------------- embeddings
+@pytest.mark.parametrize("kwargs", [dict(), dict(padding_idx=1), dict(padding_idx=-1),
+                                    dict(max_norm=1.0)])
+def test_embedding_sparse_gradient(kwargs):
+    def scenario(T):
+        w = T.nn.Parameter(T.tensor(np.arange(18, dtype=np.float32).reshape(6, 3) / 7))
+        idx = T.tensor([[1, 2, 5], [1, 0, 5]])
+        out = T.nn.functional.embedding(idx, w, sparse=True, **kwargs)
+        (out * T.tensor(np.arange(18, dtype=np.float32).reshape(2, 3, 3))).sum().backward()
+        first = plain(w.grad)
+        T.nn.functional.embedding(T.tensor([3]), w, sparse=True, **kwargs).sum().backward()
+        return first, plain(w.grad), repr(w.grad), out.grad_fn.name()
+    exact(scenario)
+
+
+def test_embedding_sparse_errors_and_module():
+    def scenario(T):
+        w = T.nn.Parameter(T.ones(4, 3))
+        out = T.nn.functional.embedding(T.tensor([1, 2]), w, sparse=True, scale_grad_by_freq=True)
+        e = T.nn.Embedding(4, 3, sparse=True)
+        return catch(out.sum().backward), repr(e), e.sparse
+    exact(scenario)
+
+
+def test_embedding_sparse_adam_training():
+    vocab, dim = 10, 4
+    w0 = RNG.standard_normal((vocab, dim)).astype(np.float32)
+    head0 = RNG.standard_normal((dim, 3)).astype(np.float32)
+    # each batch repeats an index at most twice, so the coalesced sums are exact
+    batches = [RNG.permutation(vocab)[:6].reshape(2, 3) for _ in range(6)]
+    targets = [RNG.integers(0, 3, size=2) for _ in range(6)]
+
+    def scenario(T):
+        emb = T.nn.Embedding(vocab, dim, sparse=True)
+        head = T.nn.Linear(dim, 3, bias=False)
+        with T.no_grad():
+            emb.weight.copy_(T.tensor(w0))
+            head.weight.copy_(T.tensor(head0.T))
+        sparse_opt = T.optim.SparseAdam(emb.parameters(), lr=0.05)
+        dense_opt = T.optim.Adam(head.parameters(), lr=0.05)
+        losses = []
+        for idx, y in zip(batches, targets):
+            sparse_opt.zero_grad()
+            dense_opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(head(emb(T.tensor(idx)).mean(1)), T.tensor(y))
+            loss.backward()
+            assert emb.weight.grad.is_sparse and not emb.weight.grad.is_coalesced()
+            sparse_opt.step()
+            dense_opt.step()
+            losses.append(loss.item())
+        state = sparse_opt.state_dict()["state"][0]
+        return losses, emb.weight.detach(), state["step"], state["exp_avg"], state["exp_avg_sq"]
+    # (the dense head's matmuls and Adam round as ember's dense ops do)
+    same(scenario, rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_sparse_sgd_exact():
+    w0 = RNG.standard_normal((8, 3)).astype(np.float32)
+    batches = [RNG.integers(0, 8, size=5) for _ in range(4)]
+
+    def scenario(T):
+        emb = T.nn.Embedding(8, 3, sparse=True)
+        with T.no_grad():
+            emb.weight.copy_(T.tensor(w0))
+        opt = T.optim.SGD(emb.parameters(), lr=0.3)
+        for idx in batches:
+            opt.zero_grad()
+            out = emb(T.tensor(idx))
+            (out * out).sum().backward()
+            opt.step()
+        return emb.weight.detach()
+    exact(scenario)

@@ -1,13 +1,14 @@
 """How a sparse gradient joins a leaf's `.grad` (AccumulateGrad's sparse cases, as torch):
 a first sparse gradient becomes `.grad` as it is (a dense parameter then holds a sparse
 gradient, as nn.Embedding(sparse=True) gives); later ones add to it, in place when no graph
-is being built: sparse into sparse keeps it sparse (for a dense variable the entries side by
-side, uncoalesced; for a sparse one torch's sparse sum), sparse into dense adds into the dense
-memory, dense onto sparse gives a dense `.grad`."""
+is being built: sparse into sparse keeps it sparse (torch's sparse add, in place), sparse
+into dense adds into the dense memory, dense onto sparse gives a dense `.grad`."""
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from .._backend import of as _backend_of
-from ._coo import COOArrays, concatenate, _merge
+from ._coo import COOArrays
 from ._conversions import is_sparse
 
 
@@ -26,10 +27,7 @@ def accumulate(variable, old, new):
         variable._grad = new + old if is_sparse(old) and not is_sparse(new) else old + new
         return
     if is_sparse(old) and is_sparse(new):
-        # (torch: into a sparse variable's .grad the sparse sum, into a dense variable's the
-        # entries side by side)
-        old._data = _merge(old._data, new._data) if is_sparse(variable) else \
-            concatenate(old._data, new._data)
+        old._data = np.add(old._data, new._data)       # (the sparse add: ._coo._add)
     elif is_sparse(old):
         variable._grad = new + old
     else:

@@ -229,10 +229,14 @@ def _same_size(a, b):
 
 def _add(a, b, negate=False):
     """a + b or a - b with a sparse operand: sparse + sparse is sparse (torch's merge, see
-    `_merge`); dense + sparse is dense."""
+    `_merge`, or when the values of either are not contiguous in memory, the entries of both
+    side by side, as torch's kernel for that case gives); dense + sparse is dense."""
     if _is_coo(a) and _is_coo(b):
         _same_size(a, b)
-        return _merge(a, b.with_values(-b.values) if negate else b)
+        b = b.with_values(-b.values) if negate else b
+        if not (a.values.flags.c_contiguous and b.values.flags.c_contiguous):
+            return concatenate(a, b)
+        return _merge(a, b)
     if _is_coo(a):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     # dense + sparse: the dense operand with the sparse entries added in (or taken away)

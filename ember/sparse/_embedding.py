@@ -17,9 +17,10 @@ def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by
     flat = indices.reshape(-1).astype(np.int64)
     rows = grad.reshape(-1, dim)
     if padding_idx is not None:
+        # (torch selects the kept rows even when none is dropped: its values are then a
+        # fresh contiguous copy, which decides how a later sparse add combines them)
         keep = flat != padding_idx
-        if not keep.all():
-            flat = flat[keep]
-            rows = rows[Tensor._make(keep, device=grad.device)]
+        flat = flat[keep]
+        rows = rows[Tensor._make(keep, device=grad.device)]
     return _from_values(rows, indices=flat.reshape(1, -1), size=(num_weights, dim),
                         coalesced=flat.shape[0] <= 1)     # (one entry is coalesced)

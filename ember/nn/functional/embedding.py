@@ -7,18 +7,22 @@ from ..._backend import of as _backend_of
 from ...autograd import grad_mode
 from ...ops.registry import primitive, xp_of
 from ...ops.creation import zeros
+from ...sparse._embedding import embedding_sparse_grad
 from ._utils import _const, _xp
 
 
 # ============================================================================ embedding
 @primitive("embedding", node="EmbeddingBackward0")
-def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq, sparse=False):
     return weight[indices]
 
 
 @_embedding.derivative
 def _(ctx, g):
     num, dim = ctx.input_shape()
+    if ctx.sparse:          # a sparse COO gradient, one entry per lookup (ember/sparse)
+        return embedding_sparse_grad(g, ctx.indices, num, ctx.padding_idx,
+                                     ctx.scale_grad_by_freq)
     flat = ctx.indices.reshape(-1)
     rows = g.reshape(-1, dim)
     keep = None
@@ -53,7 +57,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding(weight, indices=indices, padding_idx=padding_idx,
-                      scale_grad_by_freq=scale_grad_by_freq)
+                      scale_grad_by_freq=scale_grad_by_freq, sparse=bool(sparse))
 
 
 def embedding_renorm_(weight, input, max_norm, norm_type):
