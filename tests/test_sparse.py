@@ -451,3 +451,19 @@ def test_embedding_sparse_sgd_exact():
             opt.step()
         return emb.weight.detach()
     exact(scenario)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dense", [False, True])
+def test_sparse_softmax(fn, dim, dense):
+    def scenario(T):
+        vals = np.arange(8, dtype=np.float32).reshape(4, 2) / 3 if dense else VALS
+        v = T.tensor(vals, requires_grad=True)
+        s = T.sparse_coo_tensor(T.tensor(IDX), v, (2, 3, 2) if dense else (2, 3))
+        out = getattr(T.sparse, fn)(s, dim)
+        weights = T.tensor(np.arange(12 if dense else 6, dtype=np.float32).reshape(s.shape))
+        (out.to_dense() * weights).sum().backward()
+        return plain(out), out.grad_fn.name(), v.grad
+    # (exp rounds its own way in torch's vectorised kernels)
+    same(scenario, rtol=1e-5, atol=1e-6)
