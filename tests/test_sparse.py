@@ -73,6 +73,10 @@ def test_construction_errors():
         catch(coo, T, vals=VALS[:3]),
         catch(coo, T, size=(2, 3, 4)),
         catch(coo, T, vals=np.ones((4, 2), np.float32), size=(2, 3, 5)),
+        catch(coo, T, vals=np.array([1, 2, 3, 4]), requires_grad=True),
+        catch(coo, T, idx=np.array([0, 1]), vals=VALS[:2], size=(2,)),
+        plain(catch(coo, T, idx=IDX.astype(np.float32))),
+        plain(T.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,))),
     ])
 
 

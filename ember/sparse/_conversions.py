@@ -37,7 +37,10 @@ def _(ctx, grad):
 
 
 def _check_indices(indices, values, size):
-    k = indices.shape[0]
+    k = indices.shape[0] if indices.ndim else 0
+    if size is not None and len(size) != k + values.ndim - 1:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) "
+                           f"= {len(size)}, sparse_dim = {k}, dense_dim = {values.ndim - 1}")
     if indices.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: "
                            f"{list(indices.shape)}")
@@ -45,9 +48,6 @@ def _check_indices(indices, values, size):
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: "
                            f"{indices.shape[1]}, nnz from values: "
                            f"{values.shape[0] if values.ndim else 1}")
-    if size is not None and len(size) != k + values.ndim - 1:
-        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) "
-                           f"= {len(size)}, sparse_dim = {k}, dense_dim = {values.ndim - 1}")
 
 
 def _check_invariants(coo):
@@ -56,8 +56,8 @@ def _check_invariants(coo):
     if coo.nnz == 0:
         return
     if int(coo.indices.min()) < 0:
-        raise RuntimeError("found negative index "
-                           f"{int(coo.indices.min())} for dim {int(xp.argmax((coo.indices < 0).any(axis=1)))}")
+        dim = int(xp.argmax((coo.indices < 0).any(axis=1)))
+        raise RuntimeError(f"found negative index {int(coo.indices.min())} for dim {dim}")
     for d in range(coo.sparse_dim):
         top = int(coo.indices[d].max())
         if top >= coo.shape[d]:
@@ -74,9 +74,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if not isinstance(values, Tensor):
         values = _creation.tensor(values, dtype=dtype, device=device)
     if indices._dtype is not D.int64:
-        if indices._dtype._category >= 2 or indices._dtype is D.bool:
-            raise RuntimeError(f"indices must be an int64 tensor")
-        indices = indices.to(D.int64)
+        indices = indices.to(D.int64)       # (torch converts any indices, floats too)
     if dtype is not None and values._dtype is not dtype:
         values = values.to(dtype)
     if device is not None and values._device != as_device(device):
@@ -92,18 +90,19 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         size = sparse_sizes + tuple(values.shape[1:])
     else:
         size = tuple(int(s) for s in size)
-        if tuple(values.shape[1:]) != size[idx.shape[0]:]:
-            raise RuntimeError(f"values has incorrect size, expected {list(size[idx.shape[0]:] and (idx.shape[1],) + size[idx.shape[0]:])}, "
-                               f"got {list(values.shape)}")
+        dense = size[idx.shape[0]:]
+        if tuple(values.shape[1:]) != dense:
+            raise RuntimeError(f"values has incorrect size, expected "
+                               f"{[idx.shape[1], *dense]}, got {list(values.shape)}")
     # (one entry or none is coalesced by definition, and torch marks it so)
     coalesced = bool(is_coalesced) or idx.shape[1] <= 1 and is_coalesced is None
     result = _from_values(values, indices=idx, size=size, coalesced=coalesced)
     if check_invariants if check_invariants is not None else _invariants_checked[0]:
         _check_invariants(result._data)
     if requires_grad:
-        if result._grad_fn is not None:
-            raise RuntimeError("Only Tensors of floating point dtype can require gradients" if
-                               result._dtype._category < 2 else "requires_grad_ on a non-leaf")
+        if result._dtype._category < 2:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         result.requires_grad_(True)
     return result
 
