@@ -234,7 +234,10 @@ class Tensor:
 
     @property
     def nbytes(self):
-        return self._data.size * self._dtype.itemsize
+        data = self._data
+        if data.__class__ is not np.ndarray and getattr(data, "_ember_sparse", False):
+            return data.nbytes          # (torch's error for a sparse tensor)
+        return data.size * self._dtype.itemsize
 
     def stride(self, dim=None):
         size = self._dtype.itemsize

@@ -132,6 +132,7 @@ def test_repr_variants():
 @pytest.mark.parametrize("op", [
     "s+s", "c+c", "c+s", "s*2", "2*s", "s/4", "-s", "d+s", "d-s", "s*d", "c*c", "s.mul(d)",
     "d.add(s,alpha=0.5)", "d.sub(s,alpha=0.25)", "s-s", "s.sqrt()", "s.abs()", "s.sin()",
+    "s.pow(2)", "s**3", "s.sum()", "s.double()", "s.clone()", "s.t()", "s.transpose(0,1)",
 ])
 def test_arithmetic(op):
     def scenario(T):
@@ -147,7 +148,8 @@ def test_arithmetic_errors():
     def scenario(T):
         s, d = coo(T), T.tensor(DENSE[:2, :3])
         return [catch(lambda: s + d), catch(lambda: s - d), catch(lambda: s + coo(T, size=(3, 3))),
-                catch(lambda: s + 1)]
+                catch(lambda: s + 1), catch(s.tolist), catch(lambda: s.nbytes),
+                catch(s.reshape, 6), s.stride(), s.element_size(), catch(s.item)]
     exact(scenario)
 
 
@@ -156,7 +158,7 @@ def test_arithmetic_nodes_and_gradients():
         v = T.tensor(VALS, requires_grad=True)
         s = T.sparse_coo_tensor(T.tensor(IDX), v, (2, 3))
         d = T.tensor(DENSE[:2, :3], requires_grad=True)
-        outs = [s * 2, s + s, d + s, -s, s / 2, s * d]
+        outs = [s * 2, s + s, d + s, -s, s / 2, s * d, s.pow(2), s * s]
         names = [o.grad_fn.name() for o in outs]
         total = sum(((o.to_dense() if o.is_sparse else o) * T.tensor(DENSE[:2, 1:])).sum()
                     for o in outs)

@@ -36,10 +36,13 @@ from ..autograd import grad_mode
 from ..autograd.graph import VersionCounter, _user_site, add_hook
 from ..ops.registry import xp_of
 from ..sparse._optim import sparse_update
+from ..sparse._coo import made as _sparse_made
 
 
 def _sparse_grads(group):
     """Has some parameter of the group a sparse gradient (nn.Embedding(sparse=True))?"""
+    if not _sparse_made[0]:
+        return False        # (no sparse tensor was ever made: the common case, one test)
     for p in group["params"]:
         g = p._grad
         if g is not None and g._data.__class__ is not np.ndarray and g.is_sparse:

@@ -51,6 +51,10 @@ _ZERO_PRESERVING = {"absolute", "sqrt", "sin", "tan", "tanh", "sinh", "arcsin", 
                     "rint", "square", "deg2rad", "rad2deg", "signbit", "isnan", "isinf"}
 
 
+# set once any sparse tensor exists: until then the optimizers skip looking for sparse grads
+made = [False]
+
+
 class COOArrays:
     """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""
     __slots__ = ("indices", "values", "shape", "coalesced")
@@ -58,6 +62,7 @@ class COOArrays:
     __array_priority__ = 2000       # NumPy defers to us for `array + coo`
 
     def __init__(self, indices, values, shape, coalesced=False):
+        made[0] = True
         self.indices = indices
         self.values = values
         self.shape = tuple(shape)
@@ -109,6 +114,16 @@ class COOArrays:
 
     def copy(self, order=None):
         return COOArrays(self.indices.copy(), self.values.copy(), self.shape, self.coalesced)
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    @property
+    def nbytes(self):
+        raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of "
+                           "the constituent tensors, add the nbytes of the indices and values.  "
+                           "If you want the size of the  equivalent dense tensor, multiply "
+                           "numel() by element_size()")
 
     def __getattr__(self, name):
         # an array method an op's forward called on us: torch has no sparse kernel for it
@@ -170,6 +185,11 @@ class COOArrays:
             return self.with_values(-self.values)
         if name == "matmul":
             return _matmul(*inputs)
+        if name == "power" and len(inputs) == 2 and inputs[0] is self and \
+                np.ndim(inputs[1]) == 0 and inputs[1] > 0:
+            # x ** p (p > 0) keeps zeros zero: on the coalesced values
+            c = self.coalesce()
+            return c.with_values(ufunc(c.values, inputs[1]))
         if name in _ZERO_PRESERVING and len(inputs) == 1:
             c = self.coalesce()
             return c.with_values(ufunc(c.values, **kwargs))
@@ -181,6 +201,10 @@ class COOArrays:
             return self.permute(kwargs.get("axes", args[1] if len(args) > 1 else None))
         if name == "copy" and args[0] is self:
             return self.copy()
+        if name == "sum" and args[0] is self and kwargs.get("axis") is None and len(args) == 1:
+            # (Tensor.sum() of a sparse tensor: the dense total of its coalesced values)
+            values = self.coalesce().values
+            return self.xp.asarray(values.sum(dtype=kwargs.get("dtype")))
         raise not_supported(name)
 
     def addmm(self, start, dense, beta, alpha):
