@@ -473,3 +473,28 @@ def test_sparse_softmax(fn, dim, dense):
         return plain(out), out.grad_fn.name(), v.grad
     # (exp rounds its own way in torch's vectorised kernels)
     same(scenario, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["s.mul_(2)", "s.div_(2)", "s.add_(s)", "s.add_(c)", "c.add_(c)",
+                                "s.zero_()", "s.sub_(s)", "s.neg_()", "s.add_(d)",
+                                "s.requires_grad_().mul_(2)"])
+def test_inplace_ops(op):
+    def scenario(T):
+        s = coo(T)
+        c = s.coalesce()
+        d = T.tensor(DENSE[:2, :3])
+        r = catch(lambda: eval(op, {"s": s, "c": c, "d": d}))
+        return plain(r), (r is s or r is c) if isinstance(r, T.Tensor) else None, s._version
+    exact(scenario)
+
+
+def test_zero_grad_keeps_sparse_grads_as_torch():
+    def scenario(T):
+        p = T.nn.Parameter(T.tensor(W0))
+        p.grad = T.sparse_coo_tensor(T.tensor([[1, 3]]), T.ones(2, 3), (6, 3))
+        opt = T.optim.SGD([p], lr=0.1)
+        opt.zero_grad(set_to_none=False)
+        kept = plain(p.grad)
+        opt.zero_grad()
+        return kept, p.grad
+    exact(scenario)

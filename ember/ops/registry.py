@@ -581,6 +581,9 @@ class Op:
     # ------------------------------------------------------------------ in place
     def inplace(self, target, *others, **params):
         """`target.op_(others)`: compute, write into target, bump its version, rebase its graph."""
+        if target._data.__class__ is not _ndarray and getattr(target._data, "_ember_sparse",
+                                                              False):
+            return _sparse_inplace(self, target, others, params)
         inputs = (target,) + others
         record = _state.enabled and self.differentiable and not _state.inference and any(
             getattr(x, "_requires_grad", False) for x in inputs)
@@ -618,6 +621,25 @@ class Op:
         if record:
             rebase_history(target, self, node)
         return target
+
+
+def _sparse_inplace(op, target, others, params):
+    """`s.mul_(2)`, `s.add_(t)`, `s.zero_()` on a sparse tensor (ember/sparse): the op's sparse
+    result replaces its arrays, as torch's sparse in-place ops swap its indices and values."""
+    inputs = (target,) + others
+    if _state.enabled and op.differentiable and any(
+            getattr(x, "_requires_grad", False) for x in inputs):
+        check_inplace_allowed(target)
+        raise NotImplementedError("ember: in-place ops on a sparse tensor that requires grad "
+                                  "are not supported")
+    arrays, dtype, device = op._prepare(inputs)
+    out = op.forward(xp_of(device), *arrays, **params)
+    if not getattr(out, "_ember_sparse", False):
+        raise RuntimeError(f"{op.name}: the result of an in-place op on a sparse tensor must "
+                           f"be sparse")
+    target._data = out.astype(target._dtype.np, copy=False)
+    target._version_counter.bump()
+    return target
 
 
 def check_inplace_shape(target, operands):

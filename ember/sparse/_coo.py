@@ -201,6 +201,12 @@ class COOArrays:
             return self.permute(kwargs.get("axes", args[1] if len(args) > 1 else None))
         if name == "copy" and args[0] is self:
             return self.copy()
+        if name == "zeros_like" and args[0] is self:
+            # (zero_(): no entries left, as torch empties a sparse tensor)
+            xp = self.xp
+            return COOArrays(xp.zeros((self.sparse_dim, 0), dtype=np.int64),
+                             xp.zeros((0,) + self.values.shape[1:], dtype=self.dtype),
+                             self.shape, True)
         if name == "sum" and args[0] is self and kwargs.get("axis") is None and len(args) == 1:
             # (Tensor.sum() of a sparse tensor: the dense total of its coalesced values)
             values = self.coalesce().values
