@@ -498,3 +498,28 @@ def test_zero_grad_keeps_sparse_grads_as_torch():
         opt.zero_grad()
         return kept, p.grad
     exact(scenario)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(mode="sum"), dict(mode="mean"), dict(mode="mean", padding_idx=4),
+    dict(mode="sum", psw=True), dict(mode="sum", fixed=True),
+])
+def test_embedding_bag_sparse_gradient(kwargs):
+    def scenario(T):
+        kw = dict(kwargs)
+        w = T.nn.Parameter(T.tensor(np.arange(18, dtype=np.float32).reshape(6, 3) / 5))
+        idx = T.tensor([1, 2, 4, 5, 4, 3])
+        psw = T.tensor(np.arange(1, 7, dtype=np.float32)) if kw.pop("psw", False) else None
+        if kw.pop("fixed", False):
+            out = T.nn.functional.embedding_bag(idx.reshape(2, 3), w, sparse=True, **kw)
+        else:
+            out = T.nn.functional.embedding_bag(idx, w, T.tensor([0, 2, 2, 5]), sparse=True,
+                                                per_sample_weights=psw, **kw)
+        (out * T.tensor(np.arange(out.numel(), dtype=np.float32).reshape(out.shape))) \
+            .sum().backward()
+        first = plain(w.grad)
+        T.nn.functional.embedding_bag(T.tensor([[0, 5]]), w, sparse=True).sum().backward()
+        return first, plain(w.grad), out.grad_fn.name(), \
+            catch(T.nn.functional.embedding_bag, idx, w, T.tensor([0, 2]), mode="max",
+                  sparse=True)
+    exact(scenario)

@@ -1,6 +1,6 @@
-"""The sparse gradient of an embedding (F.embedding(..., sparse=True)): one entry per looked-up
-index, in lookup order and uncoalesced, as torch gives it; the padding row's lookups are
-left out."""
+"""The sparse gradient of an embedding (F.embedding / F.embedding_bag with sparse=True): one
+entry per looked-up index, in lookup order and uncoalesced, as torch gives it; the padding
+row's lookups are left out."""
 import numpy as np
 
 from .._tensor import Tensor
@@ -24,3 +24,11 @@ def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by
         rows = rows[Tensor._make(keep, device=grad.device)]
     return _from_values(rows, indices=flat.reshape(1, -1), size=(num_weights, dim),
                         coalesced=flat.shape[0] <= 1)     # (one entry is coalesced)
+
+
+def sparse_rows_grad(rows, indices, num_weights):
+    """The weight's sparse gradient from each looked-up row's gradient `rows` (an ember
+    tensor (n, dim)) and the rows' weight indices (an int array (n,))."""
+    flat = indices.reshape(-1).astype(np.int64)
+    return _from_values(rows, indices=flat.reshape(1, -1), size=(num_weights, rows.shape[1]),
+                        coalesced=flat.shape[0] <= 1)
