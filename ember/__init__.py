@@ -232,6 +232,6 @@ from ._storage import UntypedStorage  # noqa: E402,F401
 from ._typed_storage import *  # noqa: E402,F401,F403  (TypedStorage, FloatStorage, ...: names)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
-from .sparse import sparse_coo_tensor  # noqa: E402,F401
+from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

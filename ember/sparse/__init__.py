@@ -2,12 +2,13 @@
 
 A sparse tensor is an ember Tensor whose `_data` is a `COOArrays` (indices, values, size;
 ember/sparse/_coo.py), so it rides on the same registry, autograd graph and engine as a dense
-one. _conversions.py makes and unpacks them (sparse_coo_tensor, to_sparse, to_dense,
-coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py sparse.sum/softmax/log_softmax, _methods.py
-binds the Tensor methods, _optim.py the optimizers' sparse updates, _autograd.py how sparse
-gradients accumulate, _embedding.py the sparse gradient of an embedding.
+one (docs/architecture.md). _conversions.py makes and unpacks them (sparse_coo_tensor,
+to_sparse, to_dense, coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py
+sparse.sum/softmax/log_softmax, _methods.py binds the Tensor methods, _optim.py the
+optimizers' sparse updates, _autograd.py how sparse gradients accumulate, _embedding.py the
+sparse gradient of an embedding.
 """
-from ._conversions import sparse_coo_tensor, _invariants_checked
+from ._conversions import _invariants_checked
 from ._products import mm, addmm
 from ._reductions import sum, softmax, log_softmax
 from . import _methods

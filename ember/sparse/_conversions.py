@@ -1,7 +1,5 @@
 """Making sparse COO tensors and taking them apart: sparse_coo_tensor, to_sparse, to_dense,
 coalesce, indices/values, each an op with torch's node so gradients flow through them."""
-import warnings
-
 import numpy as np
 
 from .. import _dtype as D
@@ -9,7 +7,7 @@ from .._device import as_device
 from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
-from ._coo import COOArrays, not_supported, xp_of
+from ._coo import COOArrays
 
 
 def is_sparse(t):
@@ -198,8 +196,8 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
                                   f"(only torch.sparse_coo)")
     if is_sparse(self):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError(f"to_sparse: conversion from Sparse to Sparse with sparse_dim "
-                               f"argument !=self.sparse_dim() is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
+                               "argument !=self.sparse_dim() is not supported")
         return self
     if sparse_dim is None:
         return _to_sparse(self)

@@ -37,7 +37,8 @@ def not_supported(op, device_type="cpu"):
 
 
 # NumPy's ufunc names that differ from torch's op names (for the error above)
-_TORCH_NAMES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub", "negative": "neg",
+_TORCH_NAMES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub",
+                "negative": "neg",
                 "absolute": "abs", "power": "pow", "arcsin": "asin", "arctan": "atan",
                 "arcsinh": "asinh", "arctanh": "atanh", "maximum": "maximum",
                 "minimum": "minimum", "greater": "gt", "less": "lt", "equal": "eq",

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
 from .._backend import of as _backend_of
 from .._tensor import Tensor
 from ._coo import scatter_fma
