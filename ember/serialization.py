@@ -364,7 +364,7 @@ def _get_layout(name):
 
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor saved as torch saves it: (indices, values, size, is_coalesced)."""
-    from .sparse import sparse_coo_tensor  # (ember.sparse is built on the ops)
+    from .sparse._conversions import sparse_coo_tensor  # (ember.sparse is built on the ops)
     indices, values, size, coalesced = data
     return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
 
