@@ -386,21 +386,24 @@ def scatter_fma(out, index, coef, rows):
     n = index.shape[0]
     if n == 0:
         return out
+    # each entry's rank among the entries of its output row (0 for the first, ...)
     order = xp.argsort(index, kind="stable")
     sorted_index = index[order]
     first = xp.ones(n, dtype=bool)
     first[1:] = sorted_index[1:] != sorted_index[:-1]
     starts = xp.nonzero(first)[0]
-    group = xp.cumsum(first) - 1
-    rank = xp.empty(n, dtype=np.int64)
-    rank[order] = xp.arange(n) - starts[group]
+    rank = xp.arange(n) - starts[xp.cumsum(first) - 1]       # (in sorted order)
+    # the entries grouped by rank, each round a slice; the products once, exact in float64
+    by_round = order[xp.argsort(rank, kind="stable")]
+    bounds = xp.searchsorted(xp.sort(rank), xp.arange(int(rank.max()) + 2)).tolist()
     wide = np.float64 if out.dtype.kind == "f" else out.dtype
-    coef = coef.reshape((-1,) + (1,) * (rows.ndim - 1))
-    for r in range(int(rank.max()) + 1):
-        pick = xp.nonzero(rank == r)[0]
-        at = index[pick]
-        step = out[at].astype(wide) + coef[pick].astype(wide) * rows[pick].astype(wide)
-        out[at] = step.astype(out.dtype)
+    coef = coef[by_round].astype(wide).reshape((-1,) + (1,) * (rows.ndim - 1))
+    products = coef * rows[by_round].astype(wide)
+    at_all = index[by_round]
+    for r in range(len(bounds) - 1):
+        lo, hi = bounds[r], bounds[r + 1]
+        at = at_all[lo:hi]
+        out[at] = (out[at] + products[lo:hi]).astype(out.dtype)
     return out
 
 
