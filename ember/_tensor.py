@@ -716,7 +716,8 @@ class Tensor:
     def type(self, dtype=None, non_blocking=False):
         from ._printing import legacy_type_name
         if dtype is None:
-            return "torch." + legacy_type_name(self._dtype, self._device)
+            sparse = "sparse." if self.is_sparse else ""        # (torch.sparse.FloatTensor)
+            return "torch." + sparse + legacy_type_name(self._dtype, self._device)
         from .ops.creation import legacy_type_dtype
         return self.to(legacy_type_dtype(dtype))
 

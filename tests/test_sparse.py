@@ -149,7 +149,8 @@ def test_arithmetic_errors():
         s, d = coo(T), T.tensor(DENSE[:2, :3])
         return [catch(lambda: s + d), catch(lambda: s - d), catch(lambda: s + coo(T, size=(3, 3))),
                 catch(lambda: s + 1), catch(s.tolist), catch(lambda: s.nbytes),
-                catch(s.reshape, 6), s.stride(), s.element_size(), catch(s.item)]
+                catch(s.reshape, 6), s.stride(), s.element_size(), catch(s.item), s.type(),
+                s.double().type(), s.is_contiguous()]
     exact(scenario)
 
 
