@@ -524,3 +524,42 @@ def test_embedding_bag_sparse_gradient(kwargs):
             catch(T.nn.functional.embedding_bag, idx, w, T.tensor([0, 2]), mode="max",
                   sparse=True)
     exact(scenario)
+
+
+# ---------------------------------------------------------------------- legacy constructors
+def test_legacy_sparse_types_and_empty_constructor():
+    from differential import warnings_of
+
+    def scenario(T):
+        i, v = T.tensor(IDX), T.tensor(VALS)
+        made, warned = warnings_of(lambda: [T.sparse.FloatTensor(i, v, T.Size([2, 3])),
+                                            T.sparse.FloatTensor(2, 3),
+                                            T.sparse.DoubleTensor(T.Size([4])),
+                                            T.sparse.FloatTensor(i, T.tensor([1, 2, 3, 4]),
+                                                                 T.Size([2, 3]))])
+        return ([plain(t) for t in made], warned,
+                isinstance(made[0], T.sparse.FloatTensor),
+                isinstance(made[0], T.sparse.DoubleTensor),
+                isinstance(T.ones(2), T.sparse.FloatTensor),
+                plain(T.sparse_coo_tensor((2, 3))),
+                plain(T.sparse_coo_tensor((2, 3), dtype=T.float64)))
+    exact(scenario)
+
+
+def test_pygcn_style_layer():
+    # Kipf's pygcn: a row-normalised adjacency built with torch.sparse.FloatTensor, spmm
+    n, f_in, f_out = 5, 4, 2
+    x0 = RNG.standard_normal((n, f_in)).astype(np.float32)
+    w0 = RNG.standard_normal((f_in, f_out)).astype(np.float32)
+    rows = np.array([0, 0, 1, 1, 2, 3, 4, 4, 2])
+    cols = np.array([0, 1, 1, 0, 2, 3, 4, 2, 4])
+    vals = (1.0 / np.bincount(rows)[rows]).astype(np.float32)
+
+    def scenario(T):
+        adj = T.sparse.FloatTensor(T.tensor(np.stack([rows, cols])), T.tensor(vals),
+                                   T.Size([n, n]))
+        W = T.nn.Parameter(T.tensor(w0))
+        out = T.spmm(adj, T.mm(T.tensor(x0), W))
+        out.pow(2).sum().backward()
+        return out, W.grad, out.grad_fn.name()
+    same(scenario, rtol=1e-6, atol=1e-6)

@@ -6,12 +6,14 @@ one (docs/architecture.md). _conversions.py makes and unpacks them (sparse_coo_t
 to_sparse, to_dense, coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py
 sparse.sum/softmax/log_softmax, _methods.py binds the Tensor methods, _optim.py the
 optimizers' sparse updates, _autograd.py how sparse gradients accumulate, _embedding.py the
-sparse gradient of an embedding.
+sparse gradient of an embedding, _legacy_types.py torch.sparse.FloatTensor and its kin.
 """
 from ._conversions import _invariants_checked
 from ._products import mm, addmm
 from ._reductions import sum, softmax, log_softmax
 from . import _methods
+from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa: F401
+                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor)
 
 _methods.bind()
 

@@ -63,10 +63,20 @@ def _check_invariants(coo):
                                f"{coo.shape[d]} but found index {top}")
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+_NO_VALUES = object()
+
+
+def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """torch.sparse_coo_tensor: a COO tensor from its indices (sparse_dim, nnz) and values
-    (nnz, *dense_shape); the size, when not given, is the smallest that holds every index."""
+    (nnz, *dense_shape); the size, when not given, is the smallest that holds every index.
+    `sparse_coo_tensor(size)` is an empty one of that size."""
+    if values is _NO_VALUES:
+        size = tuple(indices)
+        dtype = dtype if dtype is not None else D.get_default_dtype()
+        empty = Tensor._make(COOArrays(np.zeros((len(size), 0), np.int64),
+                                       np.zeros((0,), dtype.np), size, True), dtype)
+        return empty.requires_grad_(requires_grad) if requires_grad else empty
     if not isinstance(indices, Tensor):
         indices = _creation.tensor(indices, dtype=D.int64, device=device)
     if not isinstance(values, Tensor):
