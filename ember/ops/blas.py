@@ -74,6 +74,9 @@ def mm(input, mat2, *, out=None):
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if input.shape[1] != mat2.shape[0]:
+        if input.is_sparse:
+            raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size "
+                               f"{input.shape[1]}, got {mat2.shape[0]}")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
                            f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     if input._dtype is not mat2._dtype:
@@ -176,6 +179,8 @@ inner_product = dot
            save_for={"mat1": "mat2"})
 def _addmm(xp, self, mat1, mat2, *, beta, alpha):
     unsupported("addmm_impl_cpu_", mat1)
+    if getattr(mat1, "_ember_sparse", False):
+        return mat1.addmm(self, mat2, beta, alpha)      # (torch's sparse kernel: ember/sparse)
     prod = _product(xp, mat1, mat2)
     dtype = mat1.dtype
     if alpha != 1:
