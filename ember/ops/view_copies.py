@@ -235,8 +235,6 @@ def _narrow_copy_method(self, dim, start, length):
     return narrow_copy(self, dim, start, length)
 
 
-Tensor.narrow_copy = _narrow_copy_method
-
 
 __all__ = ['alias_copy', 'as_strided_copy', 'detach_copy', 'diagonal_copy', 'expand_copy',
                'permute_copy', 'select_copy', 'slice_copy', 'split_copy', 'split_with_sizes_copy',
