@@ -162,7 +162,7 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from .nn.utils.parametrizations import (norm_except_dim,  # noqa: E402
                                       weight_norm_value as _weight_norm)
-from ._nn_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
+from .nn._toplevel_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, ...)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from . import distributions  # noqa: E402,F401  (torch.distributions' core)
@@ -215,7 +215,7 @@ from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
-from .nn._functional_compat import conv_tbc  # noqa: E402,F401
+from .nn.functional import conv_tbc  # noqa: E402,F401
 from .ops.view_copies import *  # noqa: E402,F401,F403
 from .ops.nn_natives import *  # noqa: E402,F401,F403
 from .ops.random import *  # noqa: E402,F401,F403

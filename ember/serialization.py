@@ -165,7 +165,7 @@ class _Pickler(pickle._Pickler):
 
 
 def _is_placeholder(t):
-    from .nn.modules.lazy import UninitializedTensorMixin     # (nn imports ember)
+    from .nn.parameter import UninitializedTensorMixin     # (nn imports ember)
     return isinstance(t, UninitializedTensorMixin)
 
 

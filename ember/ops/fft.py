@@ -98,7 +98,7 @@ def _(ctx, grad):
 # ============================================================================ helpers
 def _zero_pad(x, pads):
     """x zero-padded at the end of each dim in {dim: amount} (one ConstantPadNd node)."""
-    from ..nn._conv import _constant_pad_nd     # (late: ember.nn imports the op modules)
+    from ..nn.functional.padding import _constant_pad_nd     # (late: ember.nn imports the op modules)
     pads = {d: p for d, p in pads.items() if p > 0}
     if not pads:
         return x

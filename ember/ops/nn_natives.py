@@ -21,7 +21,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
                 groups):
     """The convolution torch.nn.functional's convNd/conv_transposeNd all call."""
     from ..nn import functional as F
-    from .._nn_ops import _type_error
+    from ..nn._toplevel_ops import _type_error
     for position, (name, value) in enumerate((("stride", stride), ("padding", padding),
                                               ("dilation", dilation),
                                               ("output_padding", output_padding)), 4):
@@ -59,7 +59,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, batch mean, batch 1/std) in training; the statistics are empty in evaluation."""
-    from ..nn import functional as F
+    from ..nn.functional import normalization as F
     axes = tuple(i for i in range(input.dim()) if i != 1)
     if training:
         mean, rstd = (_constant(s.reshape(-1), input) for s in _stats(input._data, axes, eps))
@@ -90,7 +90,7 @@ def _(ctx, grad):
 
 def native_dropout(input, p, train):
     """(output, the boolean mask of the elements kept)."""
-    from ..nn.functional import _check_p
+    from ..nn.functional.dropout import _check_p
     _check_p(p)
     if train is False:
         mask = np.ones(input.shape, bool)
@@ -112,7 +112,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """torch's native ctc_loss: `reduction` as an int (1 mean, 2 sum, other none; left out,
     none, as torch.ctc_loss does in practice)."""
     from ..nn import functional as F
-    from .._nn_ops import _reduction_word
+    from ..nn._toplevel_ops import _reduction_word
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _reduction_word("ctc_loss", reduction), zero_infinity)
 

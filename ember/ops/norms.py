@@ -348,7 +348,7 @@ def frobenius_norm(input, dim=REQUIRED, keepdim=False, *, out=None):
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
                            f"instead.")
-    from ..nn.functional import _norm         # (torch.norm's node: NormBackward1)
+    from ..nn.functional._utils import _norm         # (torch.norm's node: NormBackward1)
     from ._pointwise_common import _out
     dims = tuple(wrap_dim(d, input.dim()) for d in dim) or tuple(builtins.range(input.dim()))
     return _out(_norm(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")

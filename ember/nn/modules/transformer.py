@@ -16,7 +16,7 @@ from ...ops.shape import triu
 from .. import functional as F
 from .. import init
 from .activation import ReLU, GELU
-from .activation_mha import MultiheadAttention, _canonical_mask
+from .activation import MultiheadAttention, _canonical_mask
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

@@ -1,7 +1,7 @@
 """The autograd function behind nn.CrossMapLRN2d (its own forward and backward formulas)."""
-from ..autograd.function import Function
-from ..ops.creation import arange
-from . import _conv as C
+from ...autograd.function import Function
+from ...ops.creation import arange
+from .. import functional as C
 
 
 def _window_sums(t, lo, hi):

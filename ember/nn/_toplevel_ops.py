@@ -6,8 +6,11 @@ positional, torch.embedding takes the weight first, batch_norm takes its tensors
 order. Each one here maps its arguments onto ember.nn.functional, which does the work (so
 values, graphs and node names are those of the functional form).
 """
-from .nn import functional as F
-from .nn._sampling import grid_sampler, affine_grid_generator
+from . import functional as F
+from .functional.dropout import _feature_dropout
+from .functional.normalization import _native_batch_norm, _native_instance_norm
+from .functional.loss import _reduce
+from .functional.vision import grid_sampler, affine_grid_generator
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -116,13 +119,13 @@ def feature_dropout(input, p, train):
     """Whole channels (dim 1) of each sample (dim 0) are dropped together."""
     _check_dropout("feature_dropout", p, train)
     _check_feature(input, train)
-    return F._feature_dropout(input, p, train, False, batched=True)
+    return _feature_dropout(input, p, train, False, batched=True)
 
 
 def feature_dropout_(input, p, train):
     _check_dropout("feature_dropout_", p, train)
     _check_feature(input, train)
-    return F._feature_dropout(input, p, train, True, batched=True)
+    return _feature_dropout(input, p, train, True, batched=True)
 
 
 def alpha_dropout(input, p, train):
@@ -150,13 +153,13 @@ def feature_alpha_dropout_(input, p, train):
 # are not theirs (torch returns a result there)
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
-    return F._native_batch_norm(input, running_mean, running_var, weight, bias, training,
+    return _native_batch_norm(input, running_mean, running_var, weight, bias, training,
                                 momentum, eps)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
-    return F._native_instance_norm(input, running_mean, running_var, weight, bias,
+    return _native_instance_norm(input, running_mean, running_var, weight, bias,
                                    use_input_stats, momentum, eps)
 
 
@@ -204,7 +207,7 @@ def threshold(input, threshold, value):
 def kl_div(input, target, reduction=0, *, log_target=False):
     # unreduced, then reduced here: F's 'mean' would warn, the native op does not
     word = _reduction_word("kl_div", reduction)
-    return F._reduce(F.kl_div(input, target, reduction="none", log_target=log_target), word)
+    return _reduce(F.kl_div(input, target, reduction="none", log_target=log_target), word)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):

@@ -1,22 +1,99 @@
-"""F.embedding_bag: the sum, mean or max of bags of embedding rows, without materializing
-the per-entry lookups as a graph.
-
-Bags are runs of the flat index list: bag b holds the entries offsets[b] .. offsets[b + 1]
-(the last bag runs to the end of the input; include_last_offset only drops offsets' last
-number).
-Entries equal to padding_idx take no part (a mean divides by the other entries). The op works
-on the entries that count: their row (`indices`), their bag (`bags`, non-decreasing) and their
-position in the input (`entries`, to read per_sample_weights).
-"""
+"""Embeddings: embedding, embedding_bag, embedding_renorm_ and one_hot."""
 import numpy as np
 
-from .. import _dtype as D
-from .._backend import of as _backend_of
-from ..autograd import grad_mode
-from ..ops.registry import primitive, xp_of
-from ..ops.creation import zeros
-from .functional import embedding_renorm_, _const
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ..._backend import of as _backend_of
+from ...autograd import grad_mode
+from ...ops.registry import primitive, xp_of
+from ...ops.creation import zeros
+from ._utils import _const, _xp
 
+
+# ============================================================================ embedding
+@primitive("embedding", node="EmbeddingBackward0")
+def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+    return weight[indices]
+
+
+@_embedding.derivative
+def _(ctx, g):
+    num, dim = ctx.input_shape()
+    flat = ctx.indices.reshape(-1)
+    rows = g.reshape(-1, dim)
+    keep = None
+    if ctx.padding_idx is not None:
+        keep = (flat != ctx.padding_idx)
+    if ctx.scale_grad_by_freq:
+        counts = _xp(g).bincount(flat, minlength=num)[flat]
+        keep = (1.0 / counts) if keep is None else keep / counts
+    if keep is not None:
+        rows = rows * _const(keep.astype(g._dtype.np)[:, None], g)
+    index = _const(flat.astype(np.int64), g)
+    return zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index, rows)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if input._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got "
+                           f"{input.type().replace('torch.', 'ember.')} instead (while checking "
+                           f"arguments for embedding)")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    indices = input._data
+    if indices.size and (indices.min() < 0 or indices.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    return _embedding(weight, indices=indices, padding_idx=padding_idx,
+                      scale_grad_by_freq=scale_grad_by_freq)
+
+
+def embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale (in place, untracked) the referenced rows whose norm exceeds max_norm."""
+    xp = _xp(weight)
+    rows = xp.unique(input._data.reshape(-1))
+    data = weight._data
+    # the vector p-norm of each row (max |w| for p = inf)
+    norms = xp.linalg.norm(data[rows], ord=float(norm_type), axis=1)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    data[rows] = data[rows] * scale[:, None]
+    weight._version_counter.bump()
+    return weight
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor._dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if not data.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == _xp(tensor).arange(num_classes)).astype(np.int64)
+    return Tensor._make(out, D.int64, tensor._device)
+
+
+# F.embedding_bag: the sum, mean or max of bags of embedding rows, without materializing
+# the per-entry lookups as a graph.
+#
+# Bags are runs of the flat index list: bag b holds the entries offsets[b] .. offsets[b + 1]
+# (the last bag runs to the end of the input; include_last_offset only drops offsets' last
+# number).
+# Entries equal to padding_idx take no part (a mean divides by the other entries). The op works
+# on the entries that count: their row (`indices`), their bag (`bags`, non-decreasing) and their
+# position in the input (`entries`, to read per_sample_weights).
 _MODES = ("sum", "mean", "max")
 
 

@@ -6,9 +6,9 @@ ember computes these ops in row-major arrays as before; only when the input is t
 channels-last is the result copied (once) into channels-last strides, so contiguous inputs
 pay one short stride check and nothing more.
 """
-from .._tensor import _CHANNELS_LAST_ORDER, _is_contiguous
-from ..ops.creation import copy_strides, strided_empty, suggested_format
-from ..ops.views import element_strides
+from ..._tensor import _CHANNELS_LAST_ORDER, _is_contiguous
+from ...ops.creation import copy_strides, strided_empty, suggested_format
+from ...ops.views import element_strides
 
 def as_input(xp, y, x):
     """Array `y` laid out in the memory format of input array `x` (a copy only for a

@@ -1,9 +1,34 @@
-"""Pairwise row distances (`pdist`) and Gumbel-softmax sampling, re-exported by functional."""
-import warnings
+"""Distances: normalize, cosine_similarity, pairwise_distance and pdist."""
+from ..._printing import scalar_type_name
+from ...ops.registry import primitive
+from ...ops import reduction as R
+from ...ops import pointwise as P
+from ...ops import norms as _norm_ops
+from ...ops import arithmetic as _arith
+from ...autograd import grad_mode
+from ._utils import _add_scalar, _norm, _clamp_min_scalar, _broadcast
 
-from .._printing import scalar_type_name
-from ..ops.registry import primitive
-from ..ops.creation import empty_like, zeros_like
+
+# ============================================================================ distances
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = _clamp_min_scalar(_norm_ops.vector_norm(input, p, dim, True), eps).expand_as(input)
+    return input / denom if out is None else _arith.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    x1, x2 = _broadcast(x1, x2)
+    n1 = _norm_ops.vector_norm(x1, 2, dim, True).clone()
+    n2 = _norm_ops.vector_norm(x2, 2, dim, True).clone()
+    # torch floors the norms at eps outside the graph: the gradient flows as if unclamped
+    with grad_mode.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    dim = max(x1.dim(), x2.dim(), 1) - 1
+    return _norm(_add_scalar(x1 - x2, other=eps), ord=float(p), dims=(dim,), keepdim=keepdim)
 
 
 # ============================================================================ pdist
@@ -86,17 +111,3 @@ def pdist(input, p=2):
         raise NotImplementedError(f"\"pdist\" not implemented for "
                                   f"'{scalar_type_name(input.dtype)}'")
     return _pdist(input, p=float(p))
-
-
-# ============================================================================ gumbel softmax
-def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
-    if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -empty_like(logits).exponential_().log()     # Gumbel(0, 1) noise
-    y_soft = ((logits + gumbels) / tau).softmax(dim)
-    if not hard:
-        return y_soft
-    index = y_soft.max(dim, keepdim=True)[1]
-    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
-    # straight through: the values of the one-hot sample, the gradient of the soft one
-    return y_hard - y_soft.detach() + y_soft

@@ -13,13 +13,14 @@ backward. The backward has no derivative itself: double backward raises torch's 
 """
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor
-from .._backend import of as _backend_of
-from .._printing import scalar_type_name
-from ..ops.registry import primitive
-from ..ops.creation import arg_kind, zeros
-from ..ops.pointwise import where
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ..._backend import of as _backend_of
+from ..._printing import scalar_type_name
+from ...ops.registry import primitive
+from ...ops.creation import arg_kind, zeros
+from ...ops.pointwise import where
+from .loss import _reduction
 
 _NEG_INF = -np.inf
 _WHILE = " (while checking arguments for ctc_loss_allocate_outputs)"
@@ -230,7 +231,6 @@ def _padded_targets(targets, input_lengths, target_lengths, n_frames, n_batch):
 # ----------------------------------------------------------------------------- F.ctc_loss
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
-    from .functional import _reduction
     reduction = _reduction(reduction)
     _check_overload((log_probs, targets, input_lengths, target_lengths, blank,
                      _REDUCTION_ENUM[reduction], zero_infinity))
