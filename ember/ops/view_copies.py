@@ -216,7 +216,7 @@ def view_as_complex_copy(input, *, out=None):
     return _write_out(_copied(view_as_complex(input), input), out)
 
 
-@primitive("detach_copy", node="torch::autograd::NotImplemented")
+@primitive("detach_copy", node="NotImplemented")
 def _detach_copy(xp, self):
     return xp.array(self, order="C", copy=True)
 
