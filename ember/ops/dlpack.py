@@ -30,5 +30,4 @@ def to_dlpack(tensor):
     return tensor._data.__dlpack__()
 
 
-
 __all__ = ['from_dlpack', 'to_dlpack']

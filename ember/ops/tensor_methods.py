@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._names import _PYTHON_METHODS, _named_function, _renamed
 from .._tensor import Tensor
 from . import (_pointwise_common as _PC, arithmetic as A, blas, calculus, comparison as CMP,
-               complex as CV, creation, dlpack, indexing, linalg_decompositions as LD,
+               complex as CV, creation, indexing, linalg_decompositions as LD,
                linalg_solvers as LS, logical as LG, norms, pointwise as P, pointwise_inplace as PI,
                pointwise_math as PM, random, reduction as R, scan, scatter_gather as SG, shape,
                softmax, sorting, special, special_bessel, spectral, statistics, tensor_info,

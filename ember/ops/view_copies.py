@@ -235,7 +235,6 @@ def _narrow_copy_method(self, dim, start, length):
     return narrow_copy(self, dim, start, length)
 
 
-
 # every view op's copy, made at import (as every op is: all_ops() lists them); the view ops
 # are all made by now (views, complex, and forward_ad, which the registry imports). No copy
 # function copies these views: view_copy has its own op, view_as_complex_copy records no
