@@ -5,13 +5,16 @@ ember.autograd.gradcheck in float64.
 The sample programs come from the existing tables (tests/opinfo.py's OpInfo tables, the cases
 of test_double_backward_sweep.py and test_nn_node_names.py) plus EXTRA_CASES below. Which ops
 a program runs is recorded, not declared: each program runs once (forward and backward) while
-every op call is noted, and an op's sample is the first program that ran it. An op no program
-runs fails test_every_op_has_a_sample, unless NO_SAMPLE lists it with the reason.
+every op call is noted; an op's sample is the first program whose graph has the op's node (or,
+for an op that records none, the first that runs it). An op no program runs fails
+test_every_op_has_a_sample, unless NO_SAMPLE lists it with the reason. Programs whose graph is
+not torch's are listed in KNOWN_DIFFERENCES (and checked to still differ), never used.
 
 Per op (test_op): the node names of its program's graph equal torch's (an op run in the
-forward of a differentiable program must have its node in that graph), and a differentiable
-op's program passes gradcheck in float64. Each program is checked once, however many ops it
-runs (the results are cached).
+forward of a differentiable program must have its node in that graph); for a differentiable op,
+gradcheck in float64 passes where torch's passes on the same program (fails where torch's
+fails), and where torch's backward raises (no derivative), ember's raises the same error. Each
+program is checked once, however many ops it runs (the results are cached).
 """
 import contextlib
 import functools
