@@ -17,7 +17,7 @@ from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as hal
                      complex128 as cdouble)
 from ._device import device, set_default_device, get_default_device
 from ._tensor import Tensor, Size
-from .ops import methods as _methods  # noqa: F401  (binds Tensor methods and operators)
+from .ops import tensor_methods as _tensor_methods  # noqa: F401  (binds Tensor's methods)
 from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
                            zeros_like, ones_like, empty_like, full_like, empty_strided, eye,
                            arange, linspace, logspace, clone, scalar_tensor)

@@ -1,7 +1,7 @@
 """The Tensor: an array on a device, plus what autograd needs to know about it.
 
-Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods.py` binds them
-as methods and operators. This file holds the data model: storage and views, the autograd
+Ops are not defined here: `ember/ops/` declares them once and `ember/ops/tensor_methods.py`
+binds them as methods and operators. This file holds the data model: storage and views, the autograd
 fields, conversions, and the few methods that are about the tensor itself.
 """
 import warnings
@@ -218,7 +218,6 @@ class Tensor:
     def numel(self):
         return self._data.size
 
-    nelement = numel
 
     def __len__(self):
         if self._data.ndim == 0:

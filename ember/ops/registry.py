@@ -202,6 +202,16 @@ def _reduction():
     return reduction
 
 
+# every op made, in the order made: all made at import (an op made on a first call would be
+# missing from the inventory and from tests/test_op_inventory.py, which walks it)
+_INVENTORY = []
+
+
+def all_ops():
+    """The inventory: every op ember has (name, node name, differentiable on each)."""
+    return list(_INVENTORY)
+
+
 class Op:
     """One registered op. Calling it runs the forward and records the graph."""
 
@@ -236,6 +246,7 @@ class Op:
             if differentiable else None
         self.__name__ = name
         self.__doc__ = fn.__doc__
+        _INVENTORY.append(self)
 
     def _plan_save(self, name):
         """How `_record` finds a saved name: (kind, index, needed_by), resolved once here.

@@ -560,8 +560,5 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
                                storage_offset=window.storage_offset())
 
 
-Tensor.as_strided_scatter = as_strided_scatter
-
-
 __all__ = ['as_strided_scatter', 'put', 'masked_scatter', 'scatter_reduce', 'select_scatter',
                'slice_scatter', 'diagonal_scatter', 'index_reduce']

@@ -294,14 +294,8 @@ def _make_interp_op(node):
     return forward
 
 
-_INTERP_OPS = {}
-
-
 def _interp_op(node, x, kind, taps, mats):
-    op = _INTERP_OPS.get(node)
-    if op is None:
-        op = _INTERP_OPS[node] = _make_interp_op(node)
-    return op(x, kind=kind, taps=tuple(taps), mats=tuple(mats))
+    return _INTERP_OPS[node](x, kind=kind, taps=tuple(taps), mats=tuple(mats))
 
 
 _INTERP_NODES = {("nearest", 1): "UpsampleNearest1DBackward0",
@@ -946,3 +940,6 @@ def fixed_point_resample(x, mats):
 # the autograd node of each mode (its backward's node adds "Backward" before the "0")
 AA_NODES = {"bilinear": "UpsampleBilinear2DAaBackward0", "bicubic": "UpsampleBicubic2DAaBackward0",
          "lanczos": "UpsampleLanczos2DAaBackward0"}
+# made at import, as every op is (ember.ops.registry.all_ops() lists them)
+_INTERP_OPS = {node: _make_interp_op(node)
+               for node in [*_INTERP_NODES.values(), *AA_NODES.values()] if node is not None}
