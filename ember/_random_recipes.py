@@ -409,7 +409,7 @@ class _Uniforms:
 
     def __init__(self, gen, block=256):
         self.gen, self.block = gen, block
-        self.snap = (gen._key.copy(), gen._left, gen._next)
+        self.snap = gen.get_state()
         self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
 
     def __call__(self):
@@ -420,9 +420,8 @@ class _Uniforms:
         return float(self.buf[self.pos - 1])
 
     def finish(self):
-        g = self.gen
-        g._key, g._left, g._next = self.snap
-        g.words(2 * self.used)
+        self.gen.set_state(self.snap)
+        self.gen.words(2 * self.used)
 
 
 def _poisson_one(lam, uniform):
