@@ -64,13 +64,37 @@ def fma32(a, b, c):
 
 
 # ----------------------------------------------------------------------------- helpers
-# the C library's functions elementwise (NumPy's own SIMD log/cos/sin round differently)
-_log = np.frompyfunc(math.log, 1, 1)
-_log1p = np.frompyfunc(math.log1p, 1, 1)
-_cos = np.frompyfunc(math.cos, 1, 1)
-_sin = np.frompyfunc(math.sin, 1, 1)
-_tan = np.frompyfunc(math.tan, 1, 1)
-_exp = np.frompyfunc(math.exp, 1, 1)
+class _Libm:
+    """A C library function over a float64 array, as torch calls it one element at a time.
+    NumPy's own version is used where it gives the C library's bits (checked once, on first
+    use, against Python's math over a sample of the domain: NumPy's float64 cos and sin call
+    the C library, its log, log1p, tan and exp are SIMD versions that round differently);
+    otherwise Python's math function is mapped over the elements."""
+
+    def __init__(self, math_fn, np_fn, low, high):
+        self.math_fn, self.np_fn, self.domain = math_fn, np_fn, (low, high)
+        self.fast = None
+
+    def _mapped(self, x):
+        x = np.asarray(x, np.float64)
+        return np.fromiter(map(self.math_fn, x.ravel().tolist()), np.float64,
+                           x.size).reshape(x.shape)
+
+    def __call__(self, x):
+        if self.fast is None:
+            probe = np.linspace(*self.domain, 20011)[1:-1]
+            self.fast = bool(np.array_equal(self.np_fn(probe), self._mapped(probe)))
+        if self.fast:
+            return self.np_fn(np.asarray(x, np.float64))
+        return self._mapped(x)
+
+
+_log = _Libm(math.log, np.log, 0.0, 1.0)
+_log1p = _Libm(math.log1p, np.log1p, -1.0, 0.0)
+_cos = _Libm(math.cos, np.cos, 0.0, 2 * np.pi)
+_sin = _Libm(math.sin, np.sin, 0.0, 2 * np.pi)
+_tan = _Libm(math.tan, np.tan, -np.pi / 2, np.pi / 2)
+_exp = _Libm(math.exp, np.exp, -20.0, 20.0)
 
 
 def _np_dtype(dtype):
@@ -78,7 +102,7 @@ def _np_dtype(dtype):
 
 
 def _count(shape):
-    return int(np.prod(shape, dtype=np.int64)) if isinstance(shape, tuple) else int(shape)
+    return math.prod(shape) if isinstance(shape, tuple) else int(shape)
 
 
 def fill_order(shape, strides):
@@ -91,14 +115,29 @@ def fill_order(shape, strides):
     return np.argsort(offsets, kind="stable")
 
 
+# (the in-place steps below matter for speed: fresh large temporaries cost page faults)
 def uniform01_float(gen, n):
-    """n float32 uniforms in [0, 1) from one word each."""
-    return (gen.words(n) & M24).astype(np.float32) * np.float32(2.0 ** -24)
+    """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24."""
+    w = gen.words(n)
+    w &= M24
+    out = w.astype(np.float32)
+    out *= np.float32(2.0 ** -24)
+    return out
+
+
+M21 = np.uint64((1 << 21) - 1)
 
 
 def uniform01_double(gen, n):
-    """n float64 uniforms in [0, 1) from one 64-bit draw each."""
-    return (gen.words64(n) & M53).astype(np.float64) * 2.0 ** -53
+    """n float64 uniforms in [0, 1) from one 64-bit draw each (first word high): its low 53
+    bits * 2**-53."""
+    w = gen.words(2 * n).reshape(n, 2)
+    bits = w[:, 0] & M21
+    bits <<= np.uint64(32)
+    bits |= w[:, 1]
+    out = bits.astype(np.float64)
+    out *= 2.0 ** -53
+    return out
 
 
 # ----------------------------------------------------------------------------- uniform_
@@ -129,7 +168,7 @@ def normal_scalar(gen, n):
 
     Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
     r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call. The C
-    library's log1p/cos/sin (Python's math), not NumPy's SIMD versions, give torch's bits."""
+    library's log1p/cos/sin (not NumPy's SIMD versions) give torch's bits."""
     out = np.empty(n, np.float64)
     i = 0
     if n and gen._normal is not None:
@@ -137,37 +176,51 @@ def normal_scalar(gen, n):
         gen._normal = None
         i = 1
     pairs = (n - i + 1) // 2
-    if pairs:
+    if pairs <= 8:                      # small draws: plain Python floats are quickest
+        w = gen.words(4 * pairs).tolist()
+        both = []
+        for k in range(0, 4 * pairs, 4):
+            u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
+            u2 = (((w[k + 2] & 0x1FFFFF) << 32) | w[k + 3]) * 2.0 ** -53
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            both += (r * math.cos(theta), r * math.sin(theta))
+    else:
         u = uniform01_double(gen, 2 * pairs).reshape(pairs, 2)
-        r = np.sqrt(-2.0 * _log1p(-u[:, 1]).astype(np.float64))
+        r = np.sqrt(-2.0 * _log1p(-u[:, 1]))
         theta = 2.0 * np.pi * u[:, 0]
-        both = np.stack([r * _cos(theta).astype(np.float64),
-                         r * _sin(theta).astype(np.float64)], 1).reshape(-1)
-        out[i:] = both[:n - i]
-        if (n - i) % 2:
-            gen._normal = float(both[-1])
+        both = np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+    out[i:] = both[:n - i]
+    if pairs and (n - i) % 2:
+        gen._normal = float(both[-1])
     return out
 
 
 def _box_muller_blocks(u, f64):
-    """torch's 16-wide Box-Muller over rows of 16 uniforms: u1 = 1 - u[:8], u2 = u[8:],
-    r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
-    float64 uses the C library's log/cos/sin (Python's math, not NumPy's SIMD versions)."""
+    """torch's 16-wide Box-Muller, in place over rows of 16 uniforms: u1 = 1 - u[:8],
+    u2 = u[8:], r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
+    float64 uses the C library's log/cos/sin (not NumPy's SIMD versions).
+    float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
+    rounded; NumPy's float32 ones agree to within 4 ulp (3e-7 absolute) but not bit for bit
+    (about 1 value in 7 differs in its last bit or two)."""
     if f64:
-        u1, u2 = 1.0 - u[:, :8], u[:, 8:]
-        r = np.sqrt(-2.0 * _log(u1).astype(np.float64))
-        th = 2.0 * np.pi * u2
-        return np.concatenate([r * _cos(th).astype(np.float64),
-                               r * _sin(th).astype(np.float64)], 1)
-    # float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
-    # rounded; this float32 formula agrees to within 2 ulp but not bit for bit (about 1 value
-    # in 6 differs in its last bit or two).
-    # (NumPy's float64 functions, rounded to float32, are as close and much faster here)
-    f = np.float32
-    u1, u2 = f(1) - u[:, :8], u[:, 8:]
-    r = np.sqrt(f(-2) * np.log(u1.astype(np.float64)).astype(f))
-    th = (f(2 * np.pi) * u2).astype(np.float64)
-    return np.concatenate([r * np.cos(th).astype(f), r * np.sin(th).astype(f)], 1)
+        r = _log(1.0 - u[:, :8])
+        th = 2.0 * np.pi * u[:, 8:]
+        cos, sin = _cos, _sin
+    else:
+        f = np.float32
+        r = np.log(f(1) - u[:, :8])
+        th = f(2 * np.pi) * u[:, 8:]
+        cos, sin = np.cos, np.sin
+    r *= -2
+    np.sqrt(r, out=r)
+    c = cos(th)
+    c *= r
+    u[:, :8] = c
+    s = sin(th)
+    s *= r
+    u[:, 8:] = s
+    return u
 
 
 def normal_fill(gen, n, f64):
@@ -176,7 +229,7 @@ def normal_fill(gen, n, f64):
     (overlapping the previous block) and transforms them again."""
     u = uniform01_double(gen, n) if f64 else uniform01_float(gen, n)
     full = n // 16 * 16
-    u[:full] = _box_muller_blocks(u[:full].reshape(-1, 16), f64).reshape(-1)
+    _box_muller_blocks(u[:full].reshape(-1, 16), f64)
     if n % 16:
         tail = uniform01_double(gen, 16) if f64 else uniform01_float(gen, 16)
         u[n - 16:] = _box_muller_blocks(tail.reshape(1, 16), f64).reshape(-1)
@@ -208,10 +261,15 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
         z = normal_fill(gen, n, npd == np.float64)
     else:
         z = normal_scalar(gen, n)
-    if npd == np.float64 or n < 16 or not contiguous:
-        out = _cast(fma64(z.astype(np.float64), float(std), float(mean)), dtype, (n,))
+    wide = npd == np.float64 or n < 16 or not contiguous
+    if float(std) == 1:
+        # fma(z, 1, mean) is z + mean rounded once (and turns -0 into +0 when mean is 0)
+        z += float(mean) if wide else np.float32(mean)
+        out = _cast(z, dtype, (n,)) if wide else z.astype(npd, copy=False)
+    elif wide:
+        out = _cast(fma64(z, float(std), float(mean)), dtype, (n,))
     else:
-        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
+        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd, copy=False)
     return out.reshape(shape)
 
 
@@ -350,21 +408,21 @@ def _cast(x, dtype, shape):
 def exponential(gen, shape, dtype, lambd=1.0):
     """Tensor.exponential_(lambd): (-1 / lambd) * log1p(-u) (the reciprocal first)."""
     u = uniform01_double(gen, _count(shape))
-    return _cast((-1.0 / float(lambd)) * _log1p(-u).astype(np.float64), dtype, shape)
+    return _cast((-1.0 / float(lambd)) * _log1p(-u), dtype, shape)
 
 
 def geometric(gen, shape, dtype, p):
     """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) (the number of trials to a success)."""
     u = uniform01_double(gen, _count(shape))
     with np.errstate(divide="ignore"):
-        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)).astype(np.float64), -np.inf)
+        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)), -np.inf)
     return _cast(np.ceil(logu / math.log1p(-float(p))), dtype, shape)
 
 
 def cauchy(gen, shape, dtype, median=0.0, sigma=1.0):
     """Tensor.cauchy_(median, sigma): fma(sigma, tan(pi * (u - 1/2)), median)."""
     u = uniform01_double(gen, _count(shape))
-    t = _tan(np.pi * (u - 0.5)).astype(np.float64)
+    t = _tan(np.pi * (u - 0.5))
     return _cast(fma64(float(sigma), t, float(median)), dtype, shape)
 
 
@@ -373,7 +431,7 @@ def log_normal(gen, shape, dtype, mean=1.0, std=2.0):
     element at a time whatever the size (so the cached second normal is used and left)."""
     n = _count(shape)
     z = fma64(normal_scalar(gen, n), float(std), float(mean))
-    return _cast(_exp(z).astype(np.float64), dtype, shape)
+    return _cast(_exp(z), dtype, shape)
 
 
 # ----------------------------------------------------------------------------- multinomial
