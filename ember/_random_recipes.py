@@ -344,19 +344,64 @@ RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by 
 
 def randperm(gen, n, dtype):
     """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
-    with i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
+    with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
     At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
     not found yet: from there this takes the same draws, so the stream position afterwards is
     torch's, but the permutation is not."""
     n = int(n)
-    perm = list(range(n))
-    if n > 1:
-        draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
-        offs = (draws % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        for i, z in enumerate(offs):
-            j = i + z
-            perm[i], perm[j] = perm[j], perm[i]
-    return np.array(perm, dtype=np.int64).astype(_np_dtype(dtype))
+    if n <= 1:
+        return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
+    draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
+    offs = draws % np.arange(n, 1, -1, dtype=np.uint64)
+    if n <= 64:                          # a short loop is quicker than the array steps
+        perm = list(range(n))
+        for i, z in enumerate(offs.tolist()):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+        return np.array(perm, np.int64).astype(_np_dtype(dtype), copy=False)
+    j = np.arange(n, dtype=np.int64)
+    j[:-1] += offs.astype(np.int64)
+    return _apply_swaps(j).astype(_np_dtype(dtype), copy=False)
+
+
+def _apply_swaps(j):
+    """The result of swapping position i with j[i] (j[i] >= i) for i = 0, 1, ..., n - 1 in
+    turn on 0..n-1, without the sequential loop.
+
+    Position i is final after step i (later steps touch only later positions), so out[i] is
+    what position j[i] holds just before step i. A position p >= i holds p itself until some
+    step k < i targets it (j[k] = p), and then what position k held just before step k: call
+    that A[k]. So out[i] = A[k] for the last k < i with j[k] = j[i], else j[i]; and A[k]
+    likewise = A[k'] for the last k' < k with j[k'] = k, else k: A[k] is the end of a chain of
+    such k', found by pointer doubling."""
+    n = len(j)
+    it = np.int32 if n < 2 ** 31 else np.int64     # (smaller indices: faster gathers)
+    # steps grouped by target, in step order within a group: sort the unique keys j * n + k
+    key = j * n
+    key += np.arange(n, dtype=np.int64)
+    key.sort()
+    tgt, step = np.divmod(key, n)
+    tgt, step = tgt.astype(it), step.astype(it)
+    j = j.astype(it)
+    same = tgt[1:] == tgt[:-1]
+    pred = np.full(n, -1, it)          # the previous step with the same target
+    pred[step[1:]] = np.where(same, step[:-1], -1)
+    # prev[p]: the last step k < p targeting position p (a step p targeting itself is the
+    # last of its group, so its predecessor is that step)
+    ends = np.append(~same, True)
+    prev = np.full(n, -1, it)
+    prev[tgt[ends]] = step[ends]
+    idx = np.arange(n, dtype=it)
+    self_swap = j == idx
+    prev[self_swap] = pred[self_swap]
+    # A[k]: follow prev to the chain's end, doubling; only the unfinished entries are redone
+    a = np.where(prev >= 0, prev, idx)
+    todo = np.flatnonzero(prev >= 0)
+    while todo.size:
+        nxt = a[a[todo]]
+        moved = nxt != a[todo]
+        a[todo] = nxt
+        todo = todo[moved]
+    return np.where(pred >= 0, a[pred], j)
 
 
 # ----------------------------------------------------------------------------- bernoulli
