@@ -223,14 +223,34 @@ def _box_muller_blocks(u, f64):
     return u
 
 
+BLOCK = 1 << 17      # values per step of the large fills (their temporaries stay in cache)
+
+
+def _uniform_rows_into(gen, out, f64):
+    """Fill out (a contiguous float array, a multiple of 16 long) with uniforms and turn
+    them into normals 16 at a time, a block at a time (the same words in the same order as
+    all at once)."""
+    for i in range(0, len(out), BLOCK):
+        part = out[i:i + BLOCK]
+        if f64:
+            part[:] = uniform01_double(gen, len(part))
+        else:
+            w = gen.words(len(part))
+            w &= M24
+            part[:] = w
+            part *= np.float32(2.0 ** -24)
+        _box_muller_blocks(part.reshape(-1, 16), f64)
+
+
 def normal_fill(gen, n, f64):
     """torch's path for 16 or more contiguous elements: n uniforms (float64 or float32 ones),
     turned into normals 16 at a time in place; a ragged tail redraws the last 16 positions
     (overlapping the previous block) and transforms them again."""
-    u = uniform01_double(gen, n) if f64 else uniform01_float(gen, n)
+    u = np.empty(n, np.float64 if f64 else np.float32)
     full = n // 16 * 16
-    _box_muller_blocks(u[:full].reshape(-1, 16), f64)
+    _uniform_rows_into(gen, u[:full], f64)
     if n % 16:
+        gen.words((n - full) * (2 if f64 else 1))    # drawn as uniforms, then overwritten
         tail = uniform01_double(gen, 16) if f64 else uniform01_float(gen, 16)
         u[n - 16:] = _box_muller_blocks(tail.reshape(1, 16), f64).reshape(-1)
     return u
@@ -241,7 +261,8 @@ def normal_fill_half(gen, n):
     multiple of 16, transformed 16 at a time; a ragged tail takes the last transformed block's
     16 values as the output's last 16 (overwriting the overlap)."""
     p = -(-n // 16) * 16
-    z = _box_muller_blocks(uniform01_float(gen, p).reshape(-1, 16), False).reshape(-1)
+    z = np.empty(p, np.float32)
+    _uniform_rows_into(gen, z, False)
     out = z[:n].copy()
     out[n - 16:] = z[p - 16:]
     return out
