@@ -116,12 +116,17 @@ def fill_order(shape, strides):
 
 
 # (the in-place steps below matter for speed: fresh large temporaries cost page faults)
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+SCALE24 = np.float32(2.0 ** -24)
+
+
 def uniform01_float(gen, n):
     """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24."""
     w = gen.words(n)
     w &= M24
-    out = w.astype(np.float32)
-    out *= np.float32(2.0 ** -24)
+    out = w.astype(F32)
+    out *= SCALE24
     return out
 
 
@@ -146,8 +151,10 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
     n = _count(shape)
     npd = _np_dtype(dtype)
     if low == 0 and high == 1:               # fma(x, 1, 0) is x: torch.rand's fast case
-        out = uniform01_double(gen, n) if npd == np.float64 else uniform01_float(gen, n)
-        if npd not in (np.float64, np.float32):
+        if npd is F32:
+            return uniform01_float(gen, n).reshape(shape)
+        out = uniform01_double(gen, n) if npd == F64 else uniform01_float(gen, n)
+        if npd != F64:
             out = out.astype(npd)
             out[out == 1] = 0
     elif npd == np.float64:
@@ -163,16 +170,17 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
 
 
 # ----------------------------------------------------------------------------- normal_
-def normal_scalar(gen, n):
+def normal_scalar(gen, n, as_list=False):
     """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
 
     Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
     r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call. The C
-    library's log1p/cos/sin (not NumPy's SIMD versions) give torch's bits."""
-    out = np.empty(n, np.float64)
+    library's log1p/cos/sin (not NumPy's SIMD versions) give torch's bits. as_list: return a
+    list of Python floats (for small n)."""
+    out = [] if as_list else np.empty(n, np.float64)
     i = 0
     if n and gen._normal is not None:
-        out[0] = gen._normal
+        out[:1] = [gen._normal]
         gen._normal = None
         i = 1
     pairs = (n - i + 1) // 2
@@ -274,6 +282,11 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     view, however large) takes the one-at-a-time sampler, in memory order (fill_order)."""
     n = _count(shape)
     npd = _np_dtype(dtype)
+    if n < 16 and std == 1 and (npd is F32 or npd is F64):
+        # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
+        z = normal_scalar(gen, n, as_list=True)
+        mean = float(mean)
+        return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)
     if not contiguous:
         z = normal_scalar(gen, n)
     elif n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
