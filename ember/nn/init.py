@@ -1,6 +1,8 @@
 """Weight initialisation: fill a tensor in place (without recording a graph) and return it.
 
-The distributions and bounds are torch's; the random numbers are ember's own generator's.
+The distributions, bounds and draws are torch's: each function makes the same calls on the
+tensor (uniform_, normal_, randperm, ...) in the same order, so a seeded program gets torch's
+weights.
 """
 import math
 import warnings
@@ -166,11 +168,12 @@ def orthogonal_(tensor, gain=1, generator=None):
     if tensor.numel() == 0:
         return tensor
     import numpy as np
-    from ..ops.random import _rng
     from ..ops.creation import tensor as make
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    with no_grad():
+        sample = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    flat = sample.numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -187,15 +190,15 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     zeroed, at rows chosen at random for each column."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.random import rand
+    from ..ops.random import randperm
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
         tensor.normal_(0, std, generator=generator)
-        # each column's rows in a random order (argsort of uniform keys): its first num_zeros
-        # are the rows zeroed
-        order = rand(rows, cols, generator=generator).argsort(dim=0)
-        tensor.scatter_(0, order[:num_zeros], 0.0)
+        # each column zeroes the first num_zeros rows of a permutation of its own (drawn
+        # from the global generator, as torch does)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 
