@@ -69,7 +69,17 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by inverting the CDF of a uniform sample."""
+    """Normal(mean, std) restricted to [a, b], drawn as torch 2.13 draws it.
+
+    When [a, b] holds more than 0.3 of the mass: normal_ the whole tensor, then, while any
+    value lies outside [a, b] (the bounds as the tensor's dtype holds them), draw a whole
+    fresh normal_ sample and take its values at those places. Otherwise rejection from
+    uniforms: candidates uniform_(a, b), each accepted when log(u) for a fresh uniform_ u is
+    at most its log density relative to the peak (at mean clamped to [a, b]); the candidates
+    not yet accepted are redrawn, whole tensors at a time, until all are."""
+    from ..ops.creation import empty_like
+    from ..ops.pointwise import where
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -77,9 +87,38 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.copy_(tensor.erfinv().mul(std * math.sqrt(2.0)).add(mean).clamp(a, b))
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (tensor.new_tensor(v).item() for v in (a, b))
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                fresh = empty_like(result).normal_(mean, std, generator=generator)
+                result = where(outside, fresh, result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        peak = max(a, min(mean, b))
+        log_peak = -0.5 * ((peak - mean) / std) ** 2
+
+        def relative_log_density(x):
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        candidates, uniforms = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        pending = uniforms.uniform_(generator=generator).log_() > \
+            relative_log_density(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            rejected = uniforms.uniform_(generator=generator).log_() > \
+                relative_log_density(candidates)
+            pending = where(pending, rejected, pending)
+        if result is not tensor:
+            tensor.copy_(result)
     return tensor
 
 

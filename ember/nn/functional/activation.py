@@ -403,7 +403,10 @@ _inplace_twin(_rrelu, "RreluWithNoiseBackward1")
 
 def _rrelu_slopes(x, lower, upper):
     """torch's training-mode noise: for each element <= 0 (or NaN), in order, one float64
-    uniform u (a 64-bit draw), slope u * (upper - lower) + lower; the others get 1."""
+    uniform u (a 64-bit draw), slope u * (upper - lower) + lower (not fused), with the bounds
+    first rounded to the input's compute type (float32 below float64); the others get 1."""
+    if x.dtype != np.float64:
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
     neg = ~(x > 0)
     u = R_.uniform01_double(_gen(None), int(np.count_nonzero(neg)))
     slopes = np.ones(x.shape, np.float64)
