@@ -3,7 +3,7 @@ from ..._printing import scalar_type_name
 from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
-from ...ops import norms as _norms
+from ...ops import norms as _norm_ops
 from ...ops import arithmetic as _arith
 from ...autograd import grad_mode
 from ._utils import _add_scalar, _norm, _clamp_min_scalar, _broadcast
@@ -11,14 +11,14 @@ from ._utils import _add_scalar, _norm, _clamp_min_scalar, _broadcast
 
 # ============================================================================ distances
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = _clamp_min_scalar(_norms.vector_norm(input, p, dim, True), eps).expand_as(input)
+    denom = _clamp_min_scalar(_norm_ops.vector_norm(input, p, dim, True), eps).expand_as(input)
     return input / denom if out is None else _arith.div(input, denom, out=out)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     x1, x2 = _broadcast(x1, x2)
-    n1 = _norms.vector_norm(x1, 2, dim, True).clone()
-    n2 = _norms.vector_norm(x2, 2, dim, True).clone()
+    n1 = _norm_ops.vector_norm(x1, 2, dim, True).clone()
+    n2 = _norm_ops.vector_norm(x2, 2, dim, True).clone()
     # torch floors the norms at eps outside the graph: the gradient flows as if unclamped
     with grad_mode.no_grad():
         n1.clamp_min_(eps)
