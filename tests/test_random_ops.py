@@ -87,9 +87,9 @@ FACTORIES = [
     ("multinomial repl", lambda L, g: L.multinomial(L.tensor([[1.0, 2.0], [3.0, 1.0]]), 5,
                                                     replacement=True, generator=g)),
     ("poisson", lambda L, g: L.poisson(L.tensor([0.5, 4.0, 30.0]), generator=g)),
-    ("rand_like", lambda L, g: L.rand_like(L.zeros(2, 2, dtype=L.float64))),
-    ("randn_like", lambda L, g: L.randn_like(L.zeros(3))),
-    ("randint_like", lambda L, g: L.randint_like(L.zeros(5), 4, 9)),
+    ("rand_like", lambda L, g: L.rand_like(L.zeros(2, 2, dtype=L.float64), generator=g)),
+    ("randn_like", lambda L, g: L.randn_like(L.zeros(3), generator=g)),
+    ("randint_like", lambda L, g: L.randint_like(L.zeros(5), 4, 9, generator=g)),
 ]
 
 
