@@ -432,3 +432,29 @@ def test_distribution_samples_match_torch(name):
         else:
             assert np.array_equal(a, b)
         assert same_global_state()
+
+
+class _WorkerDraws:
+    """Each item: its index, its worker's seed and a draw from that worker's global stream."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        info = self.lib.utils.data.get_worker_info()
+        return self.lib.tensor([float(i), float(info.seed % 1000), self.lib.rand(1).item()])
+
+
+def test_dataloader_workers_are_seeded_as_torch_seeds_them():
+    """Two workers: the base seed drawn from the global stream, each worker's seed base + id
+    and its global generator seeded with it, so draws inside workers are torch's too."""
+    def batches(L):
+        L.manual_seed(7)
+        loader = L.utils.data.DataLoader(_WorkerDraws(L), batch_size=2, num_workers=2,
+                                         shuffle=True)
+        return [b.tolist() for b in loader]
+    assert batches(ember) == batches(torch)
+    assert same_global_state()
