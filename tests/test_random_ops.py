@@ -145,6 +145,39 @@ def test_fills_match_torch(name, fill, layout, dtype):
     assert same_global_state()
 
 
+@pytest.mark.parametrize("name,fill", FILLS, ids=[f[0] for f in FILLS])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "uint8"])
+def test_fills_in_other_dtypes_match_torch(name, fill, dtype):
+    """Half precision and integer targets (40 elements: float normals take the 16-wide
+    path, where half precision rounds to torch's values), or torch's error."""
+    seed_both(1)
+    results = []
+    for L in (ember, torch):
+        x = L.zeros(5, 8, dtype=getattr(L, dtype))
+        try:
+            fill(x)
+            results.append(x.float().numpy())
+        except RuntimeError as e:
+            results.append(str(e))
+    if isinstance(results[1], str):
+        assert results[0] == results[1]
+    else:
+        assert np.array_equal(results[0], results[1])
+    assert same_global_state()
+
+
+@pytest.mark.parametrize("dtype,low,high", [
+    ("int8", -200, 5), ("int8", 200, 300), ("int8", -5, 300), ("uint8", -1, 5),
+    ("bool", 5, 9), ("bool", -1, 1)])
+def test_random_bounds_errors_match_torch(dtype, low, high):
+    errors = []
+    for L in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            L.zeros(2, dtype=getattr(L, dtype)).random_(low, high)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
 def test_large_strided_normal_takes_the_exact_scalar_path():
     """A non-contiguous target of any size takes torch's one-at-a-time sampler: exact."""
     seed_both(4)

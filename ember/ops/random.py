@@ -186,9 +186,9 @@ def _check_random_bounds(low, high, dtype):
     if dtype._category < 2:
         lo, hi = (0, 1) if dtype is D.bool_ else (int(np.iinfo(dtype.np).min),
                                                   int(np.iinfo(dtype.np).max))
-        if low < lo:
+        if not lo <= low <= hi:
             raise RuntimeError(f"from is out of bounds for {name}")
-        if high - 1 > hi:
+        if not lo <= high - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
         return
     import warnings
