@@ -330,6 +330,24 @@ def test_dropout_masks_match_torch(name, fn, dtype):
     assert same_global_state()
 
 
+@pytest.mark.parametrize("name,fn", DROPOUTS[:3] + DROPOUTS[7:10],
+                         ids=[f[0] for f in DROPOUTS[:3] + DROPOUTS[7:10]])
+@pytest.mark.parametrize("layout", ["transposed", "permuted", "sliced"])
+def test_dropout_of_strided_inputs_matches_torch(name, fn, layout):
+    """The noise is laid out as empty_like(input): a dense permuted input's own memory order
+    (so the mask is filled in that order), a sliced one's contiguous."""
+    seed_both(5)
+    x_np = np.linspace(-1, 2, 2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    outs = []
+    for L in (ember, torch):
+        x = L.tensor(x_np)
+        x = {"transposed": x.transpose(1, 3), "permuted": x.permute(0, 2, 3, 1),
+             "sliced": x[:, :, ::2]}[layout]
+        outs.append(fn(L, x))
+    assert same(*outs)
+    assert same_global_state()
+
+
 def test_gumbel_softmax_draws_torch_noise():
     seed_both(4)
     logits = np.linspace(-1, 1, 12).reshape(3, 4)

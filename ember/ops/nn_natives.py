@@ -96,7 +96,7 @@ def native_dropout(input, p, train):
         mask = np.ones(input.shape, bool)
         return _native_dropout(input, mask=mask, scale=1.0), Tensor._make(mask, D.bool_,
                                                                           input._device)
-    mask = bernoulli_mask(input.shape, 1 - p)
+    mask = bernoulli_mask(input.shape, 1 - p, like=input._data)
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return (_native_dropout(input, mask=mask, scale=scale),
             Tensor._make(mask, D.bool_, input._device))

@@ -45,10 +45,33 @@ def _gen(generator):
     return default_generator if generator is None else generator
 
 
-def bernoulli_mask(shape, p, generator=None):
-    """A bool array of `shape`, True with probability p, as bernoulli_(p) fills a fresh
-    contiguous tensor (dropout's noise)."""
-    return R.bernoulli_scalar(_gen(generator), tuple(shape), p)
+def bernoulli_mask(shape, p, generator=None, like=None):
+    """A bool array of `shape`, True with probability p, as bernoulli_(p) fills a fresh tensor
+    (dropout's noise): contiguous, or when `like` (an array of that shape) covers its memory
+    densely in another order, laid out as empty_like(like) is, and filled in that order."""
+    mask = R.bernoulli_scalar(_gen(generator), tuple(shape), p)
+    strides = _dense_strides(like) if like is not None and like.shape == mask.shape else None
+    if strides is None:
+        return mask
+    out = np.empty(mask.size, bool)
+    out[R.fill_order(mask.shape, strides)] = mask.reshape(-1)
+    return out.reshape(mask.shape)
+
+
+def _dense_strides(a):
+    """a's element strides when it is not C-contiguous but covers its memory without gaps
+    or overlap (empty_like keeps such a layout); else None."""
+    a = np.asarray(a)
+    if a.flags.c_contiguous:
+        return None
+    strides = [st // a.itemsize for st in a.strides]
+    expect = 1
+    for size, st in sorted(((n, st) for n, st in zip(a.shape, strides) if n != 1),
+                           key=lambda pair: pair[1]):
+        if st != expect:
+            return None
+        expect *= size
+    return strides
 
 
 def _numpy_rng(generator):

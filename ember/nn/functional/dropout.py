@@ -18,7 +18,7 @@ def _keep_mask(input, p, shape):
     """torch's noise: bernoulli_(1 - p) on a fresh tensor of input's dtype, divided by
     1 - p (in that dtype), as a constant tensor."""
     dt = input._dtype.np
-    mask = bernoulli_mask(shape, 1 - p).astype(dt)
+    mask = bernoulli_mask(shape, 1 - p, like=input._data).astype(dt)
     mask /= dt.type(1 - p)
     return _const(_on_device(mask, input), input)
 
@@ -111,7 +111,7 @@ def _alpha_dropout(input, p, training, inplace, feature):
     if p == 1:
         return _drop_all(input, inplace)
     shape = input.shape[:2] + (1,) * (input.dim() - 2) if feature else input.shape
-    keep = bernoulli_mask(shape, 1 - p).astype(input._dtype.np)
+    keep = bernoulli_mask(shape, 1 - p, like=input._data).astype(input._dtype.np)
     alpha = _SELU_SATURATION
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     scale = _const(_on_device(keep * input._dtype.np.type(a), input), input)
