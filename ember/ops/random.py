@@ -96,8 +96,11 @@ def _random_factory(fname, kernel, sample):
                                 [f"size={type(size).__name__}"])
                 raise _random_factory_error(fname, got)
             args = (size,)
-        shape = _sizes(fname, args)
-        _check_sizes(shape)
+        if args and all(type(a) is int and a >= 0 for a in args):
+            shape = args                # plain sizes: the common case, checked here quickly
+        else:
+            shape = _sizes(fname, args)
+            _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
         if dtype._category < 2:
             raise _not_implemented(kernel, dtype)
