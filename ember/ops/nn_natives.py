@@ -5,7 +5,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._utils import as_shape
-from .random import _rng
+from .random import bernoulli_mask
 from .registry import primitive
 
 
@@ -96,7 +96,7 @@ def native_dropout(input, p, train):
         mask = np.ones(input.shape, bool)
         return _native_dropout(input, mask=mask, scale=1.0), Tensor._make(mask, D.bool_,
                                                                           input._device)
-    mask = _rng(None).random(input.shape) >= p
+    mask = bernoulli_mask(input.shape, 1 - p, like=input._data)
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return (_native_dropout(input, mask=mask, scale=scale),
             Tensor._make(mask, D.bool_, input._device))

@@ -15,7 +15,8 @@ from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
 from ...ops.creation import empty_like, zeros_like
-from ...ops.random import _rng
+from ... import _random_recipes as R_
+from ...ops.random import _gen
 from ...ops import softmax as _softmax
 from ._utils import _special, _xp, _dtype_word, _on_device, _not_implemented_backward
 
@@ -419,12 +420,25 @@ _rrelu = _elementwise("rrelu_with_noise", "RreluWithNoiseBackward0",
 _inplace_twin(_rrelu, "RreluWithNoiseBackward1")
 
 
+def _rrelu_slopes(x, lower, upper):
+    """torch's training-mode noise: for each element <= 0 (or NaN), in order, one float64
+    uniform u (a 64-bit draw), slope u * (upper - lower) + lower (not fused), with the bounds
+    first rounded to the input's compute type (float32 below float64); the others get 1."""
+    if x.dtype != np.float64:
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
+    neg = ~(x > 0)
+    u = R_.uniform01_double(_gen(None), int(np.count_nonzero(neg)))
+    slopes = np.ones(x.shape, np.float64)
+    slopes[neg] = u * (upper - lower) + lower
+    return slopes
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
     if training:
-        slopes = _on_device(_rng(None).uniform(lower, upper, x.shape), input)
+        slopes = _on_device(_rrelu_slopes(np.asarray(x), lower, upper), input)
     else:
         slopes = (lower + upper) / 2
     # (in eval mode torch's slope is read in the kernel's float32 for the half types)
