@@ -11,11 +11,9 @@ sparse gradient of an embedding, _legacy_types.py torch.sparse.FloatTensor and i
 from ._conversions import _invariants_checked
 from ._products import mm, addmm
 from ._reductions import sum, softmax, log_softmax
-from . import _methods
 from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa: F401
                             LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor)
 
-_methods.bind()
 
 __all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
 

@@ -1,6 +1,5 @@
-"""The sparse tensors' methods on ember.Tensor (bound once, as ember/ops/methods.py binds the
-dense ones), and the refusals torch gives for what a sparse tensor does not have."""
-from .._tensor import Tensor
+"""The sparse tensors' methods of ember.Tensor, as data: ember/ops/tensor_methods.py binds them
+with every other method."""
 from . import _conversions as C
 
 
@@ -12,7 +11,3 @@ METHODS = {
     "sparse_mask": C.sparse_mask,
 }
 
-
-def bind():
-    for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
