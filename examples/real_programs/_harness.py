@@ -62,6 +62,9 @@ class _TorchToEmber(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def use_backend(name):
     if name == "ember":
+        repo_root = os.path.dirname(os.path.dirname(HERE))
+        if repo_root not in sys.path:
+            sys.path.insert(0, repo_root)
         import ember
         sys.meta_path.insert(0, _TorchToEmber())
         sys.modules["torch"] = ember
