@@ -148,7 +148,8 @@ def _switch_off_randomness(torch):
 
 
 def run_program(script, args=(), prepare=None, extra_paths=()):
-    """Run ``PROGRAM_DIR/script`` with ``args`` (after the command line's own extra args).
+    """Run ``PROGRAM_DIR/script`` with ``args`` (or ``args(program_dir)``), then the command
+    line's own extra args.
 
     ``prepare(workdir, program_dir)`` writes stand-in data into the scratch working folder.
     ``extra_paths``: folders under PROGRAM_DIR to put on sys.path as well.
@@ -179,6 +180,8 @@ def run_program(script, args=(), prepare=None, extra_paths=()):
     if ns.no_random:
         _switch_off_randomness(torch)
     os.chdir(workdir)
+    if callable(args):
+        args = args(program_dir)
     sys.argv = [os.path.join(program_dir, script), *args, *rest]
     try:
         runpy.run_path(sys.argv[0], run_name="__main__")

@@ -30,3 +30,11 @@ class Normalize:
         mean = torch.tensor(self.mean, dtype=t.dtype).view(-1, 1, 1)
         std = torch.tensor(self.std, dtype=t.dtype).view(-1, 1, 1)
         return (t - mean) / std
+
+
+class Lambda:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return self.fn(x)
