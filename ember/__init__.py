@@ -19,39 +19,43 @@ from ._device import device, set_default_device, get_default_device
 from ._tensor import Tensor, Size
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods and operators)
 from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
-                           zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
-                           randint_like, empty_strided, eye, arange, linspace, logspace, rand,
-                           randn, randint, randperm, normal, bernoulli, multinomial, poisson,
-                           manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
-                           Generator, default_generator, clone, scalar_tensor)
-from .ops.pointwise import (add, sub, mul, div, true_divide,
-                            floor_divide, remainder, fmod, pow, float_power, atan2, arctan2,
-                            maximum, minimum, fmax, fmin, neg, negative, abs, absolute, sign,
-                            sgn, reciprocal, sqrt, rsqrt, square, exp, exp2, expm1, log, log2,
-                            log10, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
-                            asinh, acosh, atanh, arcsin, arccos, arctan, arcsinh, arccosh,
-                            arctanh, sigmoid, erf, erfc, erfinv, relu, floor, ceil, trunc, fix,
-                            frac, round, logit, nan_to_num, clamp, clip, clamp_min, clamp_max,
-                            where, masked_fill, lerp, addcmul, addcdiv, eq, ne, lt, le, gt, ge,
-                            less, less_equal, greater, greater_equal, not_equal, logical_and,
-                            logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
-                            bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift,
-                            isclose, allclose, equal, isnan, isinf, isfinite, isposinf,
-                            isneginf, signbit, rsub)
+                           zeros_like, ones_like, empty_like, full_like, empty_strided, eye,
+                           arange, linspace, logspace, clone, scalar_tensor)
+from .ops.random import (rand_like, randn_like, randint_like, rand, randn, randint, randperm,
+                         normal, bernoulli, multinomial, poisson, manual_seed, seed, initial_seed,
+                         get_rng_state, set_rng_state, Generator, default_generator)
+from .ops.arithmetic import (add, sub, mul, div, true_divide, floor_divide, remainder, fmod, pow,
+                             float_power, atan2, arctan2, maximum, minimum, fmax, fmin, square,
+                             rsub)
+from .ops.pointwise import (neg, negative, abs, absolute, sign, sgn, reciprocal, sqrt, rsqrt, exp,
+                            exp2, expm1, log, log2, log10, log1p, sin, cos, tan, asin, acos, atan,
+                            sinh, cosh, tanh, asinh, acosh, atanh, arcsin, arccos, arctan, arcsinh,
+                            arccosh, arctanh, sigmoid, erf, erfc, erfinv, relu, floor, ceil, trunc,
+                            fix, frac, round, logit, nan_to_num, clamp, clip, clamp_min, clamp_max,
+                            where, masked_fill, lerp, addcmul, addcdiv, isnan, isinf, isfinite,
+                            isposinf, isneginf, signbit)
+from .ops.comparison import (eq, ne, lt, le, gt, ge, less, less_equal, greater, greater_equal,
+                             not_equal, isclose, allclose, equal)
+from .ops.logical import (logical_and, logical_or, logical_xor, logical_not, bitwise_and,
+                          bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift,
+                          bitwise_right_shift)
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std,
-                            var_mean, std_mean, norm, logsumexp, softmax, log_softmax, all, any,
-                            cumsum, cumprod, count_nonzero)
+                            var_mean, std_mean, logsumexp, all, any, count_nonzero)
+from .ops.norms import norm
+from .ops.softmax import softmax, log_softmax
+from .ops.scan import cumsum, cumprod
 from .ops.views import (reshape, flatten, unflatten, squeeze, unsqueeze, permute, movedim,
-                        transpose, t, narrow, select, unbind, split, chunk, tensor_split,
-                        diagonal, as_strided)
+                        transpose, t, narrow, select, unbind, split, chunk, tensor_split, diagonal,
+                        as_strided)
 from .ops.views import transpose as swapaxes, transpose as swapdims, movedim as moveaxis
 from .ops.joining import (cat, concat, concatenate, stack, hstack, vstack, dstack,
                           column_stack, row_stack)
-from .ops.indexing import (gather, scatter, scatter_add, index_select, masked_select, nonzero,
-                           sort, argsort, topk, kthvalue, flip, fliplr, flipud, roll, tile,
-                           tril, triu, index_add, index_put, argwhere, msort)
-from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger, addmm, einsum
-from .ops.complex_views import real, imag, conj, view_as_real, view_as_complex
+from .ops.scatter_gather import gather, scatter, scatter_add
+from .ops.indexing import index_select, masked_select, nonzero, index_add, index_put, argwhere
+from .ops.sorting import sort, argsort, topk, kthvalue, msort
+from .ops.shape import flip, fliplr, flipud, roll, tile, tril, triu
+from .ops.blas import matmul, mm, bmm, mv, dot, outer, ger, addmm, einsum
+from .ops.complex import real, imag, conj, view_as_real, view_as_complex
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
@@ -158,17 +162,19 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from .nn.utils.parametrizations import (norm_except_dim,  # noqa: E402
                                       weight_norm_value as _weight_norm)
-from ._nn_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.embedding)
+from .nn._toplevel_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, ...)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from . import distributions  # noqa: E402,F401  (torch.distributions' core)
 from . import fft  # noqa: E402,F401  (ember.fft: discrete Fourier transforms)
-from .ops.linalg_extra import (inverse, det, logdet, slogdet, trace, diag,  # noqa: E402
-                                cholesky, cross)
-from .ops.linalg_decomp import (svd_old as svd, qr_old as qr, pinverse,  # noqa: E402
-                                 matrix_exp, cholesky_solve, cholesky_inverse,
-                                 triangular_solve, lu_old as lu, lu_unpack,
-                                 lu_solve_old as lu_solve, chain_matmul, geqrf, orgqr)
+from .ops.linalg_solvers import (inverse, det, logdet, slogdet,  # noqa: E402
+                                 pinverse, cholesky_solve, cholesky_inverse, triangular_solve)
+from .ops.linalg_decompositions import (cholesky, svd_old as svd, qr_old as qr,  # noqa: E402
+                                        matrix_exp, lu_old as lu, lu_unpack,
+                                        lu_solve_old as lu_solve, geqrf, orgqr)
+from .ops.reduction import trace  # noqa: E402
+from .ops.indexing import diag  # noqa: E402
+from .ops.blas import cross, chain_matmul  # noqa: E402
 
 
 _float32_matmul_precision = ["highest"]
@@ -183,18 +189,38 @@ def set_float32_matmul_precision(precision):
     if precision not in ("highest", "high", "medium"):
         raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
     _float32_matmul_precision[0] = precision
-from .ops.pointwise_extra import *  # noqa: E402,F401,F403  (logaddexp, hypot, xlogy, lgamma, ...)
-from .ops.reduction_extra import *  # noqa: E402,F401,F403  (median, quantile, unique, ...)
-from .ops.shape_extra import *  # noqa: E402,F401,F403  (meshgrid, repeat_interleave, kron, ...)
-from .ops.misc_extra import *  # noqa: E402,F401,F403  (gcd, histogram, scatter_reduce, windows, ...)
-from .ops.more_ops import *  # noqa: E402,F401,F403  (gradient, stft, index_reduce, ...)
+from .ops.arithmetic import *  # noqa: E402,F401,F403
+from .ops.special import *  # noqa: E402,F401,F403
+from .ops.pointwise_math import *  # noqa: E402,F401,F403
+from .ops.statistics import *  # noqa: E402,F401,F403
+from .ops.reduction import *  # noqa: E402,F401,F403
+from .ops.scan import *  # noqa: E402,F401,F403
+from .ops.calculus import *  # noqa: E402,F401,F403
+from .ops.sorting import *  # noqa: E402,F401,F403
+from .ops.shape import *  # noqa: E402,F401,F403
+from .ops.indexing import *  # noqa: E402,F401,F403
+from .ops.blas import *  # noqa: E402,F401,F403
+from .ops.norms import *  # noqa: E402,F401,F403
+from .ops.special_bessel import *  # noqa: E402,F401,F403
+from .ops.complex import *  # noqa: E402,F401,F403
+from .ops.scatter_gather import *  # noqa: E402,F401,F403
+from .ops.spectral import *  # noqa: E402,F401,F403
+from .ops.settings import *  # noqa: E402,F401,F403
+from .ops.tensor_info import *  # noqa: E402,F401,F403
+from .ops.creation import *  # noqa: E402,F401,F403
+from .ops.range import *  # noqa: E402,F401,F403
+from .ops.inplace_functions import *  # noqa: E402,F401,F403
 from .ops.creation import fill_  # noqa: E402,F401
 from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
-from .nn._functional_compat import conv_tbc  # noqa: E402,F401
-from .ops.api_extra import *  # noqa: E402,F401,F403  (*_copy views, native nn entries, ...)
+from .nn.functional import conv_tbc  # noqa: E402,F401
+from .ops.view_copies import *  # noqa: E402,F401,F403
+from .ops.nn_natives import *  # noqa: E402,F401,F403
+from .ops.random import *  # noqa: E402,F401,F403
+from .ops.linalg_decompositions import *  # noqa: E402,F401,F403
+from .ops.dlpack import *  # noqa: E402,F401,F403
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
 __version__ = version.__version__  # noqa: E402  (a TorchVersion, as torch.__version__)

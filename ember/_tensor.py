@@ -241,7 +241,7 @@ class Tensor:
         strides = tuple(s // size for s in self._data.strides)
         if not self._data.size and not any(strides):
             # NumPy gives empty arrays zero strides; PyTorch keeps contiguous ones
-            strides = _contiguous_strides(self._data.shape)
+            strides = contiguous_strides(self._data.shape)
         if dim is None:
             return strides
         return strides[self._wrap_size_dim(dim)]
@@ -726,7 +726,7 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad, geometry=None):
     if geometry is not None:
         shape, strides, offset = geometry
         if offset == 0 and array.size == int(np.prod(shape)) and \
-                _is_contiguous(shape, strides) and strides == _contiguous_strides(shape):
+                _is_contiguous(shape, strides) and strides == contiguous_strides(shape):
             t = Tensor._make(array.reshape(shape), t._dtype)
         else:
             t = t.as_strided(shape, strides, offset)
@@ -821,7 +821,8 @@ def _warn_scalar_of_grad_tensor():
                       "python_variable_methods.cpp:822.)", UserWarning, stacklevel=3)
 
 
-def _contiguous_strides(shape):
+def contiguous_strides(shape):
+    """The strides (in elements) of a C-contiguous tensor of this shape (the one copy in ember)."""
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)

@@ -573,7 +573,7 @@ def _call_slice(func, leaves, dims, spec, kwargs, index):
 
 def _run_slices(run, size, randomness):
     """The function's results for each index; random draws checked or repeated as asked."""
-    from .ops.creation import get_rng_state, set_rng_state
+    from .ops.random import get_rng_state, set_rng_state
     state = get_rng_state()
     results = []
     for i in range(size):

@@ -1,8 +1,8 @@
 """ember.random: the global random state, as torch.random (ember's own stream of numbers)."""
 import contextlib
 
-from .ops.creation import (manual_seed, seed, initial_seed, get_rng_state,  # noqa: F401
-                           set_rng_state, default_generator, Generator)
+from .ops.random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+                         default_generator, Generator)
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import device as _device_cls
-from ._tensor import Tensor, Size
+from ._tensor import Tensor, Size, contiguous_strides
 
 _ALIGNMENT = 64
 _FORMAT_VERSION = b"3\n"
@@ -83,14 +83,6 @@ class _PlainTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 class _Pickler(pickle._Pickler):
@@ -151,7 +143,7 @@ class _Pickler(pickle._Pickler):
         root = t._base if t._base is not None else t
         if root._data.flags.c_contiguous and _fits(t, root):
             return self._storage_for(root), t.storage_offset(), t.stride()
-        return self._storage_for(t, copy=True), 0, _contiguous_strides(tuple(t.shape))
+        return self._storage_for(t, copy=True), 0, contiguous_strides(tuple(t.shape))
 
     def _storage_for(self, owner, copy=False):
         """The storage holding `owner`'s memory (a contiguous copy of it when `copy`)."""
@@ -173,7 +165,7 @@ class _Pickler(pickle._Pickler):
 
 
 def _is_placeholder(t):
-    from .nn.modules.lazy import UninitializedTensorMixin     # (nn imports ember)
+    from .nn.parameter import UninitializedTensorMixin     # (nn imports ember)
     return isinstance(t, UninitializedTensorMixin)
 
 
@@ -320,7 +312,7 @@ def _tensor_on(storage, offset, size, stride):
                               f"{list(stride)} at offset {offset} does not fit in its storage "
                               f"of {numel} elements")
     dtype = storage.dtype
-    whole = offset == 0 and count == numel and stride == _contiguous_strides(size)
+    whole = offset == 0 and count == numel and stride == contiguous_strides(size)
     if whole and storage.root is None:
         storage.root = Tensor._make(storage.array.reshape(size), dtype)
         return _to_location(storage.root, storage)

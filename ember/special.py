@@ -1,26 +1,31 @@
 """ember.special: the torch.special namespace.
 
 Most entries are ember's existing ops under their SciPy-style names (expit is sigmoid, gammaln is
-lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/special_extra.py.
+lgamma, multigammaln is mvlgamma, ...); the functions torch.* lacks are in ops/special.py,
+ops/special_bessel.py and ops/special_polynomials.py.
 """
+from .ops.special import (xlogy, polygamma, entr, erfcx, ndtr, ndtri, log_ndtr, xlog1py, zeta,
+                          gammainc, gammaincc, multigammaln as _multigammaln)
+from .ops.special_bessel import (i0, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1,
+                                 bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
+                                 modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0,
+                                 scaled_modified_bessel_k1, airy_ai)
+from .ops.special_polynomials import (chebyshev_polynomial_t, chebyshev_polynomial_u,
+                                      chebyshev_polynomial_v, chebyshev_polynomial_w,
+                                      shifted_chebyshev_polynomial_t,
+                                      shifted_chebyshev_polynomial_u,
+                                      shifted_chebyshev_polynomial_v,
+                                      shifted_chebyshev_polynomial_w, hermite_polynomial_h,
+                                      hermite_polynomial_he, laguerre_polynomial_l,
+                                      legendre_polynomial_p)
+# the entries that are torch.* ops under their SciPy-style names
 from .ops.pointwise import (erf, erfc, erfinv, exp2, expm1, log1p, logit, sigmoid as expit,
-                            round as _round, _out)
-from .ops.pointwise_extra import xlogy, lgamma as gammaln, digamma, digamma as psi, polygamma, sinc
-from .ops.misc_extra import i0, multigammaln as _multigammaln
+                            round as _round)
+from .ops.pointwise_math import lgamma as gammaln, digamma, digamma as psi, sinc
 from .ops.reduction import special_logsumexp as logsumexp
+from .ops import softmax as _softmax
+from .ops._pointwise_common import _out
 from .ops._utils import REQUIRED, int_arg
-from .ops import reduction as _reduction
-from .ops.special_extra import (entr, erfcx, ndtr, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, zeta,
-                                spherical_bessel_j0, bessel_j0, bessel_j1, gammainc, gammaincc,
-                                chebyshev_polynomial_t, chebyshev_polynomial_u,
-                                chebyshev_polynomial_v, chebyshev_polynomial_w,
-                                shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
-                                shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
-                                hermite_polynomial_h, hermite_polynomial_he,
-                                laguerre_polynomial_l, legendre_polynomial_p,
-                                bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
-                                modified_bessel_k0, modified_bessel_k1,
-                                scaled_modified_bessel_k0, scaled_modified_bessel_k1, airy_ai)
 
 
 def multigammaln(input, p, *, out=None):
@@ -34,11 +39,11 @@ def round(input, *, decimals=0, out=None):
 
 def softmax(input, dim=REQUIRED, *, dtype=None):
     # (dim is required: unlike torch.softmax's, None is not accepted)
-    return _reduction.softmax(input, int_arg("special_softmax", "dim", dim, 2), dtype)
+    return _softmax.softmax(input, int_arg("special_softmax", "dim", dim, 2), dtype)
 
 
 def log_softmax(input, dim=REQUIRED, *, dtype=None):
-    return _reduction.log_softmax(input, int_arg("special_log_softmax", "dim", dim, 2), dtype)
+    return _softmax.log_softmax(input, int_arg("special_log_softmax", "dim", dim, 2), dtype)
 
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",

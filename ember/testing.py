@@ -155,7 +155,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
                 noncontiguous=False, exclude_zero=False, memory_format=None):
     """A random tensor: values in [low, high) (default [-9, 9]; [0, 9] for unsigned), bools
     of either value; `exclude_zero` replaces zeros by the dtype's smallest step."""
-    from .ops.creation import rand, randint
+    from .ops.random import rand, randint
     if low is not None and high is not None and low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):

@@ -1,4 +1,5 @@
-"""torch APIs ember lacked (ember.ops.more_ops): values, dtypes, gradients, node names, errors."""
+"""torch APIs ember lacked (gradient, stft, random fills, index_reduce, igamma, ...): values,
+dtypes, gradients, node names, errors."""
 import warnings
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""torch's remaining top-level functions (ember.ops.api_extra, ember.signal, ember.version):
+"""torch's remaining top-level functions (*_copy ops, native nn entries, ..., ember.signal,
+ember.version):
 values, dtypes, strides, gradients and node names, errors."""
 import warnings
 
@@ -330,14 +331,14 @@ def test_runtime_settings():
 
 def test_set_num_interop_threads_once():
     # (run in ember only: torch's setting cannot be undone within the process)
-    ember.ops.api_extra._interop_threads[0] = None
+    ember.ops.settings._interop_threads[0] = None
     try:
         assert ember.set_num_interop_threads(3) is None
         assert ember.get_num_interop_threads() == 3
         with pytest.raises(RuntimeError, match="cannot set number of interop threads"):
             ember.set_num_interop_threads(2)
     finally:
-        ember.ops.api_extra._interop_threads[0] = None
+        ember.ops.settings._interop_threads[0] = None
 
 
 def test_dlpack_round_trips():

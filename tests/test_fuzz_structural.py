@@ -477,7 +477,7 @@ def test_index_op_fuzz(name, data):
     size = shape[dw] if ndim else 1
     # sometimes an index out of range; none into an empty dim, where torch's kernels fail in
     # their own ways (a ZeroDivisionError, a storage size error)
-    # (nor for scatter_reduce, whose error ember's misc_extra gives as an IndexError: reported)
+    # (nor for scatter_reduce, whose error ember's scatter_gather gives as an IndexError: reported)
     oob = data.draw(st.integers(0, 9)) == 0 and name != "scatter_reduce"
     low, high = -size if name in ("take", "put", "put_accumulate", "index_select") else 0, \
         max(size - 1, 0) + oob

@@ -834,9 +834,9 @@ def test_deprecation_warnings_once():
               "print(json.dumps(out))" % DEPRECATED_CALLS)
     expected = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True,
                                          text=True, check=True).stdout)
-    from ember.ops import linalg_decomp as LD
-    for flag in (LD._lu_warned, LD._lu_solve_warned, LD._chain_matmul_warned,
-                 LD._triangular_solve_warned, LD._qr_warned):
+    from ember.ops import blas, linalg_decompositions as LD, linalg_solvers as solvers
+    for flag in (LD._lu_warned, LD._lu_solve_warned, blas._chain_matmul_warned,
+                 solvers._triangular_solve_warned, LD._qr_warned):
         flag.clear()
     T, A = ember, ember.eye(2)      # noqa: F841 - read by the calls
     for name, call in DEPRECATED_CALLS.items():

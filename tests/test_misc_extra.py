@@ -1,4 +1,5 @@
-"""ember.ops.misc_extra against torch: values, dtypes, gradients, node names, errors."""
+"""gcd, histogram, scatter_reduce, windows and more against torch: values, dtypes, gradients, node
+names, errors."""
 import array
 import math
 
@@ -455,7 +456,7 @@ def test_frombuffer():
 
 def test_frombuffer_read_only_warns_once():
     torch_t, torch_caught = warnings_of(lambda: torch.frombuffer(b"abcd", dtype=torch.uint8))
-    ember.ops.misc_extra._warned_readonly.clear()         # as in a fresh process
+    ember.ops.creation._warned_readonly.clear()         # as in a fresh process
     t, caught = warnings_of(lambda: ember.frombuffer(b"abcd", dtype=ember.uint8))
     _, again = warnings_of(lambda: ember.frombuffer(b"ab", dtype=ember.uint8))
     assert np.array_equal(t.numpy(), torch_t.numpy())
@@ -623,7 +624,7 @@ def test_warn_always_repeats_the_read_only_buffer_warning():
                               check=True).stdout.strip()
     namespace = {}
     exec(_WARN_SEQUENCE, namespace)
-    ember.ops.misc_extra._warned_readonly.clear()           # as in a fresh process
+    ember.ops.creation._warned_readonly.clear()           # as in a fresh process
     assert str(namespace["sequence"](ember)) == expected
 
 

@@ -8,8 +8,8 @@ import torch.nn.functional as TF
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from ember.nn import _conv as EF
-from ember.nn.modules.activation_mha import MultiheadAttention
+from ember.nn.functional import attention as EF
+from ember.nn.modules.activation import MultiheadAttention
 
 RNG = np.random.default_rng(7)
 

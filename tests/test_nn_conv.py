@@ -10,7 +10,7 @@ import torch.nn.functional as TF
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from ember.nn import _conv as EF
+from ember.nn import functional as EF
 from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 
 RNG = np.random.default_rng(1234)

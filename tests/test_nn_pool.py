@@ -6,7 +6,7 @@ import torch.nn.functional as TF
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from ember.nn import _conv as EF
+from ember.nn import functional as EF
 from ember.nn.modules import pooling as EP
 
 RNG = np.random.default_rng(4321)

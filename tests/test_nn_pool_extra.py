@@ -295,8 +295,8 @@ def _grad_of_grad(T, fn, x, wrt_input):
 
 @pytest.mark.parametrize("name,fn,shape", UNPOOL_DOUBLE, ids=[c[0] for c in UNPOOL_DOUBLE])
 def test_double_backward_through_max_unpool_matches_torch(name, fn, shape):
-    # values only, by the upstream weights: the max pooling's backward node (_conv.py) has no
-    # edge to its input, where torch's has one carrying zeros
+    # values only, by the upstream weights: the max pooling's backward node
+    # (nn/functional/pooling.py) has no edge to its input, where torch's has one carrying zeros
     x = randn(*shape, dtype=np.float64)
     same(lambda T: _grad_of_grad(T, fn, x, wrt_input=False)[:2], rtol=1e-7, atol=1e-9)
 

@@ -71,7 +71,7 @@ def test_complex_cholesky_gradcheck(upper):
     assert same(scenario) == (True, True)
 
 
-_COMPLEX_OPS = {   # the derivatives cholesky's relies on, and their neighbours in linalg_extra
+_COMPLEX_OPS = {   # the derivatives cholesky's relies on, and their neighbours in linalg_solvers
     "inv": lambda T, A, B: T.linalg.inv(A),
     "det": lambda T, A, B: T.linalg.det(A),
     "logabsdet": lambda T, A, B: T.linalg.slogdet(A)[1],

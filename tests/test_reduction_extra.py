@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 import ember
-import ember.ops.reduction_extra as RX
+import types
+from ember.ops import statistics as _statistics, reduction as _reduction, scan as _scan
+from ember.ops import calculus as _calculus, sorting as _sorting
+# the ops this file tests, from the modules that hold them now
+_RX_MODULES = (_statistics, _reduction, _scan, _calculus, _sorting)
+RX = types.SimpleNamespace(**{n: getattr(m, n) for m in _RX_MODULES for n in m.__all__})
 from tests.differential import catch, same
 
 NAN = float("nan")

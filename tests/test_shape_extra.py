@@ -1,10 +1,17 @@
-"""ember.ops.shape_extra against torch: values, dtypes, shapes, gradients, node names, errors."""
+"""meshgrid, repeat_interleave, take, index_fill, addmv, cdist, cov, ... against torch: values,
+dtypes, shapes, gradients, node names, errors."""
 import numpy as np
 import pytest
 import torch
 
 import ember
-import ember.ops.shape_extra as SX
+import types
+from ember.ops import shape as _shape, indexing as _indexing, blas as _blas, norms as _norms
+from ember.ops import statistics as _statistics
+# the ops this file tests, from the modules that hold them now
+_SX_MODULES = (_shape, _indexing, _blas, _norms, _statistics)
+SX = types.SimpleNamespace(**{n: getattr(m, n) for m in _SX_MODULES for n in m.__all__},
+                           __all__=[n for m in _SX_MODULES for n in m.__all__])
 from differential import same, catch, warnings_of
 
 

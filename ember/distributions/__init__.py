@@ -9,7 +9,7 @@ from .counts import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
 from .dirichlet import Dirichlet
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .multivariate import Independent, MultivariateNormal
-from .more_continuous import Cauchy, Chi2, StudentT
+from .continuous import Cauchy, Chi2, StudentT
 from .transformed_distribution import TransformedDistribution
 from .transformed import (Gumbel, HalfCauchy, HalfNormal, Kumaraswamy, LogisticNormal,
                           LogNormal, Pareto, Weibull)
@@ -34,7 +34,6 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 from .constraint_registry import biject_to, transform_to
 from . import constraint_registry
 from .kl import kl_divergence, register_kl
-from . import kl_extra  # noqa: F401  (registers the KLs of the families above)
 from . import _modules
 
 _modules.install(__name__)

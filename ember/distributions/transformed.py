@@ -6,7 +6,7 @@ import ember
 from . import constraints
 from .continuous import Exponential, Normal, Uniform
 from .distribution import broadcast_all
-from .more_continuous import Cauchy
+from .continuous import Cauchy
 from .transformed_distribution import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ExpTransform, PowerTransform,
                          StickBreakingTransform)

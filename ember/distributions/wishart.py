@@ -8,7 +8,7 @@ import warnings
 import ember
 from . import constraints
 from .exp_family import ExponentialFamily
-from .more_continuous import Chi2
+from .continuous import Chi2
 from .multivariate import _FromScaleTril, _half_log_det, _precision_to_scale_tril
 
 __all__ = ["Wishart"]

@@ -1,7 +1,7 @@
 """ember.nn.grad: the gradients of a convolution with respect to its input and its weight,
-computed by the convolution's own backward (`_conv._convolution_backward`)."""
+computed by the convolution's own backward (`functional.conv._convolution_backward`)."""
 from ..ops.creation import zeros
-from . import _conv as C
+from .functional import conv as C
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input",
            "conv3d_weight"]

@@ -166,7 +166,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     if tensor.numel() == 0:
         return tensor
     import numpy as np
-    from ..ops.creation import _rng, tensor as make
+    from ..ops.random import _rng
+    from ..ops.creation import tensor as make
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flat = _rng(generator).standard_normal((rows, cols))
@@ -186,7 +187,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     zeroed, at rows chosen at random for each column."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation import rand
+    from ..ops.random import rand
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():

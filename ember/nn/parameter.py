@@ -1,5 +1,14 @@
-"""Parameter: a leaf Tensor that a Module registers as one of its learnable weights."""
-from .._tensor import Tensor, _rebuild_tensor
+"""Parameter: a leaf Tensor that a Module registers as one of its learnable weights; Buffer; and
+the placeholders lazy modules hold until their first forward (UninitializedParameter,
+UninitializedBuffer).
+
+A placeholder has a dtype, a device and requires_grad but no data: using its data raises, as in
+PyTorch. The first forward of a lazy module materializes it in place (it becomes a Parameter / a
+Tensor, the same object, so an optimizer built before still holds it).
+"""
+from .. import _dtype as D
+from .._tensor import Tensor, Size, _rebuild_tensor
+from ..ops.creation import empty
 
 
 class Parameter(Tensor):
@@ -69,15 +78,135 @@ class Buffer(Tensor):
         pass
 
 
+_DATA_SLOT = Tensor.__dict__["_data"]        # Tensor's own storage for the array
+
+
+def _use_error(cls_name, what):
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in {what}. This error happens when you "
+        f"are using a `LazyModule` or explicitly manipulating "
+        f"`ember.nn.parameter.{cls_name}` objects. When using LazyModules Call `forward` with "
+        f"a dummy batch to initialize the parameters before calling torch functions")
+
+
+class UninitializedTensorMixin:
+    """What UninitializedParameter and UninitializedBuffer share (see the module docstring)."""
+    __slots__ = ()
+    cls_to_become = None
+
+    def __init__(self, *args, **kwargs):
+        pass                                  # all done in __new__
+
+    @property
+    def _data(self):
+        # every op reads a tensor's array: this is where using a placeholder fails
+        raise _use_error(type(self).__name__, "an ember operation")
+
+    @_data.setter
+    def _data(self, array):
+        _DATA_SLOT.__set__(self, array)
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+    def size(self, dim=None):
+        # PyTorch answers with the size of the empty tensor that stands in for the data
+        return Size((0,)) if dim is None else (0,)[dim]
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the placeholder data of `shape` (uninitialized values) and make it a
+        `cls_to_become` (Parameter or Tensor), in place."""
+        data = empty(shape, device=device or self._device, dtype=dtype or self._dtype)
+        _DATA_SLOT.__set__(self, data._data)
+        self._dtype, self._device = data._dtype, data._device
+        self.__class__ = self.cls_to_become
+
+    def to(self, *args, **kwargs):
+        # a new placeholder with the converted dtype/device (Module.to, .double() ... use this)
+        probe = empty(0, device=self._device, dtype=self._dtype).to(*args, **kwargs)
+        return self._like(probe._dtype, probe._device)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def float(self):
+        return self.to(D.float32)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def bfloat16(self):
+        return self.to(D.bfloat16)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    @property
+    def data(self):
+        return self
+
+    @data.setter
+    def data(self, other):
+        # Module._apply swaps in the converted placeholder
+        if not isinstance(other, UninitializedTensorMixin):
+            raise _use_error(type(self).__name__, "Tensor.data")
+        self._dtype, self._device = other._dtype, other._device
+
+    def detach(self):
+        # the lazy module's state_dict holds the placeholder itself, as PyTorch's does
+        return self
+
+    def requires_grad_(self, requires_grad=True):
+        raise _use_error(type(self).__name__, "Tensor.requires_grad_")
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = self._like(self._dtype, self._device)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        return _rebuild_uninitialized, (type(self), self._requires_grad, str(self._device),
+                                        self._dtype.name), self.__dict__
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+
+def _rebuild_uninitialized(cls, requires_grad, device, dtype_name):
+    return cls(requires_grad, device, getattr(D, dtype_name))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def _like(self, dtype, device):
+        return type(self)(self._requires_grad, device, dtype)
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        data = empty(0, device=device, dtype=dtype)
+        b = cls._make(data._data, data._dtype, data._device, requires_grad)
+        b.persistent = persistent
+        return b
+
+    def _like(self, dtype, device):
+        return type(self)(self._requires_grad, device, dtype, self.persistent)
+
+
 def is_lazy(param):
-    from .modules.lazy import is_lazy as lazy       # the lazy placeholders live with LazyLinear...
-    return lazy(param)
-
-
-def __getattr__(name):
-    # UninitializedParameter/-Buffer, defined with the lazy modules (importing them here would
-    # be an import cycle)
-    if name in ("UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin"):
-        from .modules import lazy
-        return getattr(lazy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return isinstance(param, UninitializedTensorMixin)

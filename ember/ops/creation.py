@@ -1,12 +1,14 @@
 """Making tensors: from data, filled, ranges, random; and the copy ops (clone, to, copy_)."""
 import numbers
-
 import numpy as np
+import warnings
 
 from .. import _dtype as D
-from .._device import as_device, array_module
-from .._tensor import Tensor, Size
-from .registry import primitive, xp_of
+from .._device import array_module, as_device
+from .._tensor import Tensor, Size, contiguous_strides
+from ._utils import as_shape
+from .registry import xp_of, primitive
+from .settings import _switches
 
 
 def _finish(array, dtype, device, requires_grad):
@@ -530,7 +532,7 @@ def copy_strides(a, memory_format=None):
     `memory_format`, or None for plain C-contiguous ones. preserve_format (the default) keeps
     the strides of a dense, non-overlapping `a`; for any other `a` it orders dense strides as
     `a`'s dims are ordered in memory."""
-    from .views import element_strides, contiguous_strides
+    from .views import element_strides
     if memory_format == "torch.channels_last":
         if a.ndim != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
@@ -862,344 +864,6 @@ def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, dev
     return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
 
 
-# ----------------------------------------------------------------------------- random
-class Generator:
-    """ember's random stream (NumPy's PCG64): torch's distributions, not torch's numbers."""
-
-    def __init__(self, device="cpu"):
-        self.device = as_device(device)
-        self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-
-    def manual_seed(self, seed):
-        if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
-        seed = seed.__index__()
-        if not -2 ** 63 <= seed < 2 ** 64:
-            raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % 2 ** 64          # (torch keeps a negative seed as its uint64 bits)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-        return self
-
-    def seed(self):
-        import secrets
-        self.manual_seed(secrets.randbits(63))
-        return self._seed
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        import pickle
-        state = pickle.dumps(self._rng.bit_generator.state)
-        return Tensor._make(np.frombuffer(state, np.uint8).copy(), D.uint8)
-
-    def set_state(self, state):
-        import pickle
-        if not isinstance(state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
-        if state._dtype is not D.uint8:
-            raise TypeError("RNG state must be a torch.ByteTensor")
-        self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
-        return self
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    default_generator.manual_seed(int(seed))      # (torch's global one takes any int()-able)
-    return default_generator
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(state):
-    default_generator.set_state(state)
-
-
-def _rng(generator):
-    return (generator or default_generator)._rng
-
-
-def _not_implemented(kernel, dtype):
-    from .._printing import scalar_type_name
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
-
-
-def _random_factory(fname, kernel, sample):
-    """rand/randn: floating or complex dtypes only (a complex sample draws both parts)."""
-    def make(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-        if size is not None:
-            if args:
-                got = ", ".join([type(a).__name__ for a in args] +
-                                [f"size={type(size).__name__}"])
-                raise _random_factory_error(fname, got)
-            args = (size,)
-        shape = _sizes(fname, args)
-        _check_sizes(shape)
-        dtype = dtype or D.get_default_dtype()
-        if dtype._category < 2:
-            raise _not_implemented(kernel, dtype)
-        device = as_device(device)
-        rng = _rng(generator)
-        if dtype.is_complex:
-            # PyTorch: each part of a complex normal has variance 1/2
-            scale = np.sqrt(0.5) if fname == "randn" else 1.0
-            data = (sample(rng, shape) + 1j * sample(rng, shape)) * scale
-        else:
-            data = sample(rng, shape)
-        return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
-    make.__name__ = fname
-    return make
-
-
-rand = _random_factory("rand", "check_uniform_bounds",
-                       lambda rng, s: rng.random(s, dtype=np.float64))
-randn = _random_factory("randn", "normal_kernel_cpu", lambda rng, s: rng.standard_normal(s))
-
-
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input.shape, dtype=dtype or input._dtype, device=device or input._device,
-                requires_grad=requires_grad)
-
-
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input.shape, dtype=dtype or input._dtype, device=device or input._device,
-                 requires_grad=requires_grad)
-
-
-_RANDINT_SIGNATURES = (
-    " * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, "
-    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool "
-    "pin_memory = False, bool requires_grad = False)\n"
-    " * (int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
-    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
-    "requires_grad = False)\n"
-    " * (int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = "
-    "None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
-    "bool pin_memory = False, bool requires_grad = False)\n"
-    " * (int low, int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
-    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
-    "requires_grad = False)\n")
-
-
-def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None, layout=None, pin_memory=False):
-    # randint([low,] high, size): the arguments by position or by name, as PyTorch binds them
-    names = ("high", "size") if len(args) + (low is not None) + (high is not None) + \
-        (size is not None) == 2 and low is None else ("low", "high", "size")
-    given = {"low": low, "high": high, "size": size}
-    named = {k: v for k, v in given.items() if v is not None}
-    bound = dict(zip(names, args))
-    if len(args) > len(names) or set(bound) & set(named) or \
-            set(bound) | set(named) != set(names):
-        raise _randint_error(args, named)
-    bound.update(named)
-    if len(names) == 2:
-        # one plausible signature: PyTorch names the argument at fault
-        if not _is_size(bound["high"], first=True):
-            raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
-                            f"{_type_name(bound['high'])}")
-        where = "" if size is not None else " (position 2)"
-        if not isinstance(bound["size"], (tuple, list)):
-            raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, not "
-                            f"{_type_name(bound['size'])}")
-        if bound["size"] and not _is_size(bound["size"][0], first=True):
-            raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, but "
-                            f"found element of type {_type_name(bound['size'][0])} at pos 0")
-    elif not (_is_size(bound["low"], first=True) and _is_size(bound["high"], first=True) and
-              isinstance(bound["size"], (tuple, list))):
-        raise _randint_error(args, named)
-    low, high = bound.get("low", 0).__index__(), bound["high"].__index__()
-    shape = _sizes("randint", (bound["size"],))
-    _check_sizes(shape)
-    if not (-2 ** 63 <= low < 2 ** 63 and -2 ** 63 <= high < 2 ** 63):
-        raise ValueError("Overflow when unpacking long long")
-    dtype = dtype or D.int64
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
-                           f"to={high}")
-    _check_random_bounds(low, high, dtype)
-    device = as_device(device)
-    data = _rng(generator).integers(low, high, size=shape).astype(dtype.np)
-    return _finish(_on_device(data, device), dtype, device, requires_grad)
-
-
-def _randint_error(args, named):
-    got = ", ".join([type(a).__name__ for a in args] +
-                    [f"{k}={type(v).__name__}" for k, v in named.items()])
-    return TypeError(f"randint() received an invalid combination of arguments - got ({got}), "
-                     f"but expected one of:\n{_RANDINT_SIGNATURES}")
-
-
-# the C++ type names PyTorch's bounds checks print
-_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
-                 "int16": "short int", "int32": "int", "int64": "long int",
-                 "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-                 "float64": "double"}
-_warned_bounds = set()
-
-
-def _check_random_bounds(low, high, dtype):
-    """random_(from, to)'s checks that the dtype can hold every value drawn: an error for an
-    integer dtype; for a floating one a warning (once per process, as PyTorch warns) past the
-    range where it holds every integer."""
-    if dtype.is_complex:
-        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
-                           "boolean types")
-    name = _C_TYPE_NAMES[dtype.name]
-    if dtype._category < 2:
-        lo, hi = (0, 1) if dtype is D.bool_ else (int(np.iinfo(dtype.np).min),
-                                                  int(np.iinfo(dtype.np).max))
-        if low < lo:
-            raise RuntimeError(f"from is out of bounds for {name}")
-        if high - 1 > hi:
-            raise RuntimeError(f"to - 1 is out of bounds for {name}")
-        return
-    import warnings
-    digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
-    for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
-        if abs(value) > 2 ** digits and (which, dtype) not in _warned_bounds:
-            _warned_bounds.add((which, dtype))
-            warnings.warn(f"{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
-                          f"precision limitations {name} can support discrete uniform "
-                          f"distribution only within this range. This warning will become an "
-                          f"error in version 1.7 release, please fix the code in advance "
-                          f"(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-                          f"DistributionTemplates.h:{line}.)", UserWarning, stacklevel=3)
-
-
-def randint_like(input, low, high=None, *, dtype=None, device=None):
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input._dtype,
-                   device=device or input._device)
-
-
-# the most elements randperm can number exactly in a floating dtype
-_RANDPERM_FLOAT_LIMITS = {"float16": (2049, "2049", "Half"),
-                          "float32": (2 ** 24 + 1, "2^24+1", "Float")}
-
-
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-             layout=None, pin_memory=False):
-    if not _is_size(n, first=True):
-        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
-                        f"{_type_name(n)}")
-    n = n.__index__()
-    _check_sizes((n,))
-    dtype = dtype or D.int64
-    if dtype is D.bool_ or dtype.is_complex:
-        raise _not_implemented("randperm", dtype)
-    if dtype._category == 1 and n - 1 > np.iinfo(dtype.np).max:
-        c_name = "int" if dtype is D.int32 else f"{dtype.name}_t"
-        raise RuntimeError(f"value cannot be converted to type {c_name} without overflow")
-    if dtype.name in _RANDPERM_FLOAT_LIMITS:
-        limit, text, name = _RANDPERM_FLOAT_LIMITS[dtype.name]
-        if n > limit:
-            raise RuntimeError(f"n cannot be greater than {text} for {name} type.")
-    device = as_device(device)
-    return _finish(_on_device(_rng(generator).permutation(n).astype(dtype.np), device), dtype,
-                   device, requires_grad)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
-           device=None, requires_grad=False, layout=None, pin_memory=False):
-    rng = _rng(generator)
-    if isinstance(std, Tensor):
-        if std._data.size and (std._data < 0).any():
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        like = mean if isinstance(mean, Tensor) else std
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        data = rng.normal(0.0, 1.0, shape) * s + m
-        return Tensor._make(data.astype(like._dtype.np), like._dtype, like._device)
-    if size is None:
-        raise TypeError(
-            "normal() received an invalid combination of arguments - got (float, float), but "
-            "expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = "
-            "None, Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator "
-            "generator = None, Tensor out = None)\n * (float mean, Tensor std, *, "
-            "torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, "
-            "tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
-            "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
-            "bool pin_memory = False, bool requires_grad = False)\n")
-    shape = _sizes("normal", (size,))
-    dtype = dtype or D.get_default_dtype()
-    device = as_device(device)
-    data = rng.normal(mean, std, shape).astype(dtype.np)
-    return _finish(_on_device(data, device), dtype, device, requires_grad)
-
-
-def bernoulli(input, p=None, *, generator=None, out=None):
-    if input._dtype._category < 2 and p is None:
-        raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
-    probs = input._host() if p is None else np.full(input.shape, p)
-    if np.any((probs < 0) | (probs > 1)):
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
-                           "this error message be improved?  If so, please report an "
-                           "enhancement request to PyTorch.)")
-    data = (_rng(generator).random(input.shape) < probs).astype(input._dtype.np)
-    return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
-
-
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    probs = input._data.astype(np.float64)
-    if probs.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if np.any(probs < 0) or not np.all(np.isfinite(probs)):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    rows = probs.reshape(-1, probs.shape[-1])
-    if np.any(rows.sum(-1) <= 0):
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and num_samples > rows.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    rng = _rng(generator)
-    p = rows / rows.sum(-1, keepdims=True)
-    n_rows, k = p.shape
-    if replacement:
-        # inverse CDF, all rows at once: row r's CDF is shifted up by r, so one sorted array
-        # holds them all and one searchsorted finds every draw
-        cdf = np.cumsum(p, axis=-1)
-        cdf[:, -1] = 1.0                    # (no draw may fall past the last class)
-        cdf += np.arange(n_rows)[:, None]
-        u = rng.random((n_rows, num_samples)) + np.arange(n_rows)[:, None]
-        out = np.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(n_rows, -1)
-        # (side="right": a class of probability zero, an empty bin, is never drawn)
-        out = np.minimum(out - np.arange(n_rows)[:, None] * k, k - 1)
-    else:
-        # Gumbel-top-k: sampling without replacement proportional to p
-        keys = np.log(np.where(p > 0, p, 1e-300)) - np.log(-np.log(rng.random((n_rows, k))))
-        keys[p == 0] = -np.inf
-        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
-    out = out.astype(np.int64, copy=False)
-    if probs.ndim == 1:
-        out = out[0]
-    return Tensor._make(out, D.int64, input._device)
-
-
-def poisson(input, generator=None):
-    return Tensor._make(_rng(generator).poisson(input._data).astype(input._dtype.np),
-                        input._dtype, input._device)
-
-
 # ----------------------------------------------------------------------------- copies
 def preserving_copy(xp, a, np_dtype, memory_format=None):
     """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
@@ -1398,3 +1062,78 @@ _zero.fills = True
 
 def zero_(self):
     return _zero.inplace(self)
+
+
+_READONLY_WARNING = (
+    "The given buffer is not writable, and PyTorch does not support non-writable tensors. "
+    "This means you can write to the underlying (supposedly non-writable) buffer using the "
+    "tensor. You may want to copy the buffer to protect its data or make it writable before "
+    "converting it to a tensor. This type of warning will be suppressed for the rest of this "
+    "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
+    "tensor_new.cpp:1556.)")
+_warned_readonly = []
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A tensor sharing the memory of an object with the buffer protocol."""
+    view = memoryview(buffer)
+    length = view.nbytes
+    size = dtype.itemsize
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({size})")
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    if view.readonly and (_switches["warn_always"] or not _warned_readonly):
+        if not _switches["warn_always"]:        # torch's once only counts once-mode warnings
+            _warned_readonly.append(True)
+        warnings.warn(_READONLY_WARNING, UserWarning, stacklevel=2)
+    data = np.frombuffer(view.cast("B"), dtype=dtype.np, count=count, offset=offset)
+    if view.readonly:
+        data = data.view()
+        data.flags.writeable = False
+    out = Tensor._make(data, dtype)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                      requires_grad=False, pin_memory=False):
+    from .creation import empty_strided
+    return empty_strided(size, stride, dtype=dtype or self._dtype,
+                         device=device or self._device, requires_grad=requires_grad)
+
+
+def fill(input, value):
+    from .creation import fill_
+    return fill_(input.clone(), value)
+
+
+# ----------------------------------------------------------------------------- creation
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An empty tensor whose memory holds its dims in the order `physical_layout`."""
+    size, order = as_shape((size,)), as_shape((physical_layout,))
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    physical = contiguous_strides([size[d] for d in order])
+    strides = [0] * len(size)
+    for d, s in zip(order, physical):
+        strides[d] = s
+    return empty_strided(size, strides, dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+
+
+__all__ = ['empty_permuted', 'frombuffer', 'fill']

@@ -4,146 +4,15 @@ Also the derivatives of the view ops: each places a gradient into zeros of the i
 through the same view (`_embed`), which is itself differentiable (its derivative is the view).
 """
 import numbers
-
 import numpy as np
 
-from .. import _backend
-from .. import _dtype as D
+from .. import _backend, _dtype as D
 from .._tensor import Tensor
-from ._utils import REQUIRED, int_arg, require, wrap_dim, wrap_dims
-from .registry import check_broadcast, primitive, write_into
 from ..autograd import forward_ad as _forward_ad
 from . import views as V
-
-
-# ----------------------------------------------------------------------------- view derivatives
-def _array_view(xp, a, kind, args):
-    """The (writable) view of array `a` that a view op of this kind and args makes."""
-    if kind == "select":
-        return a[(slice(None),) * args["dim"] + (args["index"], Ellipsis)]
-    if kind == "slice":
-        return a[(slice(None),) * args["dim"] + (slice(args["start"], args["stop"],
-                                                       args["step"]),)]
-    if kind == "diagonal":
-        return V._diagonal.forward(xp, a, **args)
-    raise AssertionError(kind)
-
-
-def _embed_forward(xp, grad, *, shape, kind, args):
-    out = xp.zeros(shape, grad.dtype)
-    if kind == "unfold":
-        # windows may overlap: accumulate through flat positions
-        positions = _positions(xp, shape, kind, args)
-        flat = xp.zeros(int(np.prod(shape)), grad.dtype)
-        _backend.of(xp).scatter_add(flat, positions.reshape(-1),
-                                                           grad.reshape(-1))
-        return flat.reshape(shape)
-    view = _array_view(xp, out, kind, args)
-    view[...] = grad
-    return out
-
-
-def _positions(xp, shape, kind, args):
-    ids = xp.arange(int(np.prod(shape)), dtype=xp.int64).reshape(shape)
-    if kind == "unfold":
-        windows = _backend.of(xp).windows(ids, args["size"], args["dimension"])
-        return windows[(slice(None),) * args["dimension"] +
-                       (slice(None, None, args["step"]),)]
-
-
-def _embed_derivative(ctx, grad):
-    kind, a = ctx.kind, ctx.args
-    if kind == "select":
-        return grad.select(a["dim"], a["index"])
-    if kind == "slice":
-        return V._slice(grad, dim=a["dim"], start=a["start"], stop=a["stop"], step=a["step"])
-    if kind == "diagonal":
-        return grad.diagonal(a["offset"], a["dim1"], a["dim2"])
-    return grad.unfold(a["dimension"], a["size"], a["step"])
-
-
-# one op per view kind, as each is its own node in torch's graph (SelectBackwardBackward0, ...)
-_EMBEDS = {}
-for _kind in ("select", "slice", "diagonal", "unfold"):
-    _EMBEDS[_kind] = primitive(f"{_kind}_backward",
-                               node=f"{_kind.capitalize()}BackwardBackward0")(_embed_forward)
-    _EMBEDS[_kind].derivative(_embed_derivative)
-
-
-def _embed(grad, *, shape, kind, args):
-    return _EMBEDS[kind](grad, shape=shape, kind=kind, args=args)
-
-
-def select_backward(grad, shape, dim, index):
-    return _embed(grad, shape=shape, kind="select", args={"dim": dim, "index": index})
-
-
-def slice_backward(grad, shape, dim, start, stop, step):
-    return _embed(grad, shape=shape, kind="slice",
-                  args={"dim": dim, "start": start, "stop": stop, "step": step})
-
-
-def diagonal_backward(grad, shape, offset, dim1, dim2):
-    return _embed(grad, shape=shape, kind="diagonal",
-                  args={"offset": offset, "dim1": dim1, "dim2": dim2})
-
-
-def unfold_backward(grad, shape, dimension, size, step):
-    return _embed(grad, shape=shape, kind="unfold",
-                  args={"dimension": dimension, "size": size, "step": step})
-
-
-def as_strided_backward(grad, out_geometry, in_geometry):
-    """The gradient of an as_strided view: through the memory both geometries address. Input
-    elements that share memory (an expanded input) share that memory's gradient equally."""
-    return _restride(grad, src=out_geometry, dst=in_geometry, share="dst")
-
-
-def _storage_positions(xp, geometry):
-    """For each element of a (shape, strides, offset) geometry, its index in memory."""
-    shape, strides, offset = geometry
-    pos = xp.full((), offset, dtype=xp.int64)
-    for d, (n, st) in enumerate(zip(shape, strides)):
-        pos = pos + (xp.arange(n, dtype=xp.int64) * st).reshape((n,) + (1,) * (len(shape) - d - 1))
-    return xp.broadcast_to(pos, shape)
-
-
-@primitive("_restride", node="AsStridedScatterBackward0")
-def _restride(xp, grad, *, src, dst, share=None):
-    """Sum the elements of `grad` (laid out in memory as `src`) into memory, then read that
-    memory as `dst`. `share` names the side whose elements divide a memory location's value
-    among themselves when several of them address it. Linear; its adjoint swaps src and dst
-    (and the side that shares)."""
-    src_pos, dst_pos = _storage_positions(xp, src), _storage_positions(xp, dst)
-    size = 1 + max(int(src_pos.max()) if src_pos.size else 0,
-                   int(dst_pos.max()) if dst_pos.size else 0)
-    if share == "src":
-        grad = grad / xp.bincount(src_pos.reshape(-1), minlength=size)[src_pos]
-    memory = xp.zeros(size, grad.dtype)
-    _backend.of(xp).scatter_add(memory, src_pos.reshape(-1),
-                                                       grad.reshape(-1))
-    out = memory[dst_pos]
-    if share == "dst":
-        out = out / xp.bincount(dst_pos.reshape(-1), minlength=size)[dst_pos]
-    return out.astype(grad.dtype, copy=False)
-
-
-@_restride.derivative
-def _(ctx, grad):
-    share = {"src": "dst", "dst": "src"}.get(ctx.share)
-    return _restride(grad, src=ctx.dst, dst=ctx.src, share=share)
-
-
-def index_fill_grad(grad, indices, shape, dim, keepdim):
-    """Gradient of max/min along dim: `grad` placed at the chosen indices, zeros elsewhere."""
-    if not keepdim and len(shape):
-        grad = grad.unsqueeze(dim)
-        indices = np.expand_dims(indices, dim)
-    if not len(shape):
-        return grad
-    from .creation import zeros
-    idx = Tensor._make(indices, D.int64)
-    return zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)
+from ._utils import wrap_dim
+from .registry import primitive, write_into, check_broadcast
+from .tensor_info import _as_int64
 
 
 # ----------------------------------------------------------------------------- advanced index
@@ -493,161 +362,6 @@ def _index_of(index, name, words="int32/int64"):
     return index._data.astype(np.int64, copy=False)
 
 
-def _check_bounds(index, size, dim):
-    """PyTorch's gather/scatter check: every index in [0, size) (no negative indices), the
-    first bad one (in index order) reported."""
-    bad = (index < 0) | (index >= size)
-    if bad.any():
-        raise RuntimeError(f"index {int(index[bad].flat[0])} is out of bounds for dimension "
-                           f"{dim} with size {size}")
-
-
-def _full_indices(index, dim):
-    """numpy advanced-index tuple addressing, for each index element, its target position."""
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
-@primitive("gather", node="GatherBackward0")
-def _gather(xp, self, *, dim, index):
-    if not self.ndim:           # a scalar gathers as a one-element vector
-        return _gather.forward(xp, self.reshape(1), dim=0, index=index.reshape(-1)).reshape(
-            index.shape)
-    _check_bounds(index, self.shape[dim], dim)
-    return self[_full_indices(index, dim)]
-
-
-@_gather.derivative
-def _(ctx, grad):
-    from .creation import zeros
-    idx = Tensor._make(ctx.index, D.int64)
-    return zeros(ctx.input_shape(), dtype=grad._dtype).scatter_add(ctx.dim, idx, grad)
-
-
-def gather(input, dim, index, *, sparse_grad=False, out=None):
-    d = wrap_dim(dim, input._data.ndim)
-    if index._data.ndim != input._data.ndim and not (index._data.ndim <= 1 and
-                                                      input._data.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input "
-                           "tensor")
-    return _gather(input, dim=d, index=_index_of(index, "gather"))
-
-
-@primitive("scatter", node="ScatterBackward0")
-def _scatter(xp, self, src, *, dim, index, reduce=None):
-    if not self.ndim:           # a scalar is scattered into as a one-element vector
-        return _scatter.forward(xp, self.reshape(1), src.reshape(-1) if src.ndim else src,
-                                dim=0, index=index.reshape(-1), reduce=reduce).reshape(())
-    _check_bounds(index, self.shape[dim], dim)
-    out = self.copy()
-    where = _full_indices(index, dim)
-    values = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
-    if reduce is None:
-        out[where] = values
-    elif reduce == "add":
-        _backend.of(xp).scatter_add(out, where, values)
-    elif reduce == "multiply":
-        _backend.of(xp).scatter_multiply(out, where, values)
-    return out
-
-
-@primitive("scatter.value", node="ScatterBackward1")
-def _scatter_value(xp, self, *, dim, index, value, reduce=None):
-    return _scatter.forward(xp, self, xp.asarray(value, dtype=self.dtype), dim=dim, index=index,
-                            reduce=reduce)
-
-
-@_scatter_value.derivative
-def _(ctx, grad):
-    return grad.scatter(ctx.dim, Tensor._make(ctx.index, D.int64), 0.0)
-
-
-@_scatter.derivative
-def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
-    g_self = grad.scatter(ctx.dim, idx, 0.0)
-    g_src = grad.gather(ctx.dim, idx)
-    return g_self, _pad_to(g_src, ctx.input_shape(1))
-
-
-def _pad_to(g, shape):
-    if tuple(g.shape) == tuple(shape) or not len(shape):
-        return g if len(shape) else g.sum()
-    from .creation import zeros
-    out = zeros(shape, dtype=g._dtype)
-    region = tuple(slice(0, s) for s in g.shape)
-    return _index_put(out, g, indices=region, accumulate=False)
-
-
-@primitive("scatter_add", node="ScatterAddBackward0")
-def _scatter_add(xp, self, src, *, dim, index):
-    if not self.ndim:           # (as _scatter)
-        return _scatter_add.forward(xp, self.reshape(1), src.reshape(-1), dim=0,
-                                    index=index.reshape(-1)).reshape(())
-    _check_bounds(index, self.shape[dim], dim)
-    out = self.copy()
-    values = src[tuple(slice(0, s) for s in index.shape)]
-    _backend.of(xp).scatter_add(out, _full_indices(index, dim), values)
-    return out
-
-
-@_scatter_add.derivative
-def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
-    return grad, _pad_to(grad.gather(ctx.dim, idx), ctx.input_shape(1))
-
-
-_warned_scatter_reduce = []
-
-
-def _check_reduce(reduce):
-    if reduce not in (None, "add", "multiply"):
-        raise RuntimeError("reduce argument must be either add or multiply.")
-
-
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    idx = _index_of(index, "scatter")
-    if src is None:
-        src = value
-    d = wrap_dim(dim, input._data.ndim)
-    if not isinstance(src, Tensor):
-        _check_reduce(reduce)
-        return _scatter_value(input, dim=d, index=idx, value=src, reduce=reduce)
-    if src._dtype is not input._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if reduce is not None and not _warned_scatter_reduce:
-        _warned_scatter_reduce.append(True)             # PyTorch warns once per process
-        import warnings
-        warnings.warn("The reduce argument of ember.scatter with Tensor src is deprecated and "
-                      "will be removed in a future PyTorch release. Use ember.scatter_reduce "
-                      "instead for more reduction options. (Triggered internally at "
-                      "/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:230.)",
-                      UserWarning, stacklevel=3)
-    _check_reduce(reduce)                               # (PyTorch warns first)
-    return _scatter(input, src, dim=d, index=idx, reduce=reduce)
-
-
-def scatter_add(input, dim, index, src):
-    return _scatter_add(input, src, dim=wrap_dim(dim, input._data.ndim),
-                        index=_index_of(index, "scatter"))
-
-
-def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
-    if src is None:
-        src = value
-    idx, d = _index_of(index, "scatter"), wrap_dim(dim, self._data.ndim)
-    _check_reduce(reduce)
-    if not isinstance(src, Tensor):
-        return _scatter_value.inplace(self, dim=d, index=idx, value=src, reduce=reduce)
-    return _scatter.inplace(self, src, dim=d, index=idx, reduce=reduce)
-
-
-def scatter_add_(self, dim, index, src):
-    return _scatter_add.inplace(self, src, dim=wrap_dim(dim, self._data.ndim),
-                                index=_index_of(index, "scatter"))
-
-
 @primitive("index_select", node="IndexSelectBackward0")
 def _index_select(xp, self, *, dim, index):
     return xp.take(self, index, axis=dim) if self.ndim else self.copy()
@@ -780,305 +494,253 @@ def argwhere(input):
     return nonzero(input)
 
 
-# ----------------------------------------------------------------------------- sorting
-@primitive("sort", node="SortBackward0", n_outputs=2, differentiable_outputs=1,
-           save=("result1",))
-def _sort(xp, self, *, dim, descending, stable):
-    if self.ndim == 0:
-        return self.copy(), xp.zeros((), xp.int64)
-    key = self
-    if descending:
-        idx = xp.flip(xp.argsort(xp.flip(key, axis=dim), axis=dim, kind="stable"), axis=dim)
-        idx = (self.shape[dim] - 1) - idx
-    else:
-        idx = xp.argsort(key, axis=dim, kind="stable")
-    return xp.take_along_axis(self, idx, axis=dim), idx.astype(xp.int64)
+# ---------------------------------------------------------------------------- diag
+@primitive("diag_embed", node="DiagEmbedBackward0")
+def _diag_embed(xp, self, *, offset):
+    n = self.shape[0] + abs(offset)
+    out = xp.zeros((n, n), dtype=self.dtype)
+    rows = xp.arange(self.shape[0])
+    out[rows + max(-offset, 0), rows + max(offset, 0)] = self
+    return out
 
 
-@_sort.derivative
+@_diag_embed.derivative
+def _(ctx, grad):
+    return grad.diagonal(ctx.offset)
+
+
+@primitive("diagonal_copy", node="DiagonalBackward0_copy")
+def _diagonal_copy(xp, self, *, offset):
+    return xp.diagonal(self, offset).copy()
+
+
+@_diagonal_copy.derivative
+def _(ctx, grad):
+    from .views import diagonal_backward
+    return diagonal_backward(grad, ctx.input_shape(), ctx.offset, 0, 1)
+
+
+def diag(input, diagonal=0):
+    """A 1-D input becomes the `diagonal`-th diagonal of a square matrix; a 2-D input gives
+    a copy of its `diagonal`-th diagonal."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        return _diag_embed(input, offset=diagonal)
+    if ndim == 2:
+        return _diagonal_copy(input, offset=diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+def _long(a):
+    return Tensor._make(a, D.int64)
+
+
+# ----------------------------------------------------------------------------- take
+def take(input, index):
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{_scalar_name(index._dtype)}")
+    n = input.numel()
+    bad = (index._data >= n) | (index._data < -n)
+    if bad.any() and not n:
+        raise IndexError("take(): tried to take from an empty tensor")
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {int(index._data[bad][0])} on a "
+                         f"tensor of {n} elements.")
+    return _take(input, index=np.where(index._data < 0, index._data + n, index._data))
+
+
+@primitive("take", node="TakeBackward0")
+def _take(xp, self, *, index):
+    return self.reshape(-1)[index]
+
+
+@_take.derivative
 def _(ctx, grad):
     from .creation import zeros
-    if not len(ctx.input_shape()):
-        return grad
-    idx = Tensor._make(ctx.result1, D.int64)
-    return zeros(ctx.input_shape(), dtype=grad._dtype).scatter(ctx.dim, idx, grad)
+    flat = zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype)
+    return flat.index_add(0, _long(ctx.index.reshape(-1)), grad.reshape(-1)).reshape(
+        ctx.input_shape())
 
 
-def check_sort_dim(name, dim, descending, method=False):
-    """PyTorch's TypeError for a dim that is no int: sort(x, True) matches no signature. (The
-    arguments are listed as given positionally, PyTorch lists keywords as name=type.)"""
-    if not isinstance(dim, bool) and hasattr(dim, "__index__"):
-        return
-    got = [type(dim).__name__] + ([type(descending).__name__] if descending is not False else [])
-    first = "" if method else "Tensor input, "
-    out = "" if method else ", Tensor out = None" if name == "argsort" else \
-        ", tuple of Tensors out = None"
-    out2 = "" if method or name == "argsort" else ", *, tuple of Tensors out = None"
-    raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                    f"({', '.join(([] if method else ['Tensor']) + got)}), but expected one of:\n"
-                    f" * ({first}*, bool stable, int dim = -1, bool descending = False{out})\n"
-                    f" * ({first}int dim = -1, bool descending = False{out2})\n")
+def take_along_dim(input, indices, dim=None):
+    if indices._dtype is not D.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_scalar_name(indices._dtype)}")
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    d = wrap_dim(dim, input.dim())
+    if not input.dim():
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    in_shape, idx_shape = list(input.shape), list(indices.shape)
+    in_shape[d] = idx_shape[d] = 1
+    batch = list(np.broadcast_shapes(tuple(in_shape), tuple(idx_shape)))
+    want_in, want_idx = list(batch), list(batch)
+    want_in[d], want_idx[d] = input.shape[d], indices.shape[d]
+    if input.shape[d]:          # along a dim, PyTorch wraps every index into range
+        indices = indices.remainder(input.shape[d])
+    return input.expand(want_in).gather(d, indices.expand(want_idx))
 
 
-def _no_complex_sort(input):
-    if input._dtype.is_complex:
-        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+def _scalar_name(dtype):
+    from .._printing import scalar_type_name
+    return scalar_type_name(dtype)
 
 
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
-    from .reduction import _named
-    check_sort_dim("sort", dim, descending)
-    _no_complex_sort(input)
-    v, i = _sort(input, dim=wrap_dim(dim, input._data.ndim), descending=descending,
-                 stable=stable)
-    return _named("sort")(v, i)
+# ----------------------------------------------------------------------------- index_fill/copy
+def _along(dim, index, ndim):
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
-    check_sort_dim("argsort", dim, descending)
-    return sort(input, dim, descending, stable)[1]
+@primitive("index_fill", node="IndexFillBackward0")
+def _index_fill(xp, self, *, dim, index, value):
+    out = self.copy()
+    if out.ndim:
+        out[_along(dim, index, out.ndim)] = value
+    elif index.size:
+        out[...] = value
+    return out
 
 
-def msort(input):
-    return sort(input, 0)[0]
+@_index_fill.derivative
+def _(ctx, grad):
+    return _index_fill(grad, dim=ctx.dim, index=ctx.index, value=0)
 
 
-@primitive("topk", node="TopkBackward0", n_outputs=2, differentiable_outputs=1,
-           save=("result1",))
-def _topk(xp, self, *, k, dim, largest, sorted):
-    if self.ndim == 0:
-        return self.copy(), xp.zeros((), xp.int64)
-    if largest:
-        idx = xp.flip(xp.argsort(xp.flip(self, axis=dim), axis=dim, kind="stable"), axis=dim)
-        idx = (self.shape[dim] - 1) - idx
+@primitive("index_fill.Tensor", node="IndexFillBackward1")
+def _index_fill_tensor(xp, self, value, *, dim, index):
+    return _index_fill.forward(xp, self, dim=dim, index=index, value=value)
+
+
+@_index_fill_tensor.derivative
+def _(ctx, grad):
+    g_self = _index_fill(grad, dim=ctx.dim, index=ctx.index, value=0)
+    if grad.dim():
+        g_value = grad.index_select(ctx.dim, _long(ctx.index)).sum()
     else:
-        idx = xp.argsort(self, axis=dim, kind="stable")
-    idx = xp.take(idx, xp.arange(k), axis=dim)
-    return xp.take_along_axis(self, idx, axis=dim), idx.astype(xp.int64)
+        g_value = grad * float(len(ctx.index) > 0)
+    return g_self, g_value
 
 
-_topk.derivative(_sort.derivative_fn)
+def _check_index(fn, self, dim, index):
+    if index._dtype is not D.int64:
+        if fn == "index_fill_":
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+        raise IndexError(f"{fn}(): Expected a long tensor for index, but got "
+                         f"{_scalar_name(index._dtype)}")
+    if index.dim() > 1:
+        raise IndexError(f"{fn}(): Index is supposed to be a vector")
+    d = wrap_dim(dim, self.dim())
+    size = self.shape[d] if self.dim() else 1
+    idx = index._data.reshape(-1)
+    bad = (idx >= size) | (idx < -size)
+    if bad.any():       # (index_copy_'s message names it)
+        raise IndexError(f"{fn + '(): ' if fn == 'index_copy_' else ''}index "
+                         f"{int(idx[bad][0])} is out of bounds for dimension {d} with size {size}")
+    return d, np.where(idx < 0, idx + size, idx)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    d = wrap_dim(int_arg("topk", "dim", dim, 3), input._data.ndim)
-    size = input.shape[d] if input._data.ndim else 1
-    if k < 0 or k > size:
-        raise RuntimeError("selected index k out of range")
-    if input._dtype is D.bool_ or input._dtype.is_complex:     # (no CPU kernel for these)
-        raise RuntimeError(f"{'' if input._dtype is D.bool_ else ' '}topk does not support "
-                           f"{'bool' if input._dtype is D.bool_ else 'complex'} dtypes on CPU")
-    from .reduction import _named
-    v, i = _topk(input, k=k, dim=d, largest=largest, sorted=sorted)
-    return _named("topk")(v, i)
+def _fill_args(self, dim, index, value):
+    d, idx = _check_index("index_fill_", self, dim, index)
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.dim()} dimension(s).")
+    return d, idx, value
 
 
-@primitive("kthvalue", node="KthvalueBackward0", n_outputs=2, differentiable_outputs=1,
-           save=("result1",))
-def _kthvalue(xp, self, *, k, dim, keepdim):
-    if self.ndim == 0:
-        return self.copy(), xp.zeros((), xp.int64)
-    idx = xp.argsort(self, axis=dim, kind="stable")
-    idx = xp.take(idx, [k - 1], axis=dim)
-    values = xp.take_along_axis(self, idx, axis=dim)
-    if not keepdim:
-        values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
-    # (copies, not ascontiguousarray: that would make a 0-d result 1-d)
-    return values.copy(), idx.astype(xp.int64)
+def index_fill(input, dim, index, value):
+    d, idx, value = _fill_args(input, dim, index, value)
+    if isinstance(value, Tensor):
+        return _index_fill_tensor(input, value.to(input._dtype), dim=d, index=idx)
+    return _index_fill(input, dim=d, index=idx, value=value)
 
 
-@_kthvalue.derivative
-def _(ctx, grad):
-    return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
+def index_fill_(self, dim, index, value):
+    d, idx, value = _fill_args(self, dim, index, value)
+    if isinstance(value, Tensor):
+        return _index_fill_tensor.inplace(self, value.to(self._dtype), dim=d, index=idx)
+    return _index_fill.inplace(self, dim=d, index=idx, value=value)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False):
-    d = wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[d] if input._data.ndim else 1
-    if size == 0:
-        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
-    if not 1 <= k <= size:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if input._data.ndim:                            # (a scalar needs no kernel)
-        from .reduction_extra import _no_complex
-        _no_complex("kthvalue_cpu", input, bool_too=True)
-    from .reduction import _named
-    v, i = _kthvalue(input, k=k, dim=d, keepdim=keepdim)
-    return _named("kthvalue")(v, i)
-
-
-# ----------------------------------------------------------------------------- reshuffles
-@primitive("flip", node="FlipBackward0")
-def _flip(xp, self, *, dims):
-    # (the result is laid out in memory as the input is, as PyTorch's copies are)
-    from .creation import copy_strides, strided_empty
-    flipped = xp.flip(self, axis=dims) if dims else self
-    strides = copy_strides(self)
-    if strides is None:
-        return flipped.copy()
-    out = strided_empty(xp, self.shape, strides, self.dtype)
-    out[...] = flipped
+@primitive("index_copy", node="IndexCopyBackward0")
+def _index_copy(xp, self, source, *, dim, index):
+    out = self.copy()
+    if out.ndim:
+        out[_along(dim, index, out.ndim)] = source
+    else:
+        out[...] = source.reshape(())
     return out
 
 
-@_flip.derivative
+@_index_copy.derivative
 def _(ctx, grad):
-    return grad.flip(ctx.dims)
+    needs = ctx.needs_input_grad
+    g_self = _index_fill(grad, dim=ctx.dim, index=ctx.index, value=0) if needs[0] else None
+    g_source = None
+    if needs[1]:
+        g_source = grad.index_select(ctx.dim, _long(ctx.index)) if grad.dim() else grad
+        g_source = g_source.reshape(ctx.input_shape(1))
+    return g_self, g_source
 
 
-def _flip_dims(args, dims, position, name="flip"):
-    """flip's (or tile's, `name`) dims as PyTorch's parser takes them: given positionally (ints,
-    or one sequence, parsed as a size is; at `position`) or as the keyword `dims` (a sequence
-    only)."""
-    from .creation import _sizes
-    if args and dims is not REQUIRED:
-        raise TypeError(f"{name}() got multiple values for argument 'dims'")
-    if not args:
-        require(name, "dims", dims, position)
-        if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
-            raise TypeError(f"{name}(): argument 'dims' must be tuple of ints, not "
-                            f"{type(dims).__name__}")
-        return tuple(d.__index__() for d in dims)
-    if position == 2 and not isinstance(args[0], (tuple, list)):   # torch.flip(x, 0)
-        raise TypeError(f"{name}(): argument 'dims' (position 2) must be tuple of ints, not "
-                        f"{type(args[0]).__name__}")
-    try:
-        return _sizes(name, args, "dims")
-    except TypeError as e:                          # (_sizes' messages are for position 1)
-        raise TypeError(str(e).replace("(position 1)", f"(position {position})")) from None
+def _copy_args(self, dim, index, source):
+    d, idx = _check_index("index_copy_", self, dim, index)
+    n_src = source.shape[d] if source.dim() else 1
+    if not source.dim() and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {idx.size})")
+    if idx.size != n_src:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({n_src})")
+    if source._dtype is not self._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_scalar_name(self._dtype)} and (source) "
+                           f"{_scalar_name(source._dtype)}")
+    return d, idx
 
 
-def _flip_public(input, dims):
-    return _flip(input, dims=wrap_dims(dims, input._data.ndim))  # (repeated dims: an error)
+def index_copy(input, dim, index, source):
+    d, idx = _copy_args(input, dim, index, source)
+    return _index_copy(input, source, dim=d, index=idx)
 
 
-def flip(input, *args, dims=REQUIRED):
-    """torch.flip(input, dims): dims is a sequence."""
-    if len(args) > 1:
-        raise TypeError(f"flip() takes 2 positional arguments but {len(args) + 1} were given")
-    return _flip_public(input, _flip_dims(args, dims, 2))
+def index_copy_(self, dim, index, source):
+    d, idx = _copy_args(self, dim, index, source)
+    return _index_copy.inplace(self, source, dim=d, index=idx)
 
 
-def flip_method(self, *args, dims=REQUIRED):
-    """Tensor.flip(*dims): ints, one sequence, or the keyword dims."""
-    return _flip_public(self, _flip_dims(args, dims, 1))
+def unravel_index(indices, shape):
+    if indices._dtype._category >= 2 or indices._dtype is D.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got "
+                        f"torch.{indices._dtype.name}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got "
+                         f"{tuple(shape)}")
+    # torch wraps any index (floor modulo per dim, last dim first), without a bounds check
+    rest = indices._data.astype(np.int64)
+    coords = []
+    for size in reversed(shape):
+        coords.append(rest % size if size else rest * 0)
+        rest = rest // size if size else rest * 0
+    return tuple(_as_int64(c) for c in reversed(coords))
 
 
-def fliplr(input):
-    if input._data.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, (1,))
+def nonzero_static(input, *, size, fill_value=-1):
+    """The indices of the first `size` nonzero elements, as nonzero(), padded with fill_value
+    rows up to `size`."""
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data)[:size]
+    out = np.full((size, input._data.ndim), fill_value, np.int64)
+    out[:len(found)] = found
+    return Tensor._make(out, D.int64, input._device)
 
 
-def flipud(input):
-    if input._data.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, (0,))
-
-
-@primitive("roll", node="RollBackward0")
-def _roll(xp, self, *, shifts, dims):
-    if dims is None:
-        return xp.roll(self.reshape(-1), shifts).reshape(self.shape)
-    return V.contiguous_array(xp, xp.roll(self, shifts, axis=dims))   # (PyTorch's is contiguous)
-
-
-@_roll.derivative
-def _(ctx, grad):
-    s = ctx.shifts
-    neg = tuple(-x for x in s) if isinstance(s, tuple) else -s
-    return grad.roll(neg, ctx.dims)
-
-
-def roll(input, shifts, dims=None):
-    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
-    dims = () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
-    if not shifts:
-        raise RuntimeError("`shifts` required")
-    if not dims and len(shifts) == 1:               # no dims: roll the flattened tensor
-        return _roll(input, shifts=shifts[0], dims=None)
-    if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
-                           f"dims:{len(dims)}")
-    if not input._data.ndim:
-        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    return _roll(input, shifts=shifts, dims=tuple(wrap_dim(d, input._data.ndim) for d in dims))
-
-
-@primitive("repeat", node="RepeatBackward0")
-def _repeat(xp, self, *, repeats):
-    pad = len(repeats) - self.ndim
-    # (contiguous as PyTorch's, even where NumPy copies the input's layout)
-    return V.contiguous_array(xp, xp.tile(self.reshape((1,) * pad + self.shape), repeats))
-
-
-@_repeat.derivative
-def _(ctx, grad):
-    shape = ctx.input_shape()
-    reps = ctx.repeats
-    pad = len(reps) - len(shape)
-    full = (1,) * pad + tuple(shape)
-    # split each dim into (repeat, size) and sum over the repeat axes
-    split = []
-    for r, s in zip(reps, full):
-        split += [r, s]
-    g = grad.reshape(split).sum(tuple(range(0, 2 * len(full), 2)))
-    return g.reshape(shape)
-
-
-def repeat(self, *sizes):
-    from ._utils import as_shape
-    if not sizes:
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    reps = as_shape(sizes)
-    if len(reps) < self._data.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
-                           "of dimensions of tensor")
-    shape = (1,) * (len(reps) - self._data.ndim) + self._data.shape
-    from .creation import _check_sizes
-    _check_sizes([r * s for r, s in zip(reps, shape)])      # (the result's size)
-    # (a negative repeat of an empty dim is fine: the result is empty there either way)
-    return _repeat(self, repeats=tuple(max(r, 0) for r in reps))
-
-
-def tile(input, *args, dims=REQUIRED):
-    """torch.tile(input, dims): dims is a sequence."""
-    if len(args) > 1:
-        raise TypeError(f"tile() takes 2 positional arguments but {len(args) + 1} were given")
-    return _tile(input, _flip_dims(args, dims, 2, "tile"))
-
-
-def tile_method(self, *args, dims=REQUIRED):
-    """Tensor.tile(*dims): ints, one sequence, or the keyword dims."""
-    return _tile(self, _flip_dims(args, dims, 1, "tile"))
-
-
-def _tile(input, dims):
-    # tile is repeat with dims padded by leading 1s to the input's rank
-    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
-
-
-def _tri(name, node, fn):
-    op = primitive(name, node=node)(lambda xp, self, *, diagonal: fn(self, diagonal))
-
-    @op.derivative
-    def _(ctx, grad):
-        return getattr(grad, name)(ctx.diagonal)
-
-    def public(input, diagonal=0, *, out=None):
-        if input._data.ndim < 2:
-            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        return op(input, diagonal=diagonal)
-    return public
-
-
-tril = _tri("tril", "TrilBackward0", lambda a, k: np.tril(a, k))
-triu = _tri("triu", "TriuBackward0", lambda a, k: np.triu(a, k))
-
-
-def masked_scatter(input, mask, source):
-    out = input.clone()
-    m = np.broadcast_to(mask._data, input.shape)
-    n = int(m.sum())
-    out[Tensor._make(m.copy(), D.bool_)] = source.reshape(-1)[:n]
-    return out
+__all__ = ['unravel_index', 'nonzero_static', 'take', 'take_along_dim', 'index_fill',
+               'index_copy']

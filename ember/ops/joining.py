@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._utils import wrap_dim
-from .pointwise import _out, warn_resize
+from ._pointwise_common import _out, warn_resize
 from .registry import primitive, COMMON
 
 

@@ -1,76 +1,84 @@
 """Binds the ops as Tensor methods, in-place methods and operators (the one place that does)."""
 from .. import _dtype as D
 from .._tensor import Tensor
-from . import creation, indexing, linalg, pointwise as P, reduction as R, views as V
-from . import complex_views as CV
-from . import (linalg_extra as LX, pointwise_extra as PX, reduction_extra as RX,
-               shape_extra as SX)
-from . import linalg_decomp as LD
+from . import (_pointwise_common as _PC, arithmetic as A, blas, calculus, comparison as CMP,
+               complex as CV, creation, indexing, linalg_decompositions as LD, linalg_solvers as
+               LS, logical as LG, norms, pointwise as P, pointwise_inplace as PI, pointwise_math as
+               PM, random, reduction as R, scan, scatter_gather as SG, shape, softmax, sorting,
+               special, special_bessel, spectral, statistics, tensor_info, views as V)
 
 # methods that are the op itself, called with the tensor first
 _SAME_NAME = {
-    P: ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
-        "float_power", "atan2", "arctan2", "maximum", "minimum", "fmax", "fmin", "neg",
-        "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "sqrt", "rsqrt", "square",
-        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
-        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsin", "arccos",
-        "arctan", "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "relu",
-        "floor", "ceil", "trunc", "fix", "frac", "round", "logit", "nan_to_num", "clamp", "clip",
-        "clamp_min", "clamp_max", "masked_fill", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt",
-        "le", "gt", "ge", "less", "less_equal", "greater", "greater_equal", "not_equal",
-        "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-        "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
-        "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"],
+    A: ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+        "float_power", "atan2", "arctan2", "maximum", "minimum", "fmax", "fmin", "square"],
+    P: ["neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "sqrt", "rsqrt", "exp",
+        "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+        "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan",
+        "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfc", "erfinv", "relu", "floor",
+        "ceil", "trunc", "fix", "frac", "round", "logit", "nan_to_num", "clamp", "clip",
+        "clamp_min", "clamp_max", "masked_fill", "lerp", "addcmul", "addcdiv", "isnan", "isinf",
+        "isfinite", "isposinf", "isneginf", "signbit"],
+    CMP: ["eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal", "greater", "greater_equal",
+          "not_equal", "isclose", "allclose", "equal"],
+    LG: ["logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+         "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"],
     R: ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-        "norm", "logsumexp", "softmax", "log_softmax", "all", "any", "cumsum", "cumprod",
-        "sum_to_size", "count_nonzero"],
-    V: ["view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "squeeze",
-        "unsqueeze", "permute", "movedim", "transpose", "t", "expand", "expand_as", "narrow",
-        "select", "unbind", "split", "chunk", "tensor_split", "diagonal", "unfold",
-        "as_strided"],
-    indexing: ["gather", "scatter", "scatter_add", "index_select", "masked_select", "nonzero",
-               "topk", "kthvalue", "fliplr", "flipud", "roll",
-               "repeat", "tile", "tril", "triu", "index_add", "index_put", "index_put_",
-               "scatter_", "scatter_add_", "masked_scatter", "argwhere", "msort"],
-    linalg: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "inner_product"],
+        "logsumexp", "all", "any", "sum_to_size", "count_nonzero", "nanmean", "nansum", "aminmax",
+        "trace"],
+    norms: ["norm", "dist"],
+    softmax: ["softmax", "log_softmax"],
+    scan: ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"],
+    V: ["view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze",
+        "permute", "movedim", "transpose", "t", "expand", "expand_as", "narrow", "select",
+        "unbind", "split", "chunk", "tensor_split", "diagonal", "unfold", "as_strided"],
+    SG: ["gather", "scatter", "scatter_add", "scatter_", "scatter_add_"],
+    indexing: ["index_select", "masked_select", "nonzero", "index_add", "index_put", "index_put_",
+               "argwhere", "take", "take_along_dim", "index_fill", "index_copy", "index_fill_",
+               "index_copy_", "diag"],
+    sorting: ["topk", "kthvalue", "msort", "unique", "unique_consecutive"],
+    shape: ["fliplr", "flipud", "roll", "repeat", "tile", "tril", "triu", "masked_scatter",
+            "broadcast_to", "repeat_interleave", "rot90", "diag_embed", "diagflat", "hsplit",
+            "vsplit", "dsplit", "fill_diagonal_"],
+    blas: ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "inner_product", "kron",
+           "inner", "addmv", "addr", "baddbmm", "addbmm", "matrix_power", "cross"],
     creation: ["clone", "contiguous", "to", "copy_", "fill_", "zero_"],
-    PX: ["logaddexp", "logaddexp2", "hypot", "xlogy", "xlogy_", "copysign", "copysign_",
-         "heaviside", "nextafter", "ldexp", "ldexp_", "lgamma", "digamma", "deg2rad", "rad2deg",
-         "sinc", "angle"],
-    RX: ["median", "nanmedian", "mode", "quantile", "nanquantile", "nanmean", "nansum",
-         "aminmax", "cummax", "cummin", "logcumsumexp", "diff", "unique", "unique_consecutive",
-         "bincount", "histc"],
-    SX: ["broadcast_to", "repeat_interleave", "take", "take_along_dim", "index_fill",
-         "index_copy", "rot90", "kron", "inner", "addmv", "addr", "baddbmm", "addbmm",
-         "diag_embed", "diagflat", "dist", "hsplit", "vsplit", "dsplit", "matrix_power", "cov",
-         "corrcoef", "index_fill_", "index_copy_", "fill_diagonal_"],
-    LX: ["inverse", "det", "logdet", "slogdet", "trace", "diag", "cholesky", "cross"],
-    LD: ["pinverse", "matrix_exp", "cholesky_solve", "cholesky_inverse", "triangular_solve",
-         "geqrf", "orgqr"],
+    special: ["xlogy", "xlogy_"],
+    PM: ["lgamma", "digamma", "deg2rad", "rad2deg", "sinc", "angle"],
+    statistics: ["median", "nanmedian", "mode", "quantile", "nanquantile", "bincount", "histc",
+                 "cov", "corrcoef"],
+    calculus: ["diff"],
+    LS: ["inverse", "det", "logdet", "slogdet", "pinverse", "cholesky_solve", "cholesky_inverse",
+         "triangular_solve"],
+    LD: ["cholesky", "matrix_exp", "geqrf", "orgqr"],
 }
 
 for _module, _names in _SAME_NAME.items():
     for _name in _names:
         setattr(Tensor, _name, getattr(_module, _name))
 # one-input pointwise ops (x.tanh()) take their op's fast path first (registry.Op.unary_method)
-for _name in _SAME_NAME[P]:
-    _op = getattr(getattr(P, _name), "op", None)
-    if _op is not None and _op.differentiable:
-        setattr(Tensor, _name, _op.unary_method(getattr(P, _name)))
+for _module in (A, P, CMP, LG):
+    for _name in _SAME_NAME[_module]:
+        _op = getattr(getattr(_module, _name), "op", None)
+        if _op is not None and _op.differentiable:
+            setattr(Tensor, _name, _op.unary_method(getattr(_module, _name)))
+# (the binary arithmetic ops of torch's later additions: no one-input fast path)
+for _name in ["logaddexp", "logaddexp2", "hypot", "copysign", "copysign_", "heaviside",
+              "nextafter", "ldexp", "ldexp_"]:
+    setattr(Tensor, _name, getattr(A, _name))
 
 # methods whose argument parsing differs from the function's
-Tensor.flip = indexing.flip_method
-Tensor.tile = indexing.tile_method
+Tensor.flip = shape.flip_method
+Tensor.tile = shape.tile_method
 
 
 def _sort(self, dim=-1, descending=False, stable=False):
-    indexing.check_sort_dim("sort", dim, descending, method=True)
-    return indexing.sort(self, dim, descending, stable)
+    sorting.check_sort_dim("sort", dim, descending, method=True)
+    return sorting.sort(self, dim, descending, stable)
 
 
 def _argsort(self, dim=-1, descending=False, stable=False):
-    indexing.check_sort_dim("argsort", dim, descending, method=True)
-    return indexing.argsort(self, dim, descending, stable)
+    sorting.check_sort_dim("argsort", dim, descending, method=True)
+    return sorting.argsort(self, dim, descending, stable)
 
 
 Tensor.sort, Tensor.argsort = _sort, _argsort
@@ -145,8 +153,8 @@ class _IdentityFn:
 
 # simple in-place forms: the primitive's own inplace()
 _PRIMITIVE_INPLACE = {
-    "add_": (P._add, P._check_bool_sub), "sub_": (P._sub, P._check_bool_sub),
-    "mul_": (P._mul, None), "div_": (P._div, None),
+    "add_": (A._add, A._check_bool_sub), "sub_": (A._sub, A._check_bool_sub),
+    "mul_": (A._mul, None), "div_": (A._div, None),
 }
 
 for _name, (_op, _check) in _PRIMITIVE_INPLACE.items():
@@ -154,7 +162,7 @@ for _name, (_op, _check) in _PRIMITIVE_INPLACE.items():
         if _check is not None and _op.name == "sub":
             _check(self, other)
         if alpha is not None:
-            P._check_alpha(self, other, alpha)
+            _PC._check_alpha(self, other, alpha)
             kw["alpha"] = alpha
         return _op.inplace(self, other, **kw)
     setattr(Tensor, _name, _method)
@@ -162,8 +170,8 @@ for _name, (_op, _check) in _PRIMITIVE_INPLACE.items():
 
 def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
-        return _inplace_via(P.div)(self, other, rounding_mode=rounding_mode)
-    return P._div.inplace(self, other)
+        return _inplace_via(A.div)(self, other, rounding_mode=rounding_mode)
+    return A._div.inplace(self, other)
 
 
 Tensor.div_ = Tensor.true_divide_ = _div_
@@ -181,7 +189,7 @@ for _name in ["pow", "remainder", "fmod", "atan2", "neg", "abs", "sign", "recipr
     setattr(Tensor, _name + "_", _inplace_via(getattr(Tensor, _name)))
 
 # the differentiable pointwise primitives' own in-place forms (their nodes save self as it was)
-for _name, _fn in P.INPLACE.items():
+for _name, _fn in PI.INPLACE.items():
     setattr(Tensor, _name, _fn)
 
 
@@ -268,50 +276,50 @@ def _binary(fn):
 
 
 # the arithmetic operators take the op's own fast path first (registry.Op.operator)
-Tensor.__add__ = Tensor.__radd__ = P._add.operator(_binary(P.add))
-Tensor.__sub__ = P._sub.operator(_binary(P.sub))
-Tensor.__rsub__ = _reflect(P.sub)
-Tensor.__mul__ = Tensor.__rmul__ = P._mul.operator(_binary(P.mul))
-Tensor.__truediv__ = P._div.operator(_binary(P.div))
-Tensor.__rtruediv__ = _reflect(P.div)
-Tensor.__floordiv__ = _binary(P.floor_divide)
-Tensor.__rfloordiv__ = _reflect(P.floor_divide)
-Tensor.__mod__ = _binary(P.remainder)
-Tensor.__rmod__ = _reflect(P.remainder)
-Tensor.__pow__ = _binary(P.pow)
-Tensor.__rpow__ = _reflect(P.pow)
-Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other)
-Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)
+Tensor.__add__ = Tensor.__radd__ = A._add.operator(_binary(A.add))
+Tensor.__sub__ = A._sub.operator(_binary(A.sub))
+Tensor.__rsub__ = _reflect(A.sub)
+Tensor.__mul__ = Tensor.__rmul__ = A._mul.operator(_binary(A.mul))
+Tensor.__truediv__ = A._div.operator(_binary(A.div))
+Tensor.__rtruediv__ = _reflect(A.div)
+Tensor.__floordiv__ = _binary(A.floor_divide)
+Tensor.__rfloordiv__ = _reflect(A.floor_divide)
+Tensor.__mod__ = _binary(A.remainder)
+Tensor.__rmod__ = _reflect(A.remainder)
+Tensor.__pow__ = _binary(A.pow)
+Tensor.__rpow__ = _reflect(A.pow)
+Tensor.__matmul__ = lambda self, other: blas.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: blas.matmul(other, self)
 Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
-Tensor.__invert__ = P.invert
-Tensor.__and__ = _binary(P.bitwise_and)
-Tensor.__rand__ = _binary(P.bitwise_and)
-Tensor.__or__ = _binary(P.bitwise_or)
-Tensor.__ror__ = _binary(P.bitwise_or)
-Tensor.__xor__ = _binary(P.bitwise_xor)
-Tensor.__rxor__ = _binary(P.bitwise_xor)
-Tensor.__lshift__ = _binary(P.bitwise_left_shift)
-Tensor.__rshift__ = _binary(P.bitwise_right_shift)
-Tensor.__rlshift__ = _reflect(P.bitwise_left_shift)
-Tensor.__rrshift__ = _reflect(P.bitwise_right_shift)
-Tensor.__lt__ = _binary(P.lt)
-Tensor.__le__ = _binary(P.le)
-Tensor.__gt__ = _binary(P.gt)
-Tensor.__ge__ = _binary(P.ge)
+Tensor.__invert__ = LG.invert
+Tensor.__and__ = _binary(LG.bitwise_and)
+Tensor.__rand__ = _binary(LG.bitwise_and)
+Tensor.__or__ = _binary(LG.bitwise_or)
+Tensor.__ror__ = _binary(LG.bitwise_or)
+Tensor.__xor__ = _binary(LG.bitwise_xor)
+Tensor.__rxor__ = _binary(LG.bitwise_xor)
+Tensor.__lshift__ = _binary(LG.bitwise_left_shift)
+Tensor.__rshift__ = _binary(LG.bitwise_right_shift)
+Tensor.__rlshift__ = _reflect(LG.bitwise_left_shift)
+Tensor.__rrshift__ = _reflect(LG.bitwise_right_shift)
+Tensor.__lt__ = _binary(CMP.lt)
+Tensor.__le__ = _binary(CMP.le)
+Tensor.__gt__ = _binary(CMP.gt)
+Tensor.__ge__ = _binary(CMP.ge)
 
 
 def _eq(self, other):
     if other is None:
         return False
-    return _binary(P.eq)(self, other)
+    return _binary(CMP.eq)(self, other)
 
 
 def _ne(self, other):
     if other is None:
         return True
-    return _binary(P.ne)(self, other)
+    return _binary(CMP.ne)(self, other)
 
 
 Tensor.__eq__ = _eq
@@ -383,9 +391,9 @@ def _legacy_new(self, *args, device=None):
 Tensor.new = _legacy_new
 
 
-Tensor.bernoulli = lambda self, p=None, *, generator=None: creation.bernoulli(self, p,
+Tensor.bernoulli = lambda self, p=None, *, generator=None: random.bernoulli(self, p,
                                                                               generator=generator)
-Tensor.multinomial = creation.multinomial
+Tensor.multinomial = random.multinomial
 
 
 def _resize_(self, *sizes):
@@ -465,32 +473,32 @@ Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, tuple
 
 
 # in-place forms of the extra ops that are the primitive's own inplace()
-Tensor.hypot_ = lambda self, other: PX._hypot.inplace(self, other)
-Tensor.heaviside_ = lambda self, values: PX._heaviside.inplace(self, values)
-Tensor.nextafter_ = lambda self, other: PX._nextafter.inplace(self, other)
-Tensor.polygamma = lambda self, n: PX.polygamma(n, self)
-Tensor.polygamma_ = lambda self, n: PX._polygamma.inplace(self, n=n)
-for _fn in (PX.lgamma, PX.digamma, PX.deg2rad, PX.rad2deg, PX.sinc):
+Tensor.hypot_ = lambda self, other: A._hypot.inplace(self, other)
+Tensor.heaviside_ = lambda self, values: A._heaviside.inplace(self, values)
+Tensor.nextafter_ = lambda self, other: A._nextafter.inplace(self, other)
+Tensor.polygamma = lambda self, n: special.polygamma(n, self)
+Tensor.polygamma_ = lambda self, n: special._polygamma.inplace(self, n=n)
+for _fn in (PM.lgamma, PM.digamma, PM.deg2rad, PM.rad2deg, PM.sinc):
     setattr(Tensor, _fn.__name__ + "_", _fn.inplace)
 for _name in ("addmv", "addr", "baddbmm", "addbmm"):
-    setattr(Tensor, _name + "_", SX._inplace_product(getattr(SX, _name)))
+    setattr(Tensor, _name + "_", blas._inplace_product(getattr(blas, _name)))
 
 
 # ----------------------------------------------------------------------------- more aliases
-Tensor.multiply, Tensor.subtract, Tensor.divide = P.mul, P.sub, P.div
+Tensor.multiply, Tensor.subtract, Tensor.divide = A.mul, A.sub, A.div
 Tensor.multiply_, Tensor.subtract_ = Tensor.mul_, Tensor.sub_
 Tensor.greater_, Tensor.greater_equal_ = Tensor.gt_, Tensor.ge_
 Tensor.less_, Tensor.less_equal_, Tensor.not_equal_ = Tensor.lt_, Tensor.le_, Tensor.ne_
 for _name in ("bitwise_left_shift", "bitwise_right_shift"):
-    setattr(Tensor, _name + "_", _inplace_via(getattr(P, _name)))
-Tensor.sgn_ = P._unary_inplace(P.sgn)     # (its node saves the result: the op's own in-place form)
+    setattr(Tensor, _name + "_", _inplace_via(getattr(LG, _name)))
+Tensor.sgn_ = PI._unary_inplace(P.sgn)     # (its node saves the result: the op's own in-place form)
 
 
 def _cast_checked(method):
     """An in-place bitwise method that refuses a result dtype self cannot hold before the
     kernel's own dtype check (x_int.bitwise_and_(t_float) is a cast error, as in PyTorch)."""
     def checked(self, other):
-        P._check_inplace_cast(self, other)
+        PI._check_inplace_cast(self, other)
         return method(self, other)
     return checked
 
@@ -507,7 +515,7 @@ def _scan_inplace(name, op):
     """cumsum_/cumprod_: the scan's own in-place form, run in self's dtype (no int64
     widening); a dtype= must be that dtype."""
     def method(self, dim, *, dtype=None):
-        from .pointwise import CPP_NAMES
+        from ._pointwise_common import CPP_NAMES
         if dtype is not None and dtype is not self._dtype:
             raise RuntimeError(f"Bad in-place call: input tensor dtype "
                                f"{CPP_NAMES[self._dtype.name]} and output tensor dtype "
@@ -519,9 +527,9 @@ def _scan_inplace(name, op):
     return method
 
 
-Tensor.cumsum_ = _scan_inplace("cumsum", R._cumsum)
-Tensor.cumprod_ = _scan_inplace("cumprod", R._cumprod)
-Tensor.addmm_ = _inplace_via(linalg.addmm)
+Tensor.cumsum_ = _scan_inplace("cumsum", scan._cumsum)
+Tensor.cumprod_ = _scan_inplace("cumprod", scan._cumprod)
+Tensor.addmm_ = _inplace_via(blas.addmm)
 Tensor.where = lambda self, condition, other: P.where(condition, self, other)
 Tensor.ravel = lambda self: self.contiguous().view(-1)      # torch: a view of the contiguous copy
 Tensor.is_same_size = lambda self, other: self.shape == other.shape
@@ -563,28 +571,39 @@ for _name in ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "
 Tensor.is_distributed = lambda self: False
 
 
-# ----------------------------------------------------------------------------- misc_extra ops
-from . import misc_extra as MX  # noqa: E402
+# ------------------------------------------------------------------------ more methods (gcd, put, ...)
+for _module, _names in [
+    (A, ["gcd", "gcd_", "lcm", "lcm_"]),
+    (PM, ["frexp"]),
+    (special_bessel, ["i0", "i0_"]),
+    (CV, ["vdot", "conj_physical", "conj_physical_", "isreal", "is_conj", "is_neg",
+              "resolve_conj", "resolve_neg"]),
+    (statistics, ["histogram"]),
+    (norms, ["renorm", "renorm_"]),
+    (SG, ["put", "put_", "masked_scatter", "masked_scatter_", "scatter_reduce",
+              "scatter_reduce_", "select_scatter", "slice_scatter", "diagonal_scatter"]),
+    (special, ["mvlgamma_"]),
+    (shape, ["unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]),
+    (tensor_info, ["is_inference", "apply_", "map_", "is_pinned", "pin_memory", "is_shared",
+                       "share_memory_", "set_", "as_subclass"]),
+    (creation, ["new_empty_strided"]),
+]:
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))
+Tensor.mvlgamma = special.mvlgamma_method
 
-for _name in ["gcd", "gcd_", "lcm", "lcm_", "frexp", "i0", "i0_", "vdot", "conj_physical",
-              "conj_physical_", "isreal", "histogram", "renorm", "renorm_", "put", "put_",
-              "masked_scatter", "masked_scatter_", "scatter_reduce", "scatter_reduce_",
-              "select_scatter", "slice_scatter", "diagonal_scatter", "mvlgamma_",
-              "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "is_conj", "is_neg",
-              "resolve_conj", "resolve_neg", "is_inference", "apply_", "map_", "is_pinned",
-              "pin_memory", "is_shared", "share_memory_", "new_empty_strided", "set_",
-              "as_subclass"]:
-    setattr(Tensor, _name, getattr(MX, _name))
-Tensor.mvlgamma = MX.mvlgamma_method
-
-# ----------------------------------------------------------------------------- more_ops
-from . import more_ops as MO  # noqa: E402
-
-for _name in ["stft", "istft", "cauchy_", "log_normal_", "geometric_", "uniform_", "normal_",
-              "exponential_", "random_", "bernoulli_", "index_reduce",
-              "index_reduce_", "igamma_", "igammac_", "nonzero_static"]:
-    setattr(Tensor, _name, getattr(MO, _name))
-Tensor.igamma, Tensor.igammac = MO._igamma_method, MO._igammac_method
+# ----------------------------------------------------------- more methods (stft, random fills, ...)
+for _module, _names in [
+    (spectral, ["stft", "istft"]),
+    (random, ["cauchy_", "log_normal_", "geometric_", "uniform_", "normal_", "exponential_",
+                  "random_", "bernoulli_"]),
+    (SG, ["index_reduce", "index_reduce_"]),
+    (special, ["igamma_", "igammac_"]),
+    (indexing, ["nonzero_static"]),
+]:
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))
+Tensor.igamma, Tensor.igammac = special._igamma_method, special._igammac_method
 
 
 # ----------------------------------------------------------------------------- Tensor-only args
@@ -593,7 +612,7 @@ def _tensor_only(method, name, arg):
     method and the argument as the first after self (the functions say position 2)."""
     def checked(self, *args, **kwargs):
         if args or arg in kwargs:
-            P._require_tensor_arg(name, args[0] if args else kwargs[arg], arg)
+            CMP._require_tensor_arg(name, args[0] if args else kwargs[arg], arg)
         return method(self, *args, **kwargs)
     checked.__name__ = name
     return checked

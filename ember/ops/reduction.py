@@ -1,15 +1,15 @@
 """Reductions over dims (int, tuple, negative; keepdim), scans, and softmax."""
 import builtins
 import math
-
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import Overloads, return_type, with_method, wrap_dim, wrap_dims
-from .pointwise import _out, unsupported
-from .registry import primitive
 from . import views as _views
+from ._pointwise_common import _out, unsupported, _check_out_dtype
+from ._utils import return_type, Overloads, with_method, wrap_dim, wrap_dims
+from .registry import primitive
+
 
 values_indices = {}
 
@@ -366,7 +366,7 @@ def _extreme_dim(name, node, arg):
 
     @op.derivative
     def _(ctx, grad):
-        from .indexing import index_fill_grad
+        from .views import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
     return op
 
@@ -415,12 +415,12 @@ def _extreme(name, everything, along_dim, elementwise):
 
 
 def _maximum(*args, **kwargs):
-    from .pointwise import maximum
+    from .arithmetic import maximum
     return maximum(*args, **kwargs)
 
 
 def _minimum(*args, **kwargs):
-    from .pointwise import minimum
+    from .arithmetic import minimum
     return minimum(*args, **kwargs)
 
 
@@ -692,161 +692,6 @@ std_mean = _variance("std_mean", _std_mean, [s.replace(", *, Tensor? out=None", 
     ", Tensor? out=None", "") for s in _VAR], "std_mean")
 
 
-# ----------------------------------------------------------------------------- norms
-@primitive("linalg_vector_norm", node="LinalgVectorNormBackward0", save=("self", "result"))
-def _vector_norm(xp, self, *, ord, dims, keepdim, trivial=False):
-    a = xp.abs(self)
-    if trivial and ord != 0:
-        # one element per result: PyTorch runs no kernel, the norm is |x| (no overflow of x^p)
-        r = xp.sum(a, axis=dims, keepdims=keepdim)
-    elif ord == float("inf"):
-        r = xp.max(a, axis=dims, keepdims=keepdim)
-    elif ord == float("-inf"):
-        r = xp.min(a, axis=dims, keepdims=keepdim)
-    elif ord == 0:
-        r = xp.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
-    elif ord == 1:
-        r = xp.sum(a, axis=dims, keepdims=keepdim)
-    elif ord == 2:
-        r = xp.sqrt(xp.sum(a * a, axis=dims, keepdims=keepdim))
-    else:
-        r = xp.power(xp.sum(xp.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
-    return xp.asarray(r).astype(a.dtype)
-
-
-@_vector_norm.derivative
-def _(ctx, grad):
-    from .creation import ones_like, zeros_like
-    from .pointwise import where
-    x, p = ctx.self, ctx.ord
-    shape = ctx.input_shape()
-    g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
-    norm = _restore_dims(ctx.result, shape, ctx.dims, ctx.keepdim)
-    if p == 0:
-        return None             # the count of nonzeros: torch sends no gradient at all
-    if p == 1:
-        return g * x.sgn()
-    if p == 2:
-        return where(norm == 0, zeros_like(x), g * x / norm)
-    if p in (float("inf"), float("-inf")):
-        # the elements at the extreme share it; a NaN counts as one (its sgn sends nothing)
-        mask = (x.abs() == norm) | x.isnan()
-        return x.sgn() * (g / mask.sum(dim=ctx.dims, keepdim=True) * mask)
-    # (PyTorch's three forms, each with its own masking of zeros)
-    if p < 1:
-        scaled = x.sgn() * where(x == 0, zeros_like(x), x.abs().pow(p - 1))
-        return scaled * g * norm.pow(1 - p)
-    # (a zero norm divided by a 1 instead, so that the masked lanes' double backward is 0)
-    zero = norm == 0
-    scale = where(zero, zeros_like(norm), g / where(zero, ones_like(norm), norm).pow(p - 1))
-    return (x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)) * scale
-
-
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    return _out(_vector_norm_of(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm", "mm")
-
-
-def _vector_norm_of(x, ord, dim, keepdim, dtype):
-    if x._dtype._category < 2:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_tname(x._dtype)}")
-    if isinstance(ord, (bool, str, list, tuple)) or not isinstance(ord, (int, float)) and \
-            not hasattr(ord, "__float__"):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type(ord).__name__}")
-    ord = float(ord)
-    dims = _reduce_dims(dim, x._data.ndim, False)
-    if (ord < 0 or ord == float("inf")) and x._data.size == 0:
-        _check_norm_identity(ord, x.shape, dim, dims)
-    if dtype is not None:       # checked after the empty reduction, as PyTorch does
-        from .linalg_decomp import _check_norm_dtype
-        _check_norm_dtype("linalg.vector_norm", x, dtype)
-        x = x.to(dtype)
-    # one element per result (though a dim given for a 0-dim input runs PyTorch's kernel)
-    trivial = _count(x.shape, dims) == 1 and bool(
-        x._data.ndim or dim is None or isinstance(dim, (list, tuple)) and not dim)
-    return _vector_norm(x, ord=ord, dims=dims, keepdim=keepdim, trivial=trivial)
-
-
-def _check_norm_identity(ord, shape, dim, dims):
-    # max, min and negative powers have no value for an empty reduction (PyTorch's
-    # message has no space before "because", and names the dim as the caller wrote it)
-    given = [dim] if isinstance(dim, int) else dim
-    what = "an empty tensor " if dim is None or dim == [] or dim == () else next(
-        (f"the dimension {g}" for g in given if shape[wrap_dim(g, len(shape))] == 0), None)
-    if what is not None:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on {what}"
-                           f"because {'' if what.endswith(' ') else 'this dimension is empty and '}"
-                           f"the operation does not have an identity")
-
-
-# torch.norm is a Python function over these two ops: its arguments' errors are theirs
-_VECTOR_NORM = Overloads("linalg_vector_norm", "Tensor input, Scalar ord=2, int[1]? dim=None, "
-                         "bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None")
-_MATRIX_NORM = Overloads("linalg_matrix_norm", *(
-    f"Tensor input, {ord}, int[] dim={{-2,-1}}, bool keepdim=False, *, ScalarType? dtype=None, "
-    f"Tensor? out=None" for ord in ("Scalar ord", 'str ord="fro"')))
-
-
-def _norm(input, p, dim, keepdim, out, dtype):
-    """torch.norm: a vector norm over dim (all dims by default); a string p other than "fro"
-    (or "fro" over more than two dims) is a matrix norm over dim (all dims by default). The
-    ops are given their arguments as torch.norm gives them: dim as a list (an int in a list),
-    dtype= always, out= when given."""
-    # (a plain int dim is read as the list holding it would be: passed as is, the call's
-    # reading is remembered by its types)
-    dims = dim if dim.__class__ is int or not isinstance(dim, int) else [dim]
-    kwargs = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
-    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
-                                                   len(dim) <= 2)):
-        from .linalg_decomp import matrix_norm
-        # (int[] takes no lone int: an int dim is the list holding it)
-        dims = list(range(input._data.ndim)) if dim is None else [dim] if \
-            isinstance(dim, int) else dim
-        _, args = _MATRIX_NORM.parse((input, p, dims, keepdim), kwargs)
-        result = matrix_norm(input, p, args["dim"], keepdim, dtype=args["dtype"])
-        if out is not None and out._dtype is not result._dtype:
-            raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype "
-                               f"{_tname(result._dtype)} but got: {_tname(out._dtype)}")
-        return _out(result, out, "linalg_matrix_norm")
-    p = 2 if p is None or isinstance(p, str) else p
-    _, args = _VECTOR_NORM.parse((input, p, dims, keepdim), kwargs)
-    return _parsed_vector_norm(input, args, out, "linalg_vector_norm")
-
-
-def _parsed_vector_norm(input, args, out, name):
-    ord = args["ord"]
-    if isinstance(ord, complex) and input._dtype._category >= 2:
-        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
-                           "norm.")
-    # (a bool or NumPy order read as the number it is)
-    ord = ord if ord.__class__ in (int, float) else float(ord.real)
-    return _out(_vector_norm_of(input, ord, args["dim"], args["keepdim"], args["dtype"]), out,
-                name, "mm")
-
-
-def linalg_vector_norm(*args, **kwargs):
-    """torch.linalg.vector_norm, its arguments read as torch's parser reads them (ember's own
-    code calls `vector_norm`, which skips that)."""
-    _, parsed = _VECTOR_NORM.parse(args, kwargs)
-    return _parsed_vector_norm(parsed["input"], parsed, parsed["out"], "linalg.vector_norm")
-
-
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    return _norm(input, p, dim, keepdim, out, dtype)
-
-
-def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
-    return _norm(self, p, dim, keepdim, None, dtype)
-
-
-# (Python's own errors for these calls name the method Tensor.norm, as PyTorch's do)
-_norm_method.__code__ = _norm_method.__code__.replace(co_name="norm",
-                                                      co_qualname="Tensor.norm")
-_norm_method.__name__, _norm_method.__qualname__ = "norm", "Tensor.norm"
-norm = with_method(norm, _norm_method)
-
-
 # ----------------------------------------------------------------------------- logsumexp, softmax
 @primitive("logsumexp", node="LogsumexpBackward0", save=("self", "result"))
 def _logsumexp(xp, self, *, dims, keepdim):
@@ -891,103 +736,6 @@ special_logsumexp = _parsed("special_logsumexp", _LOGSUMEXP,
                             out_rule=_logsumexp_out_rule)(_logsumexp_of)
 
 
-def _shifted(xp, x, dim):
-    # x - max along dim (a no-op shift for empty inputs and all -inf rows)
-    if x.size == 0:
-        return x
-    m = xp.max(x, axis=dim, keepdims=True)
-    return x - xp.where(xp.isfinite(m), m, 0)
-
-
-@primitive("softmax", node="SoftmaxBackward0", save=("result",))
-def _softmax(xp, self, *, dim):
-    e = xp.exp(_shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim))
-    return (e / xp.sum(e, axis=dim, keepdims=True)).astype(self.dtype)
-
-
-@_softmax.derivative
-def _(ctx, grad):
-    return _softmax_backward(grad, ctx.result, dim=ctx.dim)
-
-
-@primitive("softmax_backward", node="SoftmaxBackwardDataBackward0",
-           save=("grad_output", "output"))
-def _softmax_backward(xp, grad_output, output, *, dim):
-    """softmax's backward in one pass: y * (g - sum(g * y))."""
-    gy = grad_output * output
-    return (gy - output * xp.sum(gy, axis=dim, keepdims=True)).astype(grad_output.dtype,
-                                                                      copy=False)
-
-
-@_softmax_backward.derivative
-def _(ctx, gg):
-    # out = y * (g - sum(g * y)): d/dg = y * (gg - sum(gg * y));
-    # d/dy = gg * (g - sum(g * y)) - g * sum(gg * y)
-    y, g = ctx.output, ctx.grad_output
-    gg_y = (gg * y).sum(ctx.dim, keepdim=True)
-    g_grad = y * (gg - gg_y)
-    g_out = gg * (g - (g * y).sum(ctx.dim, keepdim=True)) - g * gg_y
-    return g_grad, g_out
-
-
-@primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
-def _log_softmax(xp, self, *, dim):
-    shifted = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
-    return (shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))).astype(
-        self.dtype)
-
-
-@_log_softmax.derivative
-def _(ctx, grad):
-    return _log_softmax_backward(grad, ctx.result, dim=ctx.dim)
-
-
-@primitive("log_softmax_backward", node="LogSoftmaxBackwardDataBackward0",
-           save=("grad_output", "output"))
-def _log_softmax_backward(xp, grad_output, output, *, dim):
-    """log_softmax's backward in one pass: g - exp(y) * sum(g)."""
-    total = xp.sum(grad_output, axis=dim, keepdims=True)
-    return (grad_output - xp.exp(output) * total).astype(grad_output.dtype, copy=False)
-
-
-@_log_softmax_backward.derivative
-def _(ctx, gg):
-    # out = g - e * S with e = exp(y), S = sum(g): d/dg = gg - sum(gg * e); d/dy = -gg * e * S
-    e = ctx.output.exp()
-    g_grad = gg - (gg * e).sum(ctx.dim, keepdim=True)
-    g_out = -gg * e * ctx.grad_output.sum(ctx.dim, keepdim=True)
-    return g_grad, g_out
-
-
-def _softmax_input(input, dim, dtype, name="softmax"):
-    # (torch.softmax needs a dim: nn.functional's implicit one is chosen there)
-    if dtype is not None:
-        input = input.to(dtype)
-    ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim)
-    if (input._dtype._category < 2 or input._dtype.is_complex) and input._data.size:
-        # (no kernel runs on an empty input)
-        kernel = "lastdim_kernel_impl" if dim == builtins.max(ndim - 1, 0) else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
-                                  f"'{_tname(input._dtype)}'")
-    return input, dim
-
-
-_SOFTMAX = "Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None"
-
-
-@_parsed("softmax", _SOFTMAX, out_rule="mm")
-def softmax(which, input, dim, dtype=None):
-    input, dim = _softmax_input(input, dim, dtype)
-    return _softmax(input, dim=dim)
-
-
-@_parsed("log_softmax", _SOFTMAX, out_rule="mm")
-def log_softmax(which, input, dim, dtype=None):
-    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
-    return _log_softmax(input, dim=dim)
-
-
 # ----------------------------------------------------------------------------- all / any
 _all = primitive("all", differentiable=False)(
     lambda xp, self, *, dims, keepdim: xp.all(self, axis=dims, keepdims=keepdim))
@@ -1027,105 +775,143 @@ def count_nonzero(which, input, dim=None):
                         D.int64, input._device)
 
 
-# ----------------------------------------------------------------------------- scans
-def _scan_dtype(input, out):
-    # with out= and no dtype=, PyTorch scans in out's dtype (the input converted to it first)
-    return out._dtype if out is not None else _sum_dtype(input._dtype)
+# ----------------------------------------------------------------------------- nansum / nanmean
+@primitive("nansum", node="NansumBackward0", save=("self",))
+def _nansum(xp, self, *, dims, keepdim, dtype):
+    acc = np.float32 if dtype in (D.float16, D.bfloat16) else dtype.np
+    return xp.asarray(xp.nansum(self, axis=dims, keepdims=keepdim, dtype=acc)).astype(dtype.np)
 
 
-@primitive("cumsum", node="CumsumBackward0")
-def _cumsum(xp, self, *, dim, dtype):
-    out = xp.cumsum(self, axis=dim, dtype=_acc(dtype)) if self.ndim else self
-    return out.astype(dtype.np)
-
-
-@_cumsum.derivative
+@_nansum.derivative
 def _(ctx, grad):
-    if grad._data.ndim == 0:
-        return grad
-    return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
+    # a product, not a where: an inf/nan grad at a NaN gives nan, as in PyTorch
+    g = _restore_dims(grad, ctx.input_shape(), ctx.dims, ctx.keepdim)
+    return g * ctx.self.isnan().logical_not()
 
 
-_SCAN = "Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None"
+_NAN_REDUCE = "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, " \
+    "Tensor? out=None"
 
 
-@_parsed("cumsum", _SCAN, takes_out=True)
-def cumsum(which, input, dim, dtype=None, out=None):
-    if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
-        raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
-    return _out(_cumsum(input, dim=wrap_dim(dim, input._data.ndim),
-                        dtype=dtype or _scan_dtype(input, out)), out, "cumsum", "any")
+def _nansum_of(which, input, dim=None, keepdim=False, dtype=None, out=None):
+    if input._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if out is not None:
+        # PyTorch sums in out's dtype, which must be floating
+        if out._dtype._category < 2:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
+                                      f"'{_tname(out._dtype)}'")
+        return _out(_nansum_of(which, input, dim, keepdim, dtype), out, "nansum", "any")
+    dtype = dtype or _sum_dtype(input._dtype)
+    if dtype.is_complex and input._dtype.is_floating_point:   # (ints have no NaNs: a sum)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_tname(dtype)}'")
+    return _nansum(input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim,
+                   dtype=dtype)
 
 
-@primitive("cumprod", node="CumprodBackward0", save=("self", "result"))
-def _cumprod(xp, self, *, dim, dtype):
-    out = xp.cumprod(self, axis=dim, dtype=_acc(dtype)) if self.ndim else self
-    return out.astype(dtype.np)
+def _nanmean_of(which, input, dim=None, keepdim=False, dtype=None, out=None):
+    if out is not None:
+        if out._dtype._category < 2:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for "
+                                      f"'{_tname(out._dtype)}'")
+        return _out(_nanmean_of(which, input, dim, keepdim, dtype), out, "nanmean", "any")
+    # the input must be floating whatever dtype= says; then dtype= must be too
+    if input._dtype._category < 2:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_tname(input._dtype)}")
+    if dtype is not None and dtype._category < 2:
+        raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: {_tname(dtype)}")
+    count = (~input.isnan()).sum(dim, keepdim)
+    return _nansum_of(which, input, dim, keepdim, dtype) / count
 
 
-@_cumprod.derivative
+# (the parsed ops are these functions themselves, called with their arguments as read)
+nansum = _parsed("nansum", _NAN_REDUCE, takes_out=True)(_nansum_of)
+nanmean = _parsed("nanmean", _NAN_REDUCE, takes_out=True)(_nanmean_of)
+
+
+# ----------------------------------------------------------------------------- aminmax
+_aminmax_tuple = return_type("aminmax", ["min", "max"])
+_aminmax_out = return_type("aminmax_out", ["min", "max"])
+
+
+@primitive("aminmax", node="AminmaxBackward0", n_outputs=2, save=("self", "result0", "result1"))
+def _aminmax(xp, self, *, dims, keepdim):
+    return (xp.asarray(xp.min(self, axis=dims, keepdims=keepdim)),
+            xp.asarray(xp.max(self, axis=dims, keepdims=keepdim)))
+
+
+@_aminmax.derivative
+def _(ctx, grad_min, grad_max):
+    # each extreme's gradient is shared evenly among its ties (as amin/amax)
+    from .creation import zeros
+    shape = ctx.input_shape()
+    x = ctx.self
+    total = zeros(shape, dtype=x._dtype)
+    for g, res in ((grad_min, ctx.result0), (grad_max, ctx.result1)):
+        if g is None:
+            continue
+        r = _restore_dims(Tensor._make(res, x._dtype), shape, ctx.dims, ctx.keepdim)
+        mask = x == r
+        total = total + mask * (_restore_dims(g, shape, ctx.dims, ctx.keepdim) /
+                                mask.sum(dim=ctx.dims, keepdim=True))
+    return total
+
+
+@_parsed("aminmax", "Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2]? out=None",
+         takes_out=True)
+def aminmax(which, input, dim=None, keepdim=False, out=None):
+    ndim = input._data.ndim
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        dims = tuple(range(ndim))
+    else:
+        d = wrap_dim(dim, ndim)
+        if ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        dims = (d,) if ndim else ()
+    if out is not None:
+        # (the shapes are checked first, then out's dtypes (exactly the input's, min's first),
+        # then the kernel's)
+        for t in out:
+            if t._dtype is not input._dtype:
+                _check_out_dtype("mm", "aminmax", input._dtype, t._dtype)
+    if input._dtype.is_complex:
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(input._dtype)}'")
+    mn, mx = _aminmax(input, dims=dims, keepdim=keepdim)
+    if dim is None and keepdim:
+        mn, mx = mn.reshape([1] * ndim), mx.reshape([1] * ndim)
+    if out is not None:
+        return _aminmax_out(_out(mn, out[0], "aminmax", "mm"), _out(mx, out[1], "aminmax", "mm"))
+    return _aminmax_tuple(mn, mx)
+
+
+# ---------------------------------------------------------------------------- trace
+@primitive("trace", node="TraceBackward0")
+def _trace(xp, self):
+    a = self
+    if a.dtype.kind in "iub":
+        a = a.astype(np.int64)       # integer traces are int64, as integer sums are
+    return xp.asarray(xp.trace(a), dtype=a.dtype)
+
+
+@_trace.derivative
 def _(ctx, grad):
-    # out_i = prod_{j<=i} x_j, so grad_k = sum_{i>=k} g_i * prod_{j<=i, j!=k} x_j
-    x, dim = ctx.self, ctx.dim
-    if x._data.size <= 1 or x.shape[dim] == 1:
-        return grad             # (as PyTorch: even where x is not finite)
-    if not (x._data == 0).any():
-        # no zeros: prod_{j<=i, j!=k} x_j = out_i / x_k
-        return _reversed_cumsum(grad * ctx.result.conj(), dim) / x.conj()
-    from ..autograd import grad_mode
-    if grad_mode.state.enabled:     # differentiable again (create_graph): PyTorch's O(n^2) way
-        return _cumprod_grad_with_zeros(grad, x.conj(), dim)
-    return _cumprod_grad_first_zero(grad, x.conj(), ctx.result.conj(), dim)
+    from .creation import eye
+    n, m = ctx.input_shape(0)
+    return eye(n, m, dtype=grad.dtype, device=grad.device) * grad
 
 
-def _reversed_cumsum(t, dim):
-    return t.flip(dim).cumsum(dim).flip(dim)
+def trace(input):
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
+                           f"{input._data.ndim}")
+    if input._dtype is D.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return _trace(input)
 
 
-def _cumprod_grad_first_zero(grad, x, out, dim):
-    """The cumprod gradient where x has zeros, in O(n) as PyTorch's first-order backward, with
-    its masks (so that non-finite values past a zero do not leak into it): before the first
-    zero of a slice the no-zero formula; at it out[z-1] * sum_{z<=i<z2} g_i prod_{z<j<=i} x_j
-    (z2 the second zero); after it nothing."""
-    from .creation import ones_like, zeros_like
-    from .joining import cat
-    from .pointwise import where
-    zeros_seen = (x == 0).cumsum(dim)
-    before = zeros_seen == 0
-    grad_before = _reversed_cumsum(where(before, out * grad, zeros_like(out)), dim) / x
-    first_zero = (zeros_seen == 1) & (x == 0)
-    between = (zeros_seen == 1) & ~first_zero          # strictly between the first two zeros
-    run = where(between, x, ones_like(x)).cumprod(dim)
-    inner = (run * where(zeros_seen == 1, grad, zeros_like(grad))).sum(dim, keepdim=True)
-    out_before = cat([ones_like(out.narrow(dim, 0, 1)), out.narrow(dim, 0, x.shape[dim] - 1)],
-                     dim)
-    at_zero = inner * out_before
-    return where(before, grad_before, where(first_zero, at_zero, zeros_like(grad_before)))
-
-
-def _cumprod_grad_with_zeros(grad, x, dim):
-    """The cumprod gradient where x has zeros, without dividing: with dim moved last,
-    grad_k = (prod_{j<k} x_j) * sum_{i>=k} g_i * prod_{k<j<=i} x_j, the inner products read off
-    one cumulative product of an (n, n) matrix per row (O(n^2) memory along dim)."""
-    from .creation import ones, ones_like
-    from .joining import cat
-    from .pointwise import where
-    xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
-    n = xl.shape[-1]
-    k = np.arange(n)
-    after = Tensor._make(k[None, :] > k[:, None], D.bool_)     # [k, j]: j > k
-    upper = Tensor._make(k[None, :] >= k[:, None], D.bool_)    # [k, i]: i >= k
-    rows = xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n)
-    partial = where(after, rows, ones_like(rows)).cumprod(-1)     # [k, i]: prod_{k<j<=i} x_j
-    inner = (gl.unsqueeze(-2) * partial * upper).sum(-1)
-    one = ones(list(xl.shape[:-1]) + [1], dtype=x._dtype)
-    before = cat([one, xl.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else one
-    return (before * inner).movedim(-1, dim)
-
-
-@_parsed("cumprod", _SCAN, takes_out=True)
-def cumprod(which, input, dim, dtype=None, out=None):
-    if (out is not None and out._dtype is D.bool_) or dtype is D.bool_:
-        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
-    return _out(_cumprod(input, dim=wrap_dim(dim, input._data.ndim),
-                         dtype=dtype or _scan_dtype(input, out)), out, "cumprod", "any")
+__all__ = ['nanmean', 'nansum', 'aminmax']

@@ -9,8 +9,9 @@ view of it was written in place) and the regeneration of a view's grad_fn from i
 """
 import numpy as np
 
-from .._backend import backend, numpy_backend as _numpy_backend
-from .._tensor import Tensor, _VIEW_MODE
+from .. import _backend, _dtype as D
+from .._backend import numpy_backend as _numpy_backend, backend
+from .._tensor import contiguous_strides, Tensor, _VIEW_MODE
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
 from .registry import primitive
@@ -48,14 +49,6 @@ def contiguous_array(xp, a):
     """`a` with exactly PyTorch's contiguous strides (ascontiguousarray leaves odd strides,
     even negative ones, on size-one dims, which a contiguous array may have)."""
     return a if _plain(a) or not a.size else xp.array(a, order="C", copy=True)
-
-
-def contiguous_strides(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def restride(a, shape, strides):
@@ -605,7 +598,7 @@ def _select(xp, self, *, dim, index):
 
 @_select.derivative
 def _(ctx, grad):
-    from .indexing import select_backward
+    from .views import select_backward
     return select_backward(grad, ctx.input_shape(), ctx.dim, ctx.index)
 
 
@@ -637,7 +630,7 @@ def _slice(xp, self, *, dim, start, stop, step):
 
 @_slice.derivative
 def _(ctx, grad):
-    from .indexing import slice_backward
+    from .views import slice_backward
     return slice_backward(grad, ctx.input_shape(), ctx.dim, ctx.start, ctx.stop, ctx.step)
 
 
@@ -836,7 +829,7 @@ def _diagonal(xp, self, *, offset, dim1, dim2):
 
 @_diagonal.derivative
 def _(ctx, grad):
-    from .indexing import diagonal_backward
+    from .views import diagonal_backward
     return diagonal_backward(grad, ctx.input_shape(), ctx.offset, ctx.dim1, ctx.dim2)
 
 
@@ -861,7 +854,7 @@ def _unfold(xp, self, *, dimension, size, step):
 
 @_unfold.derivative
 def _(ctx, grad):
-    from .indexing import unfold_backward
+    from .views import unfold_backward
     if not len(ctx.input_shape()):
         return grad.reshape(())
     return unfold_backward(grad, ctx.input_shape(), ctx.dimension, ctx.size, ctx.step)
@@ -886,7 +879,7 @@ def _as_strided(xp, self, *, size, stride, storage_offset, base_offset, base_str
 
 @_as_strided.derivative
 def _(ctx, grad):
-    from .indexing import as_strided_backward
+    from .views import as_strided_backward
     shape = ctx.input_shape()
     # a node regenerated for a view of a base carries no base_stride: the base is contiguous
     in_strides = getattr(ctx, "base_stride", None) or contiguous_strides(shape)
@@ -962,7 +955,7 @@ class CopySlices(Node):
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
-            from .complex_views import view_as_real
+            from .complex import view_as_real
             region = _as_strided(view_as_real(result), size=shape, stride=strides,
                                  storage_offset=offset, base_offset=0)
         else:
@@ -998,7 +991,7 @@ def regenerate_view_grad_fn(view_tensor):
     shape, strides, offset = geometry(view_tensor)
     edge, meta = base._edge(), (base._data.shape, base._dtype.np)
     if view_tensor._dtype is not base._dtype:
-        from .complex_views import _view_as_real
+        from .complex import _view_as_real
         edge = (_view_node(_view_as_real, edge, meta, {}), 0)
         meta = (base._data.shape + (2,), view_tensor._dtype.np)
     view_tensor._grad_fn = _view_node(_as_strided, edge, meta, {
@@ -1006,3 +999,133 @@ def regenerate_view_grad_fn(view_tensor):
     view_tensor._output_nr = 0
     view_tensor._requires_grad = True
     view_tensor._fn_version = view_tensor._version_counter.value
+
+
+# ----------------------------------------------------------------------------- view derivatives
+def _array_view(xp, a, kind, args):
+    """The (writable) view of array `a` that a view op of this kind and args makes."""
+    if kind == "select":
+        return a[(slice(None),) * args["dim"] + (args["index"], Ellipsis)]
+    if kind == "slice":
+        return a[(slice(None),) * args["dim"] + (slice(args["start"], args["stop"],
+                                                       args["step"]),)]
+    if kind == "diagonal":
+        return _diagonal.forward(xp, a, **args)
+    raise AssertionError(kind)
+
+
+def _embed_forward(xp, grad, *, shape, kind, args):
+    out = xp.zeros(shape, grad.dtype)
+    if kind == "unfold":
+        # windows may overlap: accumulate through flat positions
+        positions = _positions(xp, shape, kind, args)
+        flat = xp.zeros(int(np.prod(shape)), grad.dtype)
+        _backend.of(xp).scatter_add(flat, positions.reshape(-1),
+                                                           grad.reshape(-1))
+        return flat.reshape(shape)
+    view = _array_view(xp, out, kind, args)
+    view[...] = grad
+    return out
+
+
+def _positions(xp, shape, kind, args):
+    ids = xp.arange(int(np.prod(shape)), dtype=xp.int64).reshape(shape)
+    if kind == "unfold":
+        windows = _backend.of(xp).windows(ids, args["size"], args["dimension"])
+        return windows[(slice(None),) * args["dimension"] +
+                       (slice(None, None, args["step"]),)]
+
+
+def _embed_derivative(ctx, grad):
+    kind, a = ctx.kind, ctx.args
+    if kind == "select":
+        return grad.select(a["dim"], a["index"])
+    if kind == "slice":
+        return _slice(grad, dim=a["dim"], start=a["start"], stop=a["stop"], step=a["step"])
+    if kind == "diagonal":
+        return grad.diagonal(a["offset"], a["dim1"], a["dim2"])
+    return grad.unfold(a["dimension"], a["size"], a["step"])
+
+
+# one op per view kind, as each is its own node in torch's graph (SelectBackwardBackward0, ...)
+_EMBEDS = {}
+for _kind in ("select", "slice", "diagonal", "unfold"):
+    _EMBEDS[_kind] = primitive(f"{_kind}_backward",
+                               node=f"{_kind.capitalize()}BackwardBackward0")(_embed_forward)
+    _EMBEDS[_kind].derivative(_embed_derivative)
+
+
+def _embed(grad, *, shape, kind, args):
+    return _EMBEDS[kind](grad, shape=shape, kind=kind, args=args)
+
+
+def select_backward(grad, shape, dim, index):
+    return _embed(grad, shape=shape, kind="select", args={"dim": dim, "index": index})
+
+
+def slice_backward(grad, shape, dim, start, stop, step):
+    return _embed(grad, shape=shape, kind="slice",
+                  args={"dim": dim, "start": start, "stop": stop, "step": step})
+
+
+def diagonal_backward(grad, shape, offset, dim1, dim2):
+    return _embed(grad, shape=shape, kind="diagonal",
+                  args={"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+def unfold_backward(grad, shape, dimension, size, step):
+    return _embed(grad, shape=shape, kind="unfold",
+                  args={"dimension": dimension, "size": size, "step": step})
+
+
+def as_strided_backward(grad, out_geometry, in_geometry):
+    """The gradient of an as_strided view: through the memory both geometries address. Input
+    elements that share memory (an expanded input) share that memory's gradient equally."""
+    return _restride(grad, src=out_geometry, dst=in_geometry, share="dst")
+
+
+def _storage_positions(xp, geometry):
+    """For each element of a (shape, strides, offset) geometry, its index in memory."""
+    shape, strides, offset = geometry
+    pos = xp.full((), offset, dtype=xp.int64)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        pos = pos + (xp.arange(n, dtype=xp.int64) * st).reshape((n,) + (1,) * (len(shape) - d - 1))
+    return xp.broadcast_to(pos, shape)
+
+
+@primitive("_restride", node="AsStridedScatterBackward0")
+def _restride(xp, grad, *, src, dst, share=None):
+    """Sum the elements of `grad` (laid out in memory as `src`) into memory, then read that
+    memory as `dst`. `share` names the side whose elements divide a memory location's value
+    among themselves when several of them address it. Linear; its adjoint swaps src and dst
+    (and the side that shares)."""
+    src_pos, dst_pos = _storage_positions(xp, src), _storage_positions(xp, dst)
+    size = 1 + max(int(src_pos.max()) if src_pos.size else 0,
+                   int(dst_pos.max()) if dst_pos.size else 0)
+    if share == "src":
+        grad = grad / xp.bincount(src_pos.reshape(-1), minlength=size)[src_pos]
+    memory = xp.zeros(size, grad.dtype)
+    _backend.of(xp).scatter_add(memory, src_pos.reshape(-1),
+                                                       grad.reshape(-1))
+    out = memory[dst_pos]
+    if share == "dst":
+        out = out / xp.bincount(dst_pos.reshape(-1), minlength=size)[dst_pos]
+    return out.astype(grad.dtype, copy=False)
+
+
+@_restride.derivative
+def _(ctx, grad):
+    share = {"src": "dst", "dst": "src"}.get(ctx.share)
+    return _restride(grad, src=ctx.dst, dst=ctx.src, share=share)
+
+
+def index_fill_grad(grad, indices, shape, dim, keepdim):
+    """Gradient of max/min along dim: `grad` placed at the chosen indices, zeros elsewhere."""
+    if not keepdim and len(shape):
+        grad = grad.unsqueeze(dim)
+        indices = np.expand_dims(indices, dim)
+    if not len(shape):
+        return grad
+    from .creation import zeros
+    idx = Tensor._make(indices, D.int64)
+    return zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.pointwise import maximum
+from ..ops.arithmetic import maximum
 from .optimizer import (Optimizer, adam_moments, addcdiv_, addcmul_, check_lr, check_flags,
                         count_step, decayed_grad, flat_grad, lerp_, params_with_grad, quotient,
                         real, scalar, step_tensor, written, zeros_state)

@@ -10,9 +10,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..ops.complex_views import view_as_real
+from ..ops.complex import view_as_real
 from ..ops.joining import cat
-from ..ops.pointwise import mul
+from ..ops.arithmetic import mul
 from ..ops.registry import xp_of
 from .optimizer import Optimizer, check_lr, real, scalar, written
 

@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
-from ..nn.modules.normalization import _BatchNorm
+from ..nn.modules.batchnorm import _BatchNorm
 from ..ops.creation import tensor
 from ..ops.registry import xp_of
 from .lr_scheduler import LRScheduler, _per_group, _warn_if_get_lr_called_directly

@@ -1,11 +1,13 @@
 """Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d: the layers over
-`ember.nn._conv`."""
+`ember.nn.functional.conv`."""
 import math
 
 from ...ops.creation import empty
-from .. import _conv as C
+from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ...autograd import grad_mode
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -120,7 +122,7 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         conv = type(self)._functional
         if self.padding_mode != "zeros":
-            input = C.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
@@ -130,17 +132,17 @@ class _Conv(_ConvNd):
 
 class Conv1d(_Conv):
     _dims = 1
-    _functional = staticmethod(C.conv1d)
+    _functional = staticmethod(F.conv1d)
 
 
 class Conv2d(_Conv):
     _dims = 2
-    _functional = staticmethod(C.conv2d)
+    _functional = staticmethod(F.conv2d)
 
 
 class Conv3d(_Conv):
     _dims = 3
-    _functional = staticmethod(C.conv3d)
+    _functional = staticmethod(F.conv3d)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -185,14 +187,96 @@ class _ConvTransposeNd(_ConvNd):
 
 class ConvTranspose1d(_ConvTransposeNd):
     _dims = 1
-    _functional = staticmethod(C.conv_transpose1d)
+    _functional = staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
-    _functional = staticmethod(C.conv_transpose2d)
+    _functional = staticmethod(F.conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
-    _functional = staticmethod(C.conv_transpose3d)
+    _functional = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _get_in_channels(self, input):
+        spatial = len(self.kernel_size)
+        if input.dim() not in (spatial + 1, spatial + 2):
+            raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[0 if input.dim() == spatial + 1 else 1]
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with grad_mode.no_grad():
+                self.weight.materialize(self._weight_shape())
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+
+    def _weight_shape(self):
+        return (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    cls_to_become = Conv3d
+
+
+class _LazyConvTransposeMixin(_LazyConvXdMixin):
+    """A transposed convolution whose in_channels come from its first input: its weight is
+    (in_channels, out_channels // groups, *kernel)."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        # skip _LazyConvXdMixin.__init__ (a plain convolution's argument order)
+        super(_LazyConvXdMixin, self).__init__(0, 0, kernel_size, stride, padding, output_padding,
+                                             groups, False, dilation, padding_mode)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def _weight_shape(self):
+        # (a transposed convolution's weight is (in, out / groups, *kernel))
+        return (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

@@ -1,5 +1,5 @@
 """Fold and Unfold: sliding local blocks to columns and back, over `F.fold` / `F.unfold`."""
-from .. import _conv as C
+from .. import functional as F
 from .module import Module
 
 
@@ -18,7 +18,7 @@ class Fold(Module):
         self.stride = stride
 
     def forward(self, input):
-        return C.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
     def extra_repr(self):
@@ -34,7 +34,7 @@ class Unfold(Module):
         self.stride = stride
 
     def forward(self, input):
-        return C.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
         return _block_repr(self)

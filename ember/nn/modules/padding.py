@@ -3,7 +3,7 @@
 `padding` is an int (the same on every side) or a sequence in F.pad's order:
 (left, right, top, bottom, front, back).
 """
-from .. import _conv as C
+from .. import functional as F
 from .module import Module
 from .pooling import _ntuple
 
@@ -17,7 +17,7 @@ class _PadNd(Module):
         self.padding = _ntuple(padding, 2 * self.dims)
 
     def forward(self, input):
-        return C.pad(input, self.padding, self.mode)
+        return F.pad(input, self.padding, self.mode)
 
     def extra_repr(self):
         return f"{self.padding}"
@@ -32,7 +32,7 @@ class _ConstantPadNd(Module):
         self.value = value
 
     def forward(self, input):
-        return C.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self):
         return f"padding={self.padding}, value={self.value}"
@@ -71,27 +71,35 @@ class ZeroPad3d(ConstantPad3d):
     extra_repr = _PadNd.extra_repr
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
+    mode = "reflect"
+
+
+class _ReplicationPadNd(_PadNd):
+    mode = "replicate"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     mode, dims = "reflect", 1
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     mode, dims = "reflect", 2
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     mode, dims = "reflect", 3
 
 
-class ReplicationPad1d(_PadNd):
+class ReplicationPad1d(_ReplicationPadNd):
     mode, dims = "replicate", 1
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     mode, dims = "replicate", 2
 
 
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     mode, dims = "replicate", 3
 
 

@@ -1,8 +1,6 @@
 """Max, average, adaptive, power-average, fractional max pooling and max unpooling layers over
-`ember.nn._conv`, `ember.nn._pool_extra` and `ember.nn._fractional_pool`."""
-from .. import _conv as C
-from .. import _pool_extra as X
-from .. import _fractional_pool as F
+`ember.nn.functional.pooling`."""
+from .. import functional as F
 from .module import Module
 
 
@@ -24,19 +22,19 @@ class _MaxPoolNd(Module):
 
 class MaxPool1d(_MaxPoolNd):
     def forward(self, input):
-        return C.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
     def forward(self, input):
-        return C.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
     def forward(self, input):
-        return C.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
@@ -58,7 +56,7 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
-        return C.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
@@ -79,13 +77,13 @@ class _AvgPoolNd(Module):
 
 class AvgPool2d(_AvgPoolNd):
     def forward(self, input):
-        return C.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
 class AvgPool3d(_AvgPoolNd):
     def forward(self, input):
-        return C.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -98,40 +96,44 @@ class _AdaptivePool(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePool):
+class _AdaptiveAvgPoolNd(_AdaptivePool):
+    """The base torch gives AdaptiveAvgPool1d/2d/3d: the output size is all they hold."""
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     def forward(self, input):
-        return C.adaptive_avg_pool1d(input, self.output_size)
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(_AdaptivePool):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     def forward(self, input):
-        return C.adaptive_avg_pool2d(input, self.output_size)
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
 
-class AdaptiveAvgPool3d(_AdaptivePool):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     def forward(self, input):
-        return C.adaptive_avg_pool3d(input, self.output_size)
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class _AdaptiveMaxPool(_AdaptivePool):
+class _AdaptiveMaxPoolNd(_AdaptivePool):
     def __init__(self, output_size, return_indices=False):
         super().__init__(output_size)
         self.return_indices = return_indices
 
 
-class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     def forward(self, input):
-        return C.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input):
-        return C.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     def forward(self, input):
-        return X.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _MaxUnpoolNd(Module):
@@ -151,7 +153,7 @@ class MaxUnpool1d(_MaxUnpoolNd):
     dims = 1
 
     def forward(self, input, indices, output_size=None):
-        return X.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 
@@ -159,7 +161,7 @@ class MaxUnpool2d(_MaxUnpoolNd):
     dims = 2
 
     def forward(self, input, indices, output_size=None):
-        return X.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 
@@ -167,7 +169,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
     dims = 3
 
     def forward(self, input, indices, output_size=None):
-        return X.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 
@@ -186,21 +188,21 @@ class _LPPoolNd(Module):
 
 class LPPool1d(_LPPoolNd):
     def forward(self, input):
-        return X.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool2d(_LPPoolNd):
     def forward(self, input):
-        return X.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool3d(_LPPoolNd):
     def forward(self, input):
-        return X.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class _FractionalMaxPoolNd(Module):
-    """Fractional max pooling (see `ember.nn._fractional_pool`). Like torch it prints no
+    """Fractional max pooling (see `ember.nn.functional.pooling`). Like torch it prints no
     arguments, and keeps `_random_samples` as a buffer (absent from the state when None)."""
     dims = None
 

@@ -12,11 +12,11 @@ import warnings
 from ... import amp
 from ...autograd import grad_mode
 from ...ops.creation import full
-from ...ops.indexing import triu
+from ...ops.shape import triu
 from .. import functional as F
 from .. import init
 from .activation import ReLU, GELU
-from .activation_mha import MultiheadAttention, _canonical_mask
+from .activation import MultiheadAttention, _canonical_mask
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

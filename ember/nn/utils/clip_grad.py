@@ -13,7 +13,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...optim.optimizer import bump_versions
 from ...autograd.grad_mode import no_grad
-from ...ops.reduction import vector_norm
+from ...ops.norms import vector_norm
 from ...ops.joining import stack
 from ...ops.creation import tensor
 

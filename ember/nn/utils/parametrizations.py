@@ -2,9 +2,9 @@
 spectral_norm, registered through `parametrize.register_parametrization`."""
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ...ops import linalg as L
-from ...ops import reduction as R
-from ...ops.misc_extra import vdot
+from ...ops import blas as L
+from ...ops import norms as R
+from ...ops.complex import vdot
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module

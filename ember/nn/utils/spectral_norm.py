@@ -4,7 +4,7 @@ estimates), and a forward pre-hook sets the plain attribute `<name>` = W / sigma
 each call (with power iterations in training mode)."""
 from ... import linalg as LA
 from ...autograd import grad_mode
-from ...ops import linalg as L
+from ...ops import blas as L
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter
 from .parametrizations import _output_dim

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from ...ops import creation as _creation
+from ...ops import random as _random
 from . import _collate
 from ._collate import default_collate, default_convert  # noqa: F401  (torch's import path)
 from .dataset import IterableDataset
@@ -102,7 +102,7 @@ class _Fetcher:
 def _seed_everything(seed):
     # ember's, Python's and NumPy's global generators: seeding NumPy too avoids the classic
     # bug of every worker drawing the same NumPy "random" augmentations.
-    _creation.manual_seed(seed)
+    _random.manual_seed(seed)
     random.seed(seed)
     np.random.seed(seed % 2 ** 32)
 
@@ -254,7 +254,7 @@ class DataLoader:
         return (self._auto_collation, self.collate_fn, self.drop_last, self.batch_size)
 
     def _base_seed(self):
-        rng = (self.generator or _creation.default_generator)._rng
+        rng = (self.generator or _random.default_generator)._rng
         return int(rng.integers(0, 2 ** 63))
 
 

@@ -7,7 +7,7 @@ from a generator seeded with seed + epoch.
 import math
 
 from ... import distributed as _distributed
-from ...ops import creation as _creation
+from ...ops import random as _random
 from .sampler import Sampler
 
 
@@ -37,8 +37,8 @@ class DistributedSampler(Sampler):
         n = len(self.dataset)
         if self.shuffle:
             # the same permutation in every process: seeded by seed + epoch
-            generator = _creation.Generator().manual_seed(self.seed + self.epoch)
-            indices = _creation.randperm(n, generator=generator).tolist()
+            generator = _random.Generator().manual_seed(self.seed + self.epoch)
+            indices = _random.randperm(n, generator=generator).tolist()
         else:
             indices = list(range(n))
         if self.drop_last:

@@ -4,7 +4,7 @@ ember's random numbers are not torch's, so a seeded shuffle gives a different (b
 random, and reproducible) order than torch with the same seed.
 """
 from ... import _dtype
-from ...ops import creation as _creation
+from ...ops import creation as _creation, random as _random
 
 
 class Sampler:
@@ -33,8 +33,8 @@ def _generator_or_fresh(generator):
     # ember.manual_seed(...) makes shuffling reproducible and each epoch differs.
     if generator is not None:
         return generator
-    seed = int(_creation.default_generator._rng.integers(0, 2 ** 63))
-    return _creation.Generator().manual_seed(seed)
+    seed = int(_random.default_generator._rng.integers(0, 2 ** 63))
+    return _random.Generator().manual_seed(seed)
 
 
 class RandomSampler(Sampler):
@@ -63,14 +63,14 @@ class RandomSampler(Sampler):
             # lazily, in torch's chunks of 32 draws: num_samples may be astronomically large
             # (an "infinite" sampler), and the chunking decides how the stream is consumed
             for _ in range(self.num_samples // 32):
-                yield from _creation.randint(0, n, (32,), generator=generator).tolist()
-            yield from _creation.randint(0, n, (self.num_samples % 32,),
+                yield from _random.randint(0, n, (32,), generator=generator).tolist()
+            yield from _random.randint(0, n, (self.num_samples % 32,),
                                          generator=generator).tolist()
             return
         # whole permutations, then a part of one more when num_samples is not a multiple of n
         for _ in range(self.num_samples // n):
-            yield from _creation.randperm(n, generator=generator).tolist()
-        yield from _creation.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            yield from _random.randperm(n, generator=generator).tolist()
+        yield from _random.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -84,7 +84,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        order = _creation.randperm(len(self.indices), generator=self.generator).tolist()
+        order = _random.randperm(len(self.indices), generator=self.generator).tolist()
         for i in order:
             yield self.indices[i]
 
@@ -113,7 +113,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        drawn = _creation.multinomial(self.weights, self.num_samples, self.replacement,
+        drawn = _random.multinomial(self.weights, self.num_samples, self.replacement,
                                       generator=self.generator)
         yield from drawn.tolist()
 

@@ -1,0 +1,103 @@
+"""softmax and log_softmax."""
+import builtins
+
+from ._utils import wrap_dim
+from .reduction import _acc_np, _tname, _parsed
+from .registry import primitive
+
+
+def _shifted(xp, x, dim):
+    # x - max along dim (a no-op shift for empty inputs and all -inf rows)
+    if x.size == 0:
+        return x
+    m = xp.max(x, axis=dim, keepdims=True)
+    return x - xp.where(xp.isfinite(m), m, 0)
+
+
+@primitive("softmax", node="SoftmaxBackward0", save=("result",))
+def _softmax(xp, self, *, dim):
+    e = xp.exp(_shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim))
+    return (e / xp.sum(e, axis=dim, keepdims=True)).astype(self.dtype)
+
+
+@_softmax.derivative
+def _(ctx, grad):
+    return _softmax_backward(grad, ctx.result, dim=ctx.dim)
+
+
+@primitive("softmax_backward", node="SoftmaxBackwardDataBackward0",
+           save=("grad_output", "output"))
+def _softmax_backward(xp, grad_output, output, *, dim):
+    """softmax's backward in one pass: y * (g - sum(g * y))."""
+    gy = grad_output * output
+    return (gy - output * xp.sum(gy, axis=dim, keepdims=True)).astype(grad_output.dtype,
+                                                                      copy=False)
+
+
+@_softmax_backward.derivative
+def _(ctx, gg):
+    # out = y * (g - sum(g * y)): d/dg = y * (gg - sum(gg * y));
+    # d/dy = gg * (g - sum(g * y)) - g * sum(gg * y)
+    y, g = ctx.output, ctx.grad_output
+    gg_y = (gg * y).sum(ctx.dim, keepdim=True)
+    g_grad = y * (gg - gg_y)
+    g_out = gg * (g - (g * y).sum(ctx.dim, keepdim=True)) - g * gg_y
+    return g_grad, g_out
+
+
+@primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
+def _log_softmax(xp, self, *, dim):
+    shifted = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
+    return (shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))).astype(
+        self.dtype)
+
+
+@_log_softmax.derivative
+def _(ctx, grad):
+    return _log_softmax_backward(grad, ctx.result, dim=ctx.dim)
+
+
+@primitive("log_softmax_backward", node="LogSoftmaxBackwardDataBackward0",
+           save=("grad_output", "output"))
+def _log_softmax_backward(xp, grad_output, output, *, dim):
+    """log_softmax's backward in one pass: g - exp(y) * sum(g)."""
+    total = xp.sum(grad_output, axis=dim, keepdims=True)
+    return (grad_output - xp.exp(output) * total).astype(grad_output.dtype, copy=False)
+
+
+@_log_softmax_backward.derivative
+def _(ctx, gg):
+    # out = g - e * S with e = exp(y), S = sum(g): d/dg = gg - sum(gg * e); d/dy = -gg * e * S
+    e = ctx.output.exp()
+    g_grad = gg - (gg * e).sum(ctx.dim, keepdim=True)
+    g_out = -gg * e * ctx.grad_output.sum(ctx.dim, keepdim=True)
+    return g_grad, g_out
+
+
+def _softmax_input(input, dim, dtype, name="softmax"):
+    # (torch.softmax needs a dim: nn.functional's implicit one is chosen there)
+    if dtype is not None:
+        input = input.to(dtype)
+    ndim = input._data.ndim
+    dim = wrap_dim(dim, ndim)
+    if (input._dtype._category < 2 or input._dtype.is_complex) and input._data.size:
+        # (no kernel runs on an empty input)
+        kernel = "lastdim_kernel_impl" if dim == builtins.max(ndim - 1, 0) else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
+                                  f"'{_tname(input._dtype)}'")
+    return input, dim
+
+
+_SOFTMAX = "Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None"
+
+
+@_parsed("softmax", _SOFTMAX, out_rule="mm")
+def softmax(which, input, dim, dtype=None):
+    input, dim = _softmax_input(input, dim, dtype)
+    return _softmax(input, dim=dim)
+
+
+@_parsed("log_softmax", _SOFTMAX, out_rule="mm")
+def log_softmax(which, input, dim, dtype=None):
+    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
+    return _log_softmax(input, dim=dim)
