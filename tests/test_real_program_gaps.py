@@ -186,3 +186,17 @@ def test_torch_load_numpy_array_needs_weights_only_false():
     assert want is not None and got is not None
     assert got[0].replace("ember", "torch") == want[0]
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_variable_is_a_class_over_tensors():
+    """char-rnn and other pre-0.4 programs wrap tensors in Variable and test isinstance."""
+    check("(lambda V, x: (isinstance(x, V), isinstance(3, V), V(x) is x, V(x).requires_grad, "
+          "V(x, requires_grad=True).requires_grad, x.requires_grad, "
+          "V((x * 2).requires_grad_()).grad_fn, V(x).is_leaf, type(V).__name__))"
+          "(t.autograd.Variable, t.ones(2))")
+    check("t.autograd.Variable(3)")
+    check("t.autograd.Variable(t.ones(2), volatile=True)")
+
+
+def test_functional_data_parallel_without_accelerator():
+    check("t.nn.parallel.data_parallel(t.nn.Linear(2, 3), t.ones(4, 2))")
