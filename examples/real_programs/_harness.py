@@ -21,6 +21,7 @@ import importlib.abc
 import importlib.util
 import json
 import os
+import random
 import runpy
 import sys
 import tempfile
@@ -79,6 +80,7 @@ class _Sync:
         self.torch, self.backend, self.folder = torch, backend, folder
         self.depth = threading.local()
         self.seen = {}
+        self.synced = set()   # ids of the parameters already saved or loaded
         self.losses = []
         self.notes = []
 
@@ -112,9 +114,11 @@ class _Sync:
     def first_call(self, module):
         index = len(self.seen)
         self.seen[id(module)] = module
+        params = [id(p) for p in module.parameters()]
+        if not params or any(p in self.synced for p in params):
+            return       # loss modules (their buffers come from the program), or a part of a
+        self.synced.update(params)   # model already synced, called on its own later
         state = module.state_dict()
-        if not state:
-            return
         path = os.path.join(self.folder, f"weights_{index}_{type(module).__name__}.npz")
         if self.backend == "torch":
             arrays = {k: v.detach().cpu().numpy() for k, v in state.items()}
@@ -180,6 +184,8 @@ def run_program(script, args=(), prepare=None, extra_paths=()):
     if ns.no_random:
         _switch_off_randomness(torch)
     os.chdir(workdir)
+    random.seed(0)          # programs that use these unseeded see the same draws in both runs
+    np.random.seed(0)
     if callable(args):
         args = args(program_dir)
     sys.argv = [os.path.join(program_dir, script), *args, *rest]
