@@ -140,7 +140,7 @@ class _Sync:
 
 
 def _switch_off_randomness(torch):
-    """Dropout becomes the identity and RandomSampler yields 0..n-1, in both libraries alike,
+    """Dropout (also MultiheadAttention's) becomes the identity and RandomSampler yields 0..n-1, in both libraries alike,
     so that two runs from the same weights and data must give the same losses."""
     identity = lambda input, *args, **kwargs: input  # noqa: E731
     torch.nn.functional.dropout = identity
@@ -148,6 +148,13 @@ def _switch_off_randomness(torch):
         cls = getattr(torch.nn, name, None)
         if cls is not None:
             cls.forward = lambda self, input: input
+    mha_forward = torch.nn.MultiheadAttention.forward
+
+    def mha_without_dropout(self, *args, **kwargs):   # its attention-weight dropout
+        self.dropout = 0.0
+        return mha_forward(self, *args, **kwargs)
+
+    torch.nn.MultiheadAttention.forward = mha_without_dropout
     torch.utils.data.RandomSampler.__iter__ = lambda self: iter(range(len(self.data_source)))
 
 
