@@ -200,3 +200,49 @@ def test_variable_is_a_class_over_tensors():
 
 def test_functional_data_parallel_without_accelerator():
     check("t.nn.parallel.data_parallel(t.nn.Linear(2, 3), t.ones(4, 2))")
+
+
+def test_real_program_harness_alias_and_sync(tmp_path):
+    """examples/real_programs/_harness.py: under --backend ember every torch import resolves to
+    ember, and --sync gives the ember run torch's initial weights (equal first losses)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    program = tmp_path / "prog"
+    program.mkdir()
+    (program / "main.py").write_text(
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch.utils.data import DataLoader, TensorDataset\n"
+        "from torch import nn, optim\n"
+        "print('modules', torch.__name__, F.__name__, DataLoader.__module__)\n"
+        "torch.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))\n"
+        "x = torch.linspace(-1, 1, 40).view(10, 4)\n"
+        "y = torch.arange(10) % 3\n"
+        "opt = optim.SGD(model.parameters(), lr=0.5)\n"
+        "for xb, yb in DataLoader(TensorDataset(x, y), batch_size=5):\n"
+        "    loss = F.cross_entropy(model(xb), yb)\n"
+        "    opt.zero_grad(); loss.backward(); opt.step()\n")
+    runner = ("import sys; sys.path.insert(0, {!r}); from _harness import run_program; "
+              "run_program('main.py')").format(os.path.join(root, "examples", "real_programs"))
+    sync = tmp_path / "sync"
+    out = {}
+    for backend in ("torch", "ember"):
+        p = subprocess.run([sys.executable, "-c", runner, "--backend", backend, "--sync",
+                            str(sync), "--workdir", str(tmp_path / backend), str(program)],
+                           capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "PYTHONPATH": root})
+        assert p.returncode == 0, p.stderr
+        out[backend] = p.stdout
+        with open(sync / f"losses_{backend}.json") as f:
+            out[backend + "_losses"] = json.load(f)
+    assert "modules torch torch.nn.functional torch.utils.data.dataloader" in out["torch"]
+    assert "modules ember ember.nn.functional ember.utils.data.dataloader" in out["ember"]
+    assert out["ember_losses"]["notes"] == ["loaded torch weights into Sequential #0"]
+    t, e = out["torch_losses"]["losses"], out["ember_losses"]["losses"]
+    assert len(t) == len(e) == 2
+    np.testing.assert_allclose(e, t, rtol=1e-6)
