@@ -9,6 +9,8 @@ from .._tensor import Tensor, Size, contiguous_strides
 from ._utils import as_shape
 from .registry import xp_of, primitive
 from .settings import _switches
+from .layout import (dense_in_order as _dense_in_order,
+                     non_overlapping_and_dense as _non_overlapping_and_dense)
 
 
 def _finish(array, dtype, device, requires_grad):
@@ -563,24 +565,6 @@ def copy_strides(a, memory_format=None):
                 order[j], order[moving] = order[moving], order[j]
                 moving = j
     return _dense_in_order(a.shape, order)
-
-
-def _dense_in_order(shape, order):
-    """Dense strides with the dims laid out innermost-first in `order`."""
-    strides, step = [0] * len(shape), 1
-    for d in order:
-        strides[d] = step
-        step *= max(shape[d], 1)
-    return tuple(strides)
-
-
-def _non_overlapping_and_dense(shape, strides):
-    expected = 1
-    for stride, size in sorted((s, n) for s, n in zip(strides, shape) if n > 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def strided_empty(xp, shape, strides, np_dtype):

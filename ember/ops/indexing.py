@@ -183,7 +183,7 @@ def _apply_index(self, index, scalar_fill=False):
             consumed += 1
     ndim = self._data.ndim
     if consumed > ndim:
-        if ndim == 0 and any(isinstance(i, slice) for i in items):
+        if ndim == 0 and isinstance(index, slice):      # (a lone slice, not in a tuple)
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         if ndim == 0 and len(items) == 1 and _is_int(items[0]):
             if items[0] != 0:   # (only a 0 is taken for an attempt to read the number)
@@ -193,26 +193,20 @@ def _apply_index(self, index, scalar_fill=False):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out, dim, advanced = self, 0, {}
-    source_dim = 0              # the dim of `self` an item applies to (for error messages)
-    for item in items:
+    # a lone slice (x[a:b], not in a tuple) is always applied; in a tuple a full one is not
+    skip_full = not isinstance(index, slice)
+    for position, item in enumerate(items):
         if item is None:
-            out = V._unsqueeze(out, dim=dim)
+            out = _unsqueeze_item(out, dim)
             dim += 1
         elif item is Ellipsis:
-            dim += ndim - consumed
-            source_dim += ndim - consumed
+            dim += ndim - consumed      # (each `...` does: a second one runs past the end)
         elif isinstance(item, slice):
-            out = _slice_item(out, dim, item)
+            out = _slice_item(out, dim, item, skip_full)
             dim += 1
-            source_dim += 1
         elif _is_int(item):
             i = int(item.item() if isinstance(item, Tensor) else item)
-            size = out._data.shape[dim]
-            if i < -size or i >= size:
-                raise IndexError(f"index {i} is out of bounds for dimension {source_dim} with "
-                                 f"size {size}")
-            out = V._select(out, dim=dim, index=i + size if i < 0 else i)
-            source_dim += 1
+            out = _select_item(out, dim, i, position)
         elif isinstance(item, (Tensor, list, np.ndarray, bool, str, bytes)):
             a = _index_array(item)
             if a.dtype == np.bool_ and a.ndim == 0:
@@ -223,23 +217,65 @@ def _apply_index(self, index, scalar_fill=False):
             else:
                 advanced[dim] = a
                 dim += a.ndim if a.dtype == np.bool_ else 1
-                source_dim += a.ndim if a.dtype == np.bool_ else 1
         else:
             raise IndexError(_INVALID_INDEX.format(_type_name(item)))
     return out, advanced, items
 
 
-def _slice_item(t, dim, item):
-    size = t._data.shape[dim]
+def _slice_item(t, dim, item, skip_full=True):
+    """`t` sliced by `item` along `dim`. A slice in a tuple index that is full as written
+    (start 0 or none, step 1 or none, stop none or past the end) is no op of its own, as in
+    PyTorch: `x[:, -3:]` still slices though it takes the whole dim."""
     step = 1 if item.step is None else int(item.step)
     if step == 0:
         raise ValueError("slice step cannot be zero")
     if step < 0:
         raise ValueError("step must be greater than zero")
+    size = _size_at(t, dim)
+    if skip_full and item.start in (None, 0) and step == 1 and (
+            item.stop is None or int(item.stop) >= size):
+        return t
+    _check_dim(t, dim)
     start, stop, _ = slice(item.start, item.stop, 1).indices(size)
-    if start == 0 and stop >= size and step == 1:
-        return t                      # a full slice is no op of its own
     return V._slice(t, dim=dim, start=start, stop=max(stop, start), step=step)
+
+
+def _size_at(t, dim):
+    """The size PyTorch's indexing reads for dim `dim` of `t`. Past the last dim (after a
+    second `...`) it reads its small inline size/stride store unchecked: 0 for the first 5
+    slots, then the strides."""
+    n = t._data.ndim
+    if dim < n:
+        return t._data.shape[dim]
+    if dim < 5:
+        return 0
+    return V.element_strides(t._data)[dim - 5] if dim - 5 < n else 0
+
+
+def _check_dim(t, dim):
+    n = t._data.ndim
+    if dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, "
+                         f"{max(n, 1) - 1}], but got {dim})")
+
+
+def _select_item(t, dim, i, position):
+    """`t[..., i]` at `dim`, for the item at `position` of the index (PyTorch's messages name
+    the position, not the dim)."""
+    size = _size_at(t, dim)
+    if i < -size or i >= size:
+        raise IndexError(f"index {i} is out of bounds for dimension {position} with size "
+                         f"{size}")
+    _check_dim(t, dim)
+    return V._select(t, dim=dim, index=i + size if i < 0 else i)
+
+
+def _unsqueeze_item(t, dim):
+    n = t._data.ndim
+    if dim > n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n - 1}, {n}], "
+                         f"but got {dim})")
+    return V._unsqueeze(t, dim=dim)
 
 
 def _check_index_bounds(a, size, k):
@@ -285,11 +321,7 @@ def getitem(self, index):
     if advanced:
         return _index(out, indices=_advanced_tuple(out, advanced))
     if out is self:
-        # x[:] and x[...] still return a new tensor: torch shows SliceBackward0 for a slice,
-        # AliasBackward0 otherwise
-        if self._data.ndim and any(isinstance(i, slice) for i in items):
-            return V._slice(self, dim=0, start=0, stop=self._data.shape[0], step=1)
-        return V._alias(self)
+        return V._alias(self)      # x[...], x[:, :]: still a new tensor (x[:] is a slice)
     return out
 
 

@@ -518,13 +518,10 @@ def where(condition, input=None, other=None, *, out=None):
         input = _wrapped(input, other)
     if not _is_tensor(other):
         other = _wrapped(other, input)
-    try:
-        result = _where(input, other, condition=condition)
-    except ValueError:
-        from .registry import check_broadcast
-        check_broadcast((condition, input, other))   # PyTorch's message, the condition included
-        raise
-    return _out(result, out, "where", "where")
+    if not condition._data.shape == input._data.shape == other._data.shape:
+        # PyTorch broadcasts the condition first: its message names the operands in that order
+        check_broadcast((condition, input, other))
+    return _out(_where(input, other, condition=condition), out, "where", "where")
 
 
 _C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",

@@ -32,6 +32,7 @@ from ..autograd import anomaly_mode as _anomaly
 from ..autograd import forward_ad as _forward_ad
 from .. import amp as _amp
 from ..amp import _regions as _amp_regions
+from .layout import conform_layout
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -41,6 +42,11 @@ _XP = {"cpu": np}
 
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
+# the modules whose ops are elementwise: their results take PyTorch's layout (see layout.py)
+_ELEMENTWISE_MODULES = ("ember.ops.arithmetic", "ember.ops.comparison", "ember.ops.logical",
+                        "ember.ops.pointwise", "ember.ops._pointwise_common", "ember.ops.special")
+# elementwise ops with an operand passed as an option (no graph edge), ahead of the others
+_LEADING_OPERAND = {"where": "condition"}
 _make_tensor = Tensor._make
 # ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
 _profiling = []
@@ -213,6 +219,9 @@ class Op:
         self.view = view
         self.derivative_fn = None
         self.fills = False      # writes one value everywhere: may write overlapping memory
+        self.elementwise = not view and n_outputs == 1 and \
+            fn.__module__.startswith(_ELEMENTWISE_MODULES)
+        self.leading_operand = _LEADING_OPERAND.get(name) if self.elementwise else None
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]          # skip xp
         self.varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
@@ -269,6 +278,10 @@ class Op:
             elif self.view:
                 result = inputs[0]._make_view(out)
             else:
+                if self.elementwise and out.ndim > 1 and not (
+                        out.strides == arrays[0].strides and out.flags.c_contiguous
+                        and self.leading_operand is None):
+                    out = self._conform(np, out, arrays, params)   # (not simply contiguous)
                 result = _make_tensor(out, _FROM_NUMPY[out.dtype], device)
         else:
             arrays, dtype, device = self._prepare(inputs)
@@ -281,6 +294,10 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)
                 raise
+            if self.elementwise and getattr(out, "ndim", 0) > 1 and not (
+                    out.strides == getattr(arrays[0], "strides", None) and
+                    out.flags.c_contiguous and self.leading_operand is None):
+                out = self._conform(xp_of(device), out, arrays, params)
             result = self._wrap(out, inputs, device)
         if _fw_levels:      # forward AD: the outputs' tangents
             _forward_ad.propagate(self, inputs, result, params)
@@ -296,6 +313,12 @@ class Op:
             self._record(inputs, result, params)
         return result
 
+    def _conform(self, xp, out, arrays, params):
+        """`out` in PyTorch's layout for this elementwise op's operands (layout.py)."""
+        if self.leading_operand is not None:
+            arrays = (params[self.leading_operand]._data,) + tuple(arrays)
+        return conform_layout(xp, out, arrays)
+
     def operator(self, fallback):
         """The Tensor method for this op's operator (`a * b`, `a + 1.5`).
 
@@ -304,6 +327,7 @@ class Op:
         Anything else goes to `fallback` (the public function: checks, promotion, devices).
         """
         forward, record, opmath = self.forward, self._record, self.opmath
+        elementwise = self.elementwise
 
         def method(a, b):
             if opmath and a._dtype._half:
@@ -324,6 +348,9 @@ class Op:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
+            elif elementwise and out.ndim > 1 and not (
+                    out.strides == a._data.strides and out.flags.c_contiguous):
+                out = conform_layout(np, out, (a._data, other))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if _state.enabled and (a._requires_grad or b_requires_grad):
                 record((a, b), result, {})
@@ -334,7 +361,7 @@ class Op:
         """The Tensor method of a one-input op (`x.tanh()`): a floating-point CPU tensor goes
         straight to the forward (no autocast); anything else to `fallback`, the public
         function."""
-        forward, record = self.forward, self._record
+        forward, record, elementwise = self.forward, self._record, self.elementwise
 
         def method(a, *args, **kwargs):
             if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
@@ -343,6 +370,9 @@ class Op:
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
                 out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
+            elif elementwise and out.ndim > 1 and not (
+                    out.strides == a._data.strides and out.flags.c_contiguous):
+                out = conform_layout(np, out, (a._data,))
             result = _make_tensor(out, _FROM_NUMPY[out.dtype], CPU)
             if a._requires_grad and _state.enabled:
                 record((a,), result, {})

@@ -881,7 +881,7 @@ def _as_strided(xp, self, *, size, stride, storage_offset, base_offset, base_str
 def _(ctx, grad):
     from .views import as_strided_backward
     shape = ctx.input_shape()
-    # a node regenerated for a view of a base carries no base_stride: the base is contiguous
+    # (an as_strided node made before base_stride was recorded: a contiguous input)
     in_strides = getattr(ctx, "base_stride", None) or contiguous_strides(shape)
     return as_strided_backward(grad, (tuple(ctx.size), tuple(ctx.stride), ctx.storage_offset),
                                (tuple(shape), tuple(in_strides), ctx.base_offset))
@@ -990,12 +990,17 @@ def regenerate_view_grad_fn(view_tensor):
     base = view_tensor._base
     shape, strides, offset = geometry(view_tensor)
     edge, meta = base._edge(), (base._data.shape, base._dtype.np)
+    # the base's own strides: its gradient maps through the memory the base addresses, which
+    # need not be contiguous (an elementwise result keeps a permuted input's layout)
+    base_strides = base.stride()
     if view_tensor._dtype is not base._dtype:
         from .complex import _view_as_real
         edge = (_view_node(_view_as_real, edge, meta, {}), 0)
         meta = (base._data.shape + (2,), view_tensor._dtype.np)
+        base_strides = tuple(2 * s for s in base_strides) + (1,)
     view_tensor._grad_fn = _view_node(_as_strided, edge, meta, {
-        "size": shape, "stride": strides, "storage_offset": offset, "base_offset": 0})
+        "size": shape, "stride": strides, "storage_offset": offset, "base_offset": 0,
+        "base_stride": base_strides})
     view_tensor._output_nr = 0
     view_tensor._requires_grad = True
     view_tensor._fn_version = view_tensor._version_counter.value
