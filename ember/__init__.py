@@ -70,6 +70,7 @@ globals().update(_make_legacy_types())
 
 from ._tensor import layout, memory_format  # noqa: E402
 strided = layout("torch.strided")
+sparse_coo = layout("torch.sparse_coo")
 contiguous_format = memory_format("torch.contiguous_format")
 preserve_format = memory_format("torch.preserve_format")
 channels_last = memory_format("torch.channels_last")
@@ -230,4 +231,7 @@ from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (autogr
 from ._storage import UntypedStorage  # noqa: E402,F401
 from ._typed_storage import *  # noqa: E402,F401,F403  (TypedStorage, FloatStorage, ...: names)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
+from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
+from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
+spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

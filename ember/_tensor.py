@@ -234,7 +234,10 @@ class Tensor:
 
     @property
     def nbytes(self):
-        return self._data.size * self._dtype.itemsize
+        data = self._data
+        if data.__class__ is not np.ndarray and getattr(data, "_ember_sparse", False):
+            return data.nbytes          # (torch's error for a sparse tensor)
+        return data.size * self._dtype.itemsize
 
     def stride(self, dim=None):
         size = self._dtype.itemsize
@@ -297,12 +300,13 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided
-        return strided
+        from . import strided, sparse_coo     # (ember/__init__ defines them after Tensor)
+        return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
     def is_sparse(self):
-        return False
+        """A sparse COO tensor (its `_data` a COOArrays: see ember/sparse)."""
+        return getattr(self._data, "_ember_sparse", False)
 
     @property
     def is_quantized(self):
@@ -540,6 +544,9 @@ class Tensor:
         return array_module(self._device).asnumpy(self._data)
 
     def numpy(self, *, force=False):
+        if getattr(self._data, "_ember_sparse", False):
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
+                            "Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:
@@ -655,6 +662,9 @@ class Tensor:
     def _deepcopy_data(self, memo):
         """A copy with the same strides and storage offset, whose memory the copies of other
         tensors on the same storage (in this deepcopy) share, as in PyTorch."""
+        if getattr(self._data, "_ember_sparse", False):         # a sparse tensor's arrays
+            return Tensor._make(self._data.copy(), self._dtype, self._device,
+                                self._requires_grad)
         root = self._base if self._base is not None else self
         if not (root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0):
             return Tensor._make(self._data.copy(), self._dtype, self._device,
@@ -678,6 +688,11 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         # as in PyTorch, a tensor travels with its whole storage and its place in it (a view
         # keeps its strides and offset) unless that memory is not laid out plainly
+        if getattr(self._data, "_ember_sparse", False):
+            from .sparse._coo import rebuild_sparse    # (ember.sparse is built on Tensor)
+            coo = self._data
+            return (rebuild_sparse, (coo.indices, coo.values, coo.shape, coo.coalesced,
+                                     str(self._device), self._requires_grad))
         root = self._base if self._base is not None else self
         geometry = None
         if root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0:
@@ -701,7 +716,8 @@ class Tensor:
     def type(self, dtype=None, non_blocking=False):
         from ._printing import legacy_type_name
         if dtype is None:
-            return "torch." + legacy_type_name(self._dtype, self._device)
+            sparse = "sparse." if self.is_sparse else ""        # (torch.sparse.FloatTensor)
+            return "torch." + sparse + legacy_type_name(self._dtype, self._device)
         from .ops.creation import legacy_type_dtype
         return self.to(legacy_type_dtype(dtype))
 

@@ -852,6 +852,8 @@ def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, dev
 def preserving_copy(xp, a, np_dtype, memory_format=None):
     """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
     `memory_format` (see copy_strides)."""
+    if getattr(a, "_ember_sparse", False):
+        return a.astype(np_dtype)           # a sparse tensor's arrays (ember/sparse)
     strides = copy_strides(a, memory_format)
     a = D.as_torch_rounds(a, np_dtype)          # (keeps the layout: astype's order is 'K')
     if strides is None:
@@ -886,6 +888,11 @@ def contiguous(self, memory_format=None):
 @primitive("_to_copy", node="ToCopyBackward0")
 def _to_copy(xp, self, *, dtype, device, memory_format=None):
     arr = preserving_copy(xp, self, dtype.np, memory_format)
+    if getattr(arr, "_ember_sparse", False):
+        if device.type != "cpu" or not isinstance(arr.values, np.ndarray):
+            raise NotImplementedError("ember: moving a sparse tensor between devices is not "
+                                      "supported")
+        return arr
     if device.type != "cpu" or not isinstance(arr, np.ndarray):
         from .._backend import backend
         arr = backend(device.type).from_host(backend("cpu" if isinstance(arr, np.ndarray)

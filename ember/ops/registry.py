@@ -294,7 +294,8 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)
                 raise
-            if self.elementwise and getattr(out, "ndim", 0) > 1 and not (
+            if self.elementwise and getattr(out, "ndim", 0) > 1 and \
+                    not getattr(out, "_ember_sparse", False) and not (
                     out.strides == getattr(arrays[0], "strides", None) and
                     out.flags.c_contiguous and self.leading_operand is None):
                 out = self._conform(xp_of(device), out, arrays, params)
@@ -347,7 +348,8 @@ class Op:
             except ValueError:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
-                out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
+                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                    out = np.asarray(out)       # NumPy gives a scalar for zero-dim operands
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data, other))
@@ -369,7 +371,8 @@ class Op:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
-                out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
+                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                    out = np.asarray(out)       # NumPy gives a scalar for a zero-dim operand
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data,))
@@ -473,6 +476,8 @@ class Op:
 
     def _wrap_one(self, a, inputs, device):
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
+            if getattr(a, "_ember_sparse", False):      # a sparse result (ember/sparse)
+                return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
             a = np.asarray(a)
         if self.view:
             return inputs[0]._make_view(a)
@@ -576,6 +581,9 @@ class Op:
     # ------------------------------------------------------------------ in place
     def inplace(self, target, *others, **params):
         """`target.op_(others)`: compute, write into target, bump its version, rebase its graph."""
+        if target._data.__class__ is not _ndarray and getattr(target._data, "_ember_sparse",
+                                                              False):
+            return _sparse_inplace(self, target, others, params)
         inputs = (target,) + others
         record = _state.enabled and self.differentiable and not _state.inference and any(
             getattr(x, "_requires_grad", False) for x in inputs)
@@ -613,6 +621,25 @@ class Op:
         if record:
             rebase_history(target, self, node)
         return target
+
+
+def _sparse_inplace(op, target, others, params):
+    """`s.mul_(2)`, `s.add_(t)`, `s.zero_()` on a sparse tensor (ember/sparse): the op's sparse
+    result replaces its arrays, as torch's sparse in-place ops swap its indices and values."""
+    inputs = (target,) + others
+    if _state.enabled and op.differentiable and any(
+            getattr(x, "_requires_grad", False) for x in inputs):
+        check_inplace_allowed(target)
+        raise NotImplementedError("ember: in-place ops on a sparse tensor that requires grad "
+                                  "are not supported")
+    arrays, dtype, device = op._prepare(inputs)
+    out = op.forward(xp_of(device), *arrays, **params)
+    if not getattr(out, "_ember_sparse", False):
+        raise RuntimeError(f"{op.name}: the result of an in-place op on a sparse tensor must "
+                           f"be sparse")
+    target._data = out.astype(target._dtype.np, copy=False)
+    target._version_counter.bump()
+    return target
 
 
 def check_inplace_shape(target, operands):

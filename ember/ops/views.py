@@ -209,6 +209,9 @@ def infer_shape(shape, numel):
 
 
 def view(self, *shape):
+    if self.is_sparse:
+        from ..sparse._coo import not_supported    # (ember.sparse is built on the ops)
+        raise not_supported("view")
     if len(shape) == 1 and shape[0].__class__.__name__ == "dtype":
         return _view_dtype(self, shape[0])
     return _view(self, shape=infer_shape(_view_size(shape), self._data.size))
@@ -273,6 +276,8 @@ def _view_dtype(self, dtype):
 
 def reshape(self, *shape):
     from .creation import _sizes
+    if self.is_sparse:
+        raise RuntimeError("reshape is not implemented for sparse tensors")
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = infer_shape(_sizes("reshape", shape, "shape"), self._data.size)

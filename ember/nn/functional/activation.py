@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype as D
+from ... import _dtype as D, _fast_kernels
 from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
@@ -180,6 +180,8 @@ def _gelu_forward(xp, self, *, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
         return (0.5 * self * (1 + xp.tanh(inner))).astype(self.dtype)
+    if xp is np and self.dtype == np.float32:       # (half precision arrives as float32)
+        return _fast_kernels.gelu_f32(self)
     cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
     return (self * cdf).astype(self.dtype)
 
@@ -190,9 +192,26 @@ def _gelu_derivative(ctx, g):
         t = ((x + x * x * x * _GELU_C) * _SQRT_2_OVER_PI).tanh()
         inner_grad = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
         return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner_grad)
-    cdf = ((x * (1 / math.sqrt(2.0))).erf() + 1) * 0.5
+    return _gelu_backward(g, x)
+
+
+@primitive("gelu_backward", node="GeluBackwardBackward0", save=("grad_output", "self"),
+           opmath=True)
+def _gelu_backward(xp, grad_output, self):
+    """grad * gelu'(x) = grad * (Phi(x) + x phi(x)) of the exact (erf) GELU."""
+    if xp is np and self.dtype == np.float32:
+        return _fast_kernels.gelu_backward_f32(grad_output, self)
+    cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
+    pdf = xp.exp(self * self * -0.5) * (1 / math.sqrt(2 * math.pi))
+    return (grad_output * (cdf + self * pdf)).astype(self.dtype, copy=False)
+
+
+@_gelu_backward.derivative
+def _(ctx, gg):
+    # out = g * gelu'(x): d/dg = gelu'(x); d/dx = g * gelu''(x) = g * phi(x) * (2 - x^2)
+    x, g = ctx.self, ctx.grad_output
     pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
-    return g * (cdf + x * pdf)
+    return _gelu_backward(gg, x), gg * g * pdf * (2 - x * x)
 
 
 _gelu = _elementwise("gelu", "GeluBackward0", _gelu_forward, _gelu_derivative)
