@@ -21,7 +21,11 @@ def main():
     for backend in ("torch", "ember"):
         cmd = [sys.executable, os.path.join(HERE, name, "run.py"), "--backend", backend,
                "--sync", sync, program_dir, *extra]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=int(os.environ.get("RP_TIMEOUT", 900)))
+        # a fixed string hash: programs that number classes by iterating a set (pygcn) then
+        # number them alike in both runs
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                           timeout=int(os.environ.get("RP_TIMEOUT", 900)))
         results[backend] = p
         print(f"== {backend}: exit {p.returncode}")
         if p.returncode != 0:
