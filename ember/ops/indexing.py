@@ -3,7 +3,10 @@
 Also the derivatives of the view ops: each places a gradient into zeros of the input's shape
 through the same view (`_embed`), which is itself differentiable (its derivative is the view).
 """
+import collections.abc
 import numbers
+import operator
+
 import numpy as np
 
 from .. import _backend, _dtype as D
@@ -56,7 +59,7 @@ _INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long 
 def _index_array(item):
     """An advanced index (tensor, list, array, bool) as a NumPy int64 or bool array."""
     if isinstance(item, Tensor):
-        if item._dtype._category >= 2:
+        if item._dtype not in (D.int64, D.int32, D.uint8, D.bool_):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = item._host()
         if a.dtype == np.uint8:
@@ -69,6 +72,9 @@ def _index_array(item):
         return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
     if isinstance(item, (bool, np.bool_)):
         return np.array(bool(item))
+    if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim:
+        from .creation import tensor
+        return _index_array(tensor(item))   # a uint8 mask, with PyTorch's warning
     if isinstance(item, (list, tuple)) and not item:
         return np.zeros(0, np.int64)
     a = np.asarray(item) if not isinstance(item, str) else None
@@ -79,13 +85,20 @@ def _index_array(item):
     return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
 
+def _is_sequence(obj):
+    """Python's sequence protocol as PyTorch's index parsing sees it (ranges, strings and
+    NumPy arrays count; sets and dicts do not)."""
+    return isinstance(obj, (collections.abc.Sequence, np.ndarray, memoryview, bytearray))
+
+
 def _as_index_tuple(index):
-    """PyTorch's reading of an index: a tuple of items (a list of sequences counts as a tuple,
-    with PyTorch's deprecation warning)."""
+    """PyTorch's reading of an index: a tuple of items. A short non-tuple sequence (a list, a
+    range, ...) holding a sequence, tensor, slice, None or Ellipsis also counts as a tuple,
+    with PyTorch's deprecation warning; a tensor or a NumPy array never does."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and len(index) < 32 and any(
-            isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
+    if _is_sequence(index) and not isinstance(index, np.ndarray) and len(index) < 32 and any(
+            isinstance(i, (Tensor, slice)) or _is_sequence(i) or i is None or i is Ellipsis
             for i in index):
         import warnings
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
@@ -99,25 +112,72 @@ def _as_index_tuple(index):
     return (index,)
 
 
+def _type_name(obj):
+    """The type's name as PyTorch's messages print it (CPython's tp_name): a class defined in
+    Python by its bare name, a built-in or extension type (NumPy's) with its module."""
+    cls = type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":   # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _index_item(item):
+    """One item of an index, in the forms the rest of indexing handles: None, Ellipsis, a
+    slice, an int, a bool, a tensor, a NumPy array or a (nested) list. NumPy integers and
+    objects with __index__ become ints; a 0-d uint8 tensor or array is a mask like a 0-d bool
+    (PyTorch does not warn for it); ranges and tuples become lists."""
+    if item is None or item is Ellipsis or isinstance(item, (slice, int, list)):
+        return item                      # (bool is an int)
+    if isinstance(item, Tensor):
+        if item._dtype is D.uint8 and item._data.ndim == 0:
+            return np.asarray(item._host(), dtype=bool)
+        return item
+    if isinstance(item, np.ndarray):
+        if item.ndim == 0 and item.dtype.kind in "iu" and item.dtype != np.uint8:
+            return int(item)
+        return item.astype(bool) if item.ndim == 0 and item.dtype == np.uint8 else item
+    if isinstance(item, (range, tuple)):
+        return list(item)
+    if isinstance(item, (str, bytes)):
+        return item
+    if isinstance(item, np.integer):
+        return int(item)
+    if not isinstance(item, (np.bool_, numbers.Real, numbers.Complex)) and \
+            hasattr(type(item), "__index__"):
+        return operator.index(item)
+    raise IndexError(_INVALID_INDEX.format(_type_name(item)))
+
+
 def _is_int(item):
     return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)) or (
         isinstance(item, Tensor) and item._data.ndim == 0 and item._dtype._category == 1)
 
 
-def _apply_index(self, index):
+def _is_uint8_mask(item):
+    return (isinstance(item, Tensor) and item._dtype is D.uint8 or
+            isinstance(item, np.ndarray) and item.dtype == np.uint8) and item.ndim > 0
+
+
+def _apply_index(self, index, scalar_fill=False):
     """Apply the basic part of an index as views (ints select, slices slice, None unsqueezes)
     and collect the advanced part: (view, {dim of the view: index array}).
 
     As in PyTorch, integers are applied first, so they never take part in advanced-index
-    broadcasting.
+    broadcasting. `scalar_fill`: the index is being assigned a scalar, which PyTorch does with
+    masked_fill_ when the only advanced item is a mask, and that refuses a uint8 one.
     """
-    items = _as_index_tuple(index)
+    items = tuple(_index_item(i) for i in _as_index_tuple(index))
+    if scalar_fill and any(_is_uint8_mask(i) for i in items) and sum(
+            isinstance(i, (Tensor, list, np.ndarray, str, bytes)) and not _is_int(i)
+            for i in items) == 1:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     consumed = 0
     for item in items:
-        if item is None or item is Ellipsis or isinstance(item, (bool, np.bool_)):
+        if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if isinstance(item, Tensor) and item._dtype is D.bool_ or \
-                isinstance(item, np.ndarray) and item.dtype == np.bool_:
+        if isinstance(item, Tensor) and item._dtype in (D.bool_, D.uint8) and item.ndim or \
+                isinstance(item, np.ndarray) and item.dtype in (np.bool_, np.uint8):
             consumed += max(item.ndim, 0)
         else:
             consumed += 1
@@ -147,7 +207,7 @@ def _apply_index(self, index):
         elif _is_int(item):
             i = int(item.item() if isinstance(item, Tensor) else item)
             out = _select_item(out, dim, i, position)
-        elif isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_, str)):
+        elif isinstance(item, (Tensor, list, np.ndarray, bool, str, bytes)):
             a = _index_array(item)
             if a.dtype == np.bool_ and a.ndim == 0:
                 # x[True] / x[False]: a new dim of size 1 or 0
@@ -158,7 +218,7 @@ def _apply_index(self, index):
                 advanced[dim] = a
                 dim += a.ndim if a.dtype == np.bool_ else 1
         else:
-            raise IndexError(_INVALID_INDEX.format(type(item).__name__))
+            raise IndexError(_INVALID_INDEX.format(_type_name(item)))
     return out, advanced, items
 
 
@@ -266,7 +326,8 @@ def getitem(self, index):
 
 
 def setitem(self, index, value):
-    target, advanced, _ = _apply_index(self, index)
+    scalar = isinstance(value, numbers.Number) or isinstance(value, Tensor) and not value.ndim
+    target, advanced, _ = _apply_index(self, index, scalar_fill=scalar)
     if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad \
             and not _forward_ad._levels:
         # the common `x[i] = number` outside autograd: write straight into the target
