@@ -5,7 +5,7 @@ combinations are accepted, the values, and the exact errors, as function and as 
 import pytest
 
 from differential import assert_same, catch, same
-from test_audit_args import ARGS, _observe
+from test_ops_reduction_arguments import ARGS, _observe
 
 OPS = "nansum nanmean aminmax median nanmedian mode cummax cummin logcumsumexp norm".split()
 
