@@ -5,6 +5,8 @@ import warnings
 import pytest
 
 from opinfo import LINALG_OPS, JOINING_OPS, table_tests
+import math
+from differential import same, catch
 
 test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names = \
     table_tests(LINALG_OPS + JOINING_OPS)
@@ -226,3 +228,85 @@ def test_matmul_sweep(batch_a, batch_b, n, k, m, a_vec, b_vec, k_off, needs, see
     for et, tt in zip(e, t):
         if tt.requires_grad:
             assert_same(et.grad, tt.grad, {"float64": (1e-12, 1e-12)})
+
+
+X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [2.0, 0.0, 1.0]]
+
+
+ORDS = ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf, 0, 3, 0.5]
+
+
+DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "int64"]
+
+
+@pytest.mark.parametrize("ord", ORDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn", ["matrix_norm", "norm"])
+def test_matrix_norm_dtype_argument(fn, ord, dtype):
+    same(lambda T: catch(getattr(T.linalg, fn), T.tensor(X), ord, dtype=getattr(T, dtype)))
+    same(lambda T: catch(getattr(T.linalg, fn), T.tensor(X, dtype=T.complex64), ord,
+                         dtype=getattr(T, dtype)))
+
+
+@pytest.mark.parametrize("ord", ORDS)
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3, dtype=T.int64), lambda T: T.ones(2, 2, dtype=T.int64),
+    lambda T: T.ones(2, 2, dtype=T.float16), lambda T: T.ones(2, 2, dtype=T.bfloat16),
+    lambda T: T.ones(3), lambda T: T.zeros(0, 3), lambda T: T.zeros(3, 0),
+    lambda T: T.zeros(2, 0, 0)])
+def test_matrix_norm_input_checks_and_empty(make, ord):
+    same(lambda T: catch(T.linalg.matrix_norm, make(T), ord))
+    same(lambda T: catch(T.linalg.matrix_norm, make(T), ord, dim=(0, 1, 2)))
+
+
+def test_matrix_norm_empty_keepdim_and_dims():
+    for ord in [1, math.inf]:
+        same(lambda T: T.linalg.matrix_norm(T.zeros(2, 0, 3), ord, dim=(0, 1), keepdim=True))
+        same(lambda T: T.linalg.matrix_norm(T.zeros(3, 0, 2), ord, dim=(2, 1)))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, "fro", "nuc", math.inf, -math.inf])
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3), lambda T: T.ones(2, 2, dtype=T.int64),
+    lambda T: T.ones(2, 2, dtype=T.float16), lambda T: T.tensor([[1., 2., 3.], [0., 1., 4.]]),
+    lambda T: T.ones(2, 3, dtype=T.int64), lambda T: T.zeros(0, 0),
+    lambda T: T.zeros(2, 0, 0, dtype=T.complex128), lambda T: T.tensor([[1., 2.], [3., 4.]])])
+def test_cond_checks_and_empty(make, p):
+    same(lambda T: catch(T.linalg.cond, make(T), p))
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(2, 2, dtype=T.int64), lambda T: T.ones(2, 2, dtype=T.bool),
+    lambda T: T.ones(3), lambda T: T.ones(2, 3)])
+@pytest.mark.parametrize("fn", ["svdvals", "eigvalsh", "matrix_rank"])
+def test_error_names_of_the_underlying_op(fn, make):
+    same(lambda T: catch(getattr(T.linalg, fn), make(T)))
+
+
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((3,), (1,)), ((1,), (3,)), ((2, 3), (4, 3)),
+                                    ((3,), (2, 4)), ((2, 3), (3,))])
+def test_vecdot_size_mismatch(shapes):
+    a, b = shapes
+    same(lambda T: catch(T.linalg.vecdot, T.ones(a), T.ones(b)))
+
+
+INF, NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32", "float64", "float16", "bfloat16",
+                                   "complex64", "complex128"])
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3), lambda T: T.ones(3, dtype=T.float64), lambda T: T.ones(3, dtype=T.half),
+    lambda T: T.ones(3, dtype=T.complex64), lambda T: T.zeros(3, 0)])
+@pytest.mark.parametrize("fn", [lambda T: T.linalg.vector_norm, lambda T: T.linalg.norm,
+                                lambda T: T.norm])
+def test_vector_norm_dtype_argument(fn, make, dtype):
+    same(lambda T: catch(fn(T), make(T), dtype=getattr(T, dtype)))
+
+
+@pytest.mark.parametrize("dim", [-1, 1, (-1,), (1, -2), (-2, -1), (0, -1), None])
+@pytest.mark.parametrize("ord", [-1, INF, -INF, -0.5])
+def test_vector_norm_empty_dimension_message(ord, dim):
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim))
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(0, 2, 0), ord, dim=dim))
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim, dtype=T.int32))
