@@ -9,6 +9,7 @@ import torch
 import ember
 from nn_helpers import (compare_module, copy_weights, assert_close, em, rand, node_name,
                         torch_repr, outcome)
+from differential import catch, same, warnings_of
 
 R = np.random.default_rng(1)
 
@@ -347,3 +348,24 @@ def test_modules_to_double_and_back():
     x = rand(5, 3)
     assert_close(e(ember.tensor(x, dtype=ember.float32)), t(torch.tensor(x, dtype=torch.float32)),
                  rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- layers: errors
+def test_feature_dropout_of_a_vector():
+    def f(T):
+        F = T.nn.functional
+        x = T.ones(3)
+        return [warnings_of(lambda: catch(lambda: fn(x, 0.5, training=tr).shape))
+                for fn in (F.dropout2d, F.dropout3d) for tr in (True, False)]
+    same(f)
+
+
+def test_group_norm_affine_size_errors():
+    def f(T):
+        F = T.nn.functional
+        x = T.ones(2, 6, 3)
+        return [catch(F.group_norm, x, 2, w, b) for w, b in [
+            (T.ones(4), T.ones(6)), (T.ones(6), T.ones(4)), (None, T.ones(4)),
+            (T.ones(2, 3), None), (T.ones(6, 1), None), (T.ones(6), T.ones(6))]] + \
+            [catch(T.nn.GroupNorm(2, 4), T.ones(2, 6, 3))]
+    same(f)

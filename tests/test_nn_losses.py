@@ -12,6 +12,7 @@ import ember.nn.functional as EF
 from ember.autograd import gradcheck, gradgradcheck
 from nn_helpers import (compare_function, rand, node_name, outcome, em,
                         torch_repr, make_inputs, compare_outputs_and_grads)
+from differential import catch, same, warnings_of
 
 RNG = np.random.default_rng(0)
 
@@ -357,3 +358,75 @@ def test_cross_entropy_sweep(n, c, spatial, smoothing, weighted, reduction, seed
     if weighted:
         kwargs["weight"] = rng.uniform(0.1, 2.0, c)
     run_loss("cross_entropy", [x, target], kwargs, torch.float64)
+
+
+def randn(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# ---------------------------------------------------------------- losses
+@pytest.mark.parametrize("loss", ["MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
+                                  "BCEWithLogitsLoss", "L1Loss", "KLDivLoss"])
+def test_mean_loss_of_nothing_is_nan_without_warnings(loss):
+    def f(T):
+        fn = getattr(T.nn, loss)(reduction="mean" if loss != "KLDivLoss" else "batchmean")
+        return warnings_of(lambda: catch(fn, T.zeros(0), T.zeros(0)))
+    same(f)
+
+
+def test_cross_entropy_probability_target_refuses_ignore_index():
+    x = randn(3, 4)
+    same(lambda T: [catch(T.nn.functional.cross_entropy, T.tensor(x),
+                          T.softmax(T.tensor(x), 1), ignore_index=i) for i in (1, -100)])
+
+
+@pytest.mark.parametrize("smoothing", [-0.1, -1.0, float("nan"), 1.0, 1.5])
+def test_cross_entropy_label_smoothing_out_of_range(smoothing):
+    x = randn(3, 4)
+    same(lambda T: [catch(T.nn.functional.cross_entropy, T.tensor(x), y,
+                          label_smoothing=smoothing)
+                    for y in (T.tensor([0, 1, 2]), T.softmax(T.tensor(x) * 2, 1))])
+
+
+def test_binary_cross_entropy_range_and_dtype_errors():
+    def f(T):
+        F = T.nn.functional
+        h = T.full((2,), 0.5)
+        return [catch(F.binary_cross_entropy, x, y) for x, y in [
+            (T.tensor([0.5, 1.5]), T.tensor([0., 1.])), (T.tensor([0.5, 0.5]), T.tensor([2., -1.])),
+            (T.tensor([0.5, float("nan")]), T.tensor([1., 0.])),
+            (T.tensor([0.5, 0.5]), T.tensor([float("nan"), 0.])),
+            (h.double(), h), (h, h.double()), (h, h.half())]] + \
+            [catch(F.binary_cross_entropy, h, h, weight=h.double())]
+    same(f)
+
+
+def test_binary_cross_entropy_weight_broadcast_errors():
+    def f(T):
+        x = T.full((2, 3), 0.5)
+        return [catch(T.nn.functional.binary_cross_entropy, x, x, weight=T.ones(*s))
+                for s in [(4,), (2, 1), (1, 3), (3, 2, 3), (2, 2, 3), (3, 1), (5, 3), (5, 4)]]
+    same(f)
+
+
+def test_bce_with_logits_weight_shape_errors_and_result_dtype():
+    def f(T):
+        F = T.nn.functional
+        x, y = T.zeros(2, 3, 4), T.zeros(2, 3, 4)
+        out = [catch(F.binary_cross_entropy_with_logits, x, y, pos_weight=T.ones(3)),
+               catch(F.binary_cross_entropy_with_logits, x, y, weight=T.ones(3))]
+        h = T.full((2,), 0.3)
+        for a, b in [(h.double(), h), (h, h.double())]:
+            for reduction in ("mean", "none"):
+                a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+                loss = F.binary_cross_entropy_with_logits(a, b, pos_weight=T.tensor([2., 3.]),
+                                                          reduction=reduction)
+                out += [loss, T.autograd.grad(loss.sum(), (a, b))]
+        return out
+    same(f)
+
+
+def test_soft_margin_loss_broadcasting():
+    same(lambda T: [catch(T.nn.functional.soft_margin_loss, T.zeros(a), T.ones(b)) for a, b in
+                    [((3,), (3, 1)), ((3, 1), (3,)), ((3,), (4,)), ((1, 3), (2, 3)),
+                     ((2, 3), (3,))]])

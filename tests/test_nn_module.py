@@ -11,6 +11,7 @@ import torch
 
 import ember
 from nn_helpers import outcome, torch_repr, em, assert_close
+import differential  # its same(); this file's own same() compares plain results
 
 
 def both(scenario):
@@ -572,3 +573,47 @@ def test_parameters_to_vector_and_back():
                 outcome(lambda: T.nn.utils.vector_to_parameters([1.0], m.parameters())))
     e, t = both(scenario)
     assert text(e) == text(t)
+
+
+def _net(T):
+    """Linear -> ReLU -> BatchNorm1d with deterministic weights."""
+    m = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.ReLU(), T.nn.BatchNorm1d(2))
+    with T.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(T.arange(p.numel(), dtype=T.float32).reshape(p.shape) + i)
+    return m
+
+
+# ---------------------------------------------------------------- load_state_dict
+def test_load_state_dict_assign_keeps_the_checkpoint_tensors():
+    def f(T):
+        m = _net(T)
+        sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
+        sd["0.bias"] = T.nn.Parameter(sd["0.bias"], requires_grad=False)
+        result = m.load_state_dict(sd, assign=True)
+        w = m[0].weight
+        return (repr(result), type(w).__name__, w.requires_grad, w,
+                m[0].bias.requires_grad, type(m[0].bias).__name__, m[2].running_mean,
+                m[2].running_mean is sd["2.running_mean"], w is sd["0.weight"])
+    differential.same(f)
+
+
+def test_load_state_dict_assign_keeps_the_checkpoint_dtype():
+    def f(T):
+        m = _net(T)
+        sd = {k: v.double() if v.is_floating_point() else v for k, v in m.state_dict().items()}
+        m.load_state_dict(sd, assign=True)
+        kept = _net(T)
+        kept.load_state_dict(sd)
+        return m[0].weight.dtype, m[2].running_mean.dtype, kept[0].weight.dtype
+    differential.same(f)
+
+
+def test_load_state_dict_accepts_a_one_element_vector_for_a_scalar():
+    def f(T):
+        m = _net(T)
+        sd = m.state_dict()
+        sd["2.num_batches_tracked"] = T.tensor([7])
+        m.load_state_dict(sd)
+        return m[2].num_batches_tracked
+    differential.same(f)
