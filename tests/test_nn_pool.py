@@ -8,6 +8,7 @@ import ember
 from ember.autograd import gradcheck, gradgradcheck
 from ember.nn import functional as EF
 from ember.nn.modules import pooling as EP
+from differential import catch, same
 
 RNG = np.random.default_rng(4321)
 
@@ -345,3 +346,60 @@ def test_resampling_sweep_matches_torch(kind, h, w, size, scale, by_scale, singl
         return
     for t, e in zip(*results):
         _close(t, e, 2e-5)
+
+
+def randn(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def fwd_bwd(T, fn, x):
+    """fn(x), the input gradient under a fixed upstream gradient, and the output's grad_fn."""
+    t = T.tensor(x, requires_grad=True)
+    y = fn(t)
+    w = T.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)), dtype=y.dtype)
+    (y * w).sum().backward()
+    return y, t.grad, type(y.grad_fn).__name__
+
+
+# ---------------------------------------------------------------- pooling
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("p", [float("inf"), -float("inf"), 2, 1.5])
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, ceil_mode=True)])
+def test_lp_pool_norms(dim, p, kw):
+    x = randn(2, 3, *[10, 9, 7][:dim])
+
+    def f(T):
+        m = getattr(T.nn, f"LPPool{dim}d")(p, **kw)
+        return fwd_bwd(T, lambda t: m(t.abs() + 0.1 if p == 1.5 else t), x), repr(m)
+    same(f, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("kind", ["Max", "Avg"])
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=4, stride=3, padding=2, ceil_mode=True),
+                                dict(kernel_size=2, stride=3, ceil_mode=True),
+                                dict(kernel_size=3, padding=1, ceil_mode=True,
+                                     count_include_pad=False)])
+def test_pooling_ceil_mode_windows(dim, kind, kw):
+    x = randn(2, 3, *[10, 9, 8][:dim])
+    if kind == "Max":
+        kw = {k: v for k, v in kw.items() if k != "count_include_pad"}
+
+    def f(T):
+        m = getattr(T.nn, f"{kind}Pool{dim}d")(**kw)
+        return fwd_bwd(T, m, x), repr(m)
+    same(f)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("size", [(3, 4, 5), (6, 2, 3), (None, 3, 4)])
+@pytest.mark.parametrize("kind", ["Avg", "Max"])
+def test_adaptive_pooling_uneven_sizes(dim, size, kind):
+    x = randn(2, 3, *[10, 9, 8][:dim])
+    out = size[1] if dim == 1 else size[:dim]
+
+    def f(T):
+        m = getattr(T.nn, f"Adaptive{kind}Pool{dim}d")(out)
+        return catch(fwd_bwd, T, m, x), repr(m)
+    same(f)

@@ -142,3 +142,30 @@ def test_module():
         return (reprs, padding_row, list(bag.state_dict()), pretrained.weight.requires_grad,
                 y, thawed.weight.grad, bag.weight.shape, bag.weight.dtype)
     same(scenario)
+
+
+def randn(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# ---------------------------------------------------------------- embedding / one_hot
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.5, float("inf"), 0.5])
+def test_embedding_max_norm_renormalises_in_place(norm_type):
+    w0 = randn(6, 3) * 3
+
+    def f(T):
+        w = T.tensor(w0)
+        y = T.nn.functional.embedding(T.tensor([[0, 2, 2], [5, 1, 0]]), w, max_norm=0.7,
+                                      norm_type=norm_type)
+        return y, w
+    same(f)
+
+
+def test_one_hot_errors():
+    def f(T):
+        F = T.nn.functional
+        return [catch(F.one_hot, *a) for a in [
+            (T.tensor([], dtype=T.long),), (T.tensor([], dtype=T.long), 3),
+            (T.tensor([0, 3, 1]), -1), (T.tensor([0, 3, 1]), 3), (T.tensor([0, -1]),),
+            (T.tensor([0., 1.]),), (T.tensor(2), 4)]]
+    same(f)
