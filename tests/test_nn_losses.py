@@ -13,6 +13,7 @@ from ember.autograd import gradcheck, gradgradcheck
 from nn_helpers import (compare_function, rand, node_name, outcome, em,
                         torch_repr, make_inputs, compare_outputs_and_grads)
 from differential import catch, same, warnings_of
+from opinfo import graph_names
 
 RNG = np.random.default_rng(0)
 
@@ -430,3 +431,24 @@ def test_soft_margin_loss_broadcasting():
     same(lambda T: [catch(T.nn.functional.soft_margin_loss, T.zeros(a), T.ones(b)) for a, b in
                     [((3,), (3, 1)), ((3, 1), (3,)), ((3,), (4,)), ((1, 3), (2, 3)),
                      ((2, 3), (3,))]])
+
+
+RNG_more = np.random.default_rng(11)
+
+
+def randn_more(*shape, dtype=np.float32):
+    return RNG_more.standard_normal(shape).astype(dtype)
+
+
+# ---------------------------------------------------------------- NLLLoss2d
+def test_nll_loss_2d_deprecated_alias():
+    x = randn_more(2, 3, 4, 5)
+    target = RNG_more.integers(0, 3, (2, 4, 5))
+
+    def scenario(T):
+        module, caught = warnings_of(lambda: T.nn.NLLLoss2d(ignore_index=1, reduction="sum"))
+        logp = T.tensor(x, requires_grad=True).log_softmax(1)
+        loss = module(logp, T.tensor(target))
+        return (repr(module), caught, isinstance(module, T.nn.NLLLoss), loss,
+                graph_names(loss.grad_fn))
+    same(scenario)
