@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from differential import catch, same, warnings_of
+import ember
 
 
 def randn(*shape, seed=0):
@@ -29,3 +30,96 @@ def test_upsample_module_nearest_exact():
     x = randn(1, 2, 3, 5)
     same(lambda T: (T.nn.Upsample(scale_factor=1.5, mode="nearest-exact")(T.tensor(x)),
                     repr(T.nn.Upsample(scale_factor=1.5, mode="nearest-exact"))))
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- antialias
+AA_CASES = [dict(size=(4, 5)), dict(size=(3, 2)), dict(size=(20, 31)), dict(size=(1, 1)),
+            dict(size=(9, 30)), dict(size=5), dict(scale_factor=0.4), dict(scale_factor=(0.3, 2.2)),
+            dict(scale_factor=1.7), dict(scale_factor=0.6, recompute_scale_factor=True)]
+
+
+@pytest.mark.parametrize("mode,align_corners", [("bilinear", False), ("bilinear", True),
+                                                ("bicubic", False), ("bicubic", True),
+                                                ("lanczos", False), ("lanczos", None),
+                                                ("bilinear", None)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_interpolate_antialias_values(mode, align_corners, dtype):
+    def scenario(T):
+        x = _x(T, (2, 3, 9, 11), dtype)
+        out = []
+        for kw in AA_CASES:
+            y = T.nn.functional.interpolate(x, mode=mode, align_corners=align_corners,
+                                            antialias=True, **kw)
+            out.append(y)
+        # a size-1 axis, and unchanged sizes
+        out.append(T.nn.functional.interpolate(_x(T, (1, 2, 1, 6), dtype), size=(3, 6),
+                                               mode=mode, align_corners=align_corners,
+                                               antialias=True))
+        return out
+    same(scenario, rtol=1e-4 if dtype == "float32" else 1e-10,
+         atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("mode,align_corners", [("bilinear", False), ("bicubic", True),
+                                                ("lanczos", False)])
+def test_interpolate_antialias_grads(mode, align_corners):
+    def scenario(T):
+        x = _x(T, (2, 2, 8, 9), requires_grad=True)
+        out = []
+        for kw in (dict(size=(3, 4)), dict(size=(13, 5)), dict(scale_factor=0.45)):
+            y = T.nn.functional.interpolate(x, mode=mode, align_corners=align_corners,
+                                            antialias=True, **kw)
+            go = _x(T, tuple(y.shape), seed=1, requires_grad=True)
+            gx, = T.autograd.grad(y, x, go, create_graph=True)
+            ggo, = T.autograd.grad((gx * gx).sum(), go)
+            out.append([y.grad_fn.name(), gx.grad_fn.name(), gx, ggo])
+        return out
+    same(scenario, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_interpolate_antialias_gradcheck(mode):
+    x = _x(ember, (1, 2, 7, 6), requires_grad=True)
+    f = lambda t: ember.nn.functional.interpolate(t, size=(3, 8), mode=mode,  # noqa: E731
+                                                  antialias=True)
+    assert ember.autograd.gradcheck(f, (x,))
+    assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_interpolate_antialias_errors():
+    def scenario(T):
+        F = T.nn.functional
+        x = T.ones(1, 1, 4, 4)
+        out = [catch(F.interpolate, x.to(dt), size=2, mode=m, antialias=True)
+               for dt in (T.float16, T.bfloat16, T.int64, T.uint8, T.bool)
+               for m in ("bilinear", "lanczos") if dt is not T.uint8]
+        for mode in ("nearest", "linear", "trilinear", "area", "nearest-exact", "bilinear",
+                     "bicubic", "lanczos"):
+            for shape in ((1, 1, 4), (1, 1, 4, 4), (1, 1, 4, 4, 4)):
+                if mode in ("bilinear", "bicubic", "lanczos") and len(shape) == 4:
+                    continue
+                out.append(catch(F.interpolate, T.ones(*shape), scale_factor=2, mode=mode,
+                                 antialias=True))
+        out += [catch(F.interpolate, x, size=2, mode="lanczos"),
+                catch(F.interpolate, x, size=2, mode="lanczos", align_corners=True,
+                      antialias=True),
+                catch(F.interpolate, x, size=2, mode="lanczos", align_corners=True),
+                catch(F.interpolate, x[0], size=2, mode="lanczos"),
+                catch(F.interpolate, x[0], size=(2, 2), mode="bilinear"),
+                catch(F.interpolate, x[0, 0], size=2, mode="bilinear"),
+                catch(F.interpolate, x, size=2, mode="bilinear", recompute_scale_factor=True),
+                catch(F.interpolate, x, size=(0, 2), mode="bicubic", antialias=True),
+                catch(F.interpolate, x.half(), size=(0, 2), mode="bicubic", antialias=True),
+                catch(F.interpolate, x[:, :, :0], size=2, mode="bicubic", antialias=True),
+                catch(F.interpolate, x, scale_factor=(2, 2, 2), mode="bicubic", antialias=True),
+                catch(F.interpolate, x, size=2, mode="nearest", align_corners=True,
+                      antialias=True)]
+        out.append(F.interpolate(T.ones(0, 2, 5, 5), size=(2, 3), mode="bilinear",
+                                 antialias=True))
+        return out
+    same(scenario)

@@ -11,6 +11,7 @@ from ember.nn.modules import pooling as EP
 from differential import catch, same
 from differential import catch, same, warnings_of
 from opinfo import graph_names
+import itertools
 
 RNG = np.random.default_rng(4321)
 
@@ -710,3 +711,300 @@ def test_double_backward_of_lp_pool_matches_torch():
     x = np.abs(randn_more(1, 2, 4, 4, dtype=np.float64)) + 0.1
     same(lambda T: _grad_of_grad(T, lambda T, t: F(T).lp_pool2d(t, 3, 2), x, True)[:2],
          rtol=1e-7, atol=1e-9)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- fractional max
+def _samples(T, n, c, d, dtype="float64", seed=2):
+    return T.tensor(np.random.default_rng(seed).random((n, c, d)), dtype=getattr(T, dtype))
+
+
+FRACTIONAL_CASES = [  # input shape, kernel, output size
+    ((2, 3, 7, 8), (2, 3), (3, 4)), ((3, 9, 10), 2, (5, 3)), ((2, 2, 13, 11), (3, 1), (4, 11)),
+    ((1, 2, 5, 5), 2, 4), ((1, 1, 6, 6), 2, 1), ((2, 3, 6, 7), (6, 7), 1), ((1, 2, 6, 6), 1, 6),
+    ((2, 3, 7, 8, 9), (2, 3, 2), (3, 4, 5)), ((3, 6, 7, 8), 2, (4, 4, 5)),
+    ((1, 2, 5, 6, 7), (4, 1, 3), (1, 5, 2)), ((0, 2, 5, 6), 2, 3)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_fractional_max_pool_values(dtype):
+    def scenario(T):
+        out = []
+        for i, (shape, kernel, size) in enumerate(FRACTIONAL_CASES):
+            d = 3 if isinstance(size, tuple) and len(size) == 3 else 2
+            if i == 9:
+                d = 3
+            # values on a coarse grid, so that windows have ties (the first max wins)
+            x = T.tensor(np.random.default_rng(i).integers(-5, 5, shape), dtype=getattr(T, dtype))
+            n = shape[0] if len(shape) == d + 2 else 1
+            s = _samples(T, n, shape[-d - 1], d, dtype, seed=i)
+            fn = T.nn.functional.fractional_max_pool2d if d == 2 else \
+                T.nn.functional.fractional_max_pool3d
+            out.append(fn(x, kernel, output_size=size, return_indices=True, _random_samples=s))
+        return out
+    same(scenario)
+
+
+def test_fractional_max_pool_options():
+    def scenario(T):
+        F = T.nn.functional
+        x2, x3 = _x(T, (2, 3, 9, 10)), _x(T, (2, 3, 7, 8, 9))
+        s2, s3 = _samples(T, 4, 3, 2), _samples(T, 2, 3, 3)
+        nan = x2.clone()
+        nan[0, 0, 1, 1] = nan[0, 0, 2, 1] = float("nan")
+        return [F.fractional_max_pool2d(x2, 2, output_ratio=(0.5, 0.7), _random_samples=s2),
+                F.fractional_max_pool2d(x2, (3, 2), output_ratio=[0.4, 0.5],
+                                        _random_samples=s2, return_indices=True),
+                # output_size wins when both are given (the functional form does not object)
+                F.fractional_max_pool2d(x2, 2, output_size=3, output_ratio=0.5,
+                                        _random_samples=s2),
+                F.fractional_max_pool2d_with_indices(x2, 2, output_size=(4, 4),
+                                                     _random_samples=s2),
+                F.fractional_max_pool3d(x3, 2, output_ratio=0.5, _random_samples=s3),
+                F.fractional_max_pool3d(x3, (2, 3, 2), output_ratio=(0.5, 0.4, 0.6),
+                                        _random_samples=s3, return_indices=True),
+                F.fractional_max_pool3d_with_indices(x3, 2, output_size=3, _random_samples=s3),
+                # an unbatched input reads the first row of samples
+                F.fractional_max_pool2d(x2[1], 2, output_size=4, _random_samples=s2[1:],
+                                        return_indices=True),
+                F.fractional_max_pool3d(x3[0], 2, output_size=4, _random_samples=s3,
+                                        return_indices=True),
+                # a NaN is the maximum of its window: the last NaN wins
+                F.fractional_max_pool2d(nan, 3, output_size=3, _random_samples=s2,
+                                        return_indices=True),
+                # kernel sizes of 0: empty windows, -inf at each window's start
+                F.fractional_max_pool2d(x2, (0, 2), output_size=(3, 4), _random_samples=s2,
+                                        return_indices=True)]
+    same(scenario)
+
+
+def test_fractional_max_pool_random_samples_drawn():
+    # without _random_samples the windows are random: compare shapes, and that each value is
+    # the input at its index
+    def scenario(T):
+        x = _x(T, (2, 3, 9, 10))
+        y, i = T.nn.functional.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5),
+                                                     return_indices=True)
+        y3 = T.nn.functional.fractional_max_pool3d(_x(T, (3, 6, 7, 8)), 2, output_size=3)
+        picked = x.flatten(2).gather(2, i.flatten(2)).reshape(y.shape)
+        return [y.shape, i.dtype, y3.shape, T.equal(picked, y)]
+    same(scenario)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_fractional_max_pool_grads(d):
+    def scenario(T):
+        shape = (2, 3, 7, 8) if d == 2 else (2, 3, 7, 8, 9)
+        x = _x(T, shape, requires_grad=True)
+        fn = T.nn.functional.fractional_max_pool2d if d == 2 else \
+            T.nn.functional.fractional_max_pool3d
+        out = []
+        # overlapping windows (a gradient sums where one input is picked twice), then disjoint
+        for kernel, size in ((3, 4), (2, 3)):
+            y = fn(x, kernel, output_size=size, _random_samples=_samples(T, 2, 3, d))
+            go = _x(T, tuple(y.shape), seed=3, requires_grad=True)
+            gx, = T.autograd.grad(y, x, go, create_graph=True)
+            ggo, = T.autograd.grad((gx * gx).sum(), go)
+            out.append([y.grad_fn.name(), gx.grad_fn.name(), len(gx.grad_fn.next_functions),
+                        gx, ggo])
+        return out
+    same(scenario)
+
+
+def test_fractional_max_pool_gradcheck():
+    x = _x(ember, (1, 2, 6, 7), requires_grad=True)
+    s = _samples(ember, 1, 2, 2)
+    f = lambda t: ember.nn.functional.fractional_max_pool2d(  # noqa: E731
+        t, 2, output_size=(4, 3), _random_samples=s)
+    assert ember.autograd.gradcheck(f, (x,))
+    assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_fractional_max_pool_errors():
+    def scenario(T):
+        F = T.nn.functional
+        p2, p3 = F.fractional_max_pool2d, F.fractional_max_pool3d
+        x, x3 = _x(T, (2, 3, 7, 8), "float32"), _x(T, (2, 3, 7, 8, 9), "float32")
+        s, s3 = _samples(T, 2, 3, 2, "float32"), _samples(T, 2, 3, 3, "float32")
+        out = [catch(p2, x, 2, output_ratio=0.5), catch(p2, x, 2),
+               catch(p2, x, 2, output_ratio=(0.5, 0.5, 0.5)),
+               catch(p2, x, (2, 3), output_size=(7, 8), _random_samples=s),
+               catch(p2, x, (2, 3), output_size=(6, 7), _random_samples=s),
+               catch(p2, x, (8, 3), output_size=(1, 6), _random_samples=s),
+               catch(p2, x, (2, 3), output_size=(-1, 6), _random_samples=s),
+               catch(p2, x[0, 0], (2, 3), output_size=(3, 3)),
+               catch(p2, x[None], (2, 3), output_size=(3, 3)),
+               catch(p2, x[:, :, :0], (2, 3), output_size=(3, 3)),
+               catch(p2, x[:, :0], (2, 3), output_size=(3, 3), _random_samples=s[:, :0]),
+               catch(p2, x[0, :0], (2, 3), output_size=(3, 3), _random_samples=s[:, :0]),
+               catch(p2, x, 2, output_size=3, _random_samples=s[:1]),
+               catch(p2, x, 2, output_size=3, _random_samples=s[:, :2]),
+               catch(p2, x, 2, output_size=3, _random_samples=_samples(T, 2, 3, 3, "float32")),
+               catch(p2, x, 2, output_size=3, _random_samples=s[..., None]),
+               catch(p2, x, 2, output_size=3, _random_samples=s[0]),
+               catch(p2, x, 2, output_size=3, _random_samples=s.double()),
+               catch(p2, x, 2, output_size=3, _random_samples=s.double()[:1, :2, :1]),
+               catch(p2, x.long(), 2, output_size=3, _random_samples=s.long()),
+               catch(p2, x.long(), 2, output_size=3, _random_samples=s.long()[:1]),
+               catch(p2, x, 2, output_size=(3, -3), _random_samples=s.double()),
+               catch(p2, x, 2, output_size=3, _random_samples=s.clone().requires_grad_()),
+               catch(p2, x, (2, 3, 4), output_size=(3, 3)),
+               catch(p2, x, (2,), output_size=(3, 3)),
+               catch(p2, x, 2, output_size=(3, 3, 3)),
+               catch(p2, x, 2.0, output_size=3, _random_samples=s),
+               catch(p2, x, (2.0, 2), output_size=3, _random_samples=s),
+               catch(p2, x, 2, output_size=(3, 2.5), _random_samples=s),
+               catch(p2, x, 2, output_size=3.0, _random_samples=s),
+               catch(p3, x3, 2, output_ratio=(0.5, 0.5)), catch(p3, x3, 2),
+               catch(p3, x3, (7, 2, 2), output_size=(2, 3, 3), _random_samples=s3),
+               catch(p3, x3, 2, output_size=(6, 3, 3), _random_samples=s3),
+               catch(p3, x3, 2, output_size=(5, 7, 3), _random_samples=s3),
+               catch(p3, x3, 2, output_size=(5, 3, 8), _random_samples=s3),
+               catch(p3, x3[0, 0], 2, output_size=3),
+               catch(p3, x3[None], 2, output_size=3),
+               catch(p3, x3[:, :, :, :0], 2, output_size=3),
+               catch(p3, x3, 2, output_size=3, _random_samples=s3[:1]),
+               catch(p3, x3, 2, output_size=3, _random_samples=s3[:, :, :2]),
+               catch(p3, x3, 2, output_size=3, _random_samples=s3.double()),
+               catch(p3, x3.long(), 2, output_size=3, _random_samples=s3.long()),
+               catch(p3, x3, (2, 3), output_size=3), catch(p3, x3, 2, output_size=(3, 3))]
+        with T.no_grad():       # a sample tensor that requires grad is only refused with grad on
+            out.append(p2(x, 2, output_size=3, _random_samples=s.clone().requires_grad_()))
+        return out
+    same(scenario)
+
+
+def test_fractional_max_pool_modules():
+    def scenario(T):
+        nn = T.nn
+        s2, s3 = _samples(T, 2, 3, 2), _samples(T, 2, 3, 3)
+        m2 = nn.FractionalMaxPool2d(2, output_ratio=0.5, _random_samples=s2)
+        m3 = nn.FractionalMaxPool3d((2, 1, 2), output_size=[3, 4, 2], return_indices=True,
+                                    _random_samples=s3)
+        plain = nn.FractionalMaxPool2d(3, output_size=2)
+        out = [repr(m2), repr(m3), repr(nn.Sequential(m2)), m2.kernel_size, m2.output_ratio,
+               m2.output_size, m3.kernel_size, m3.output_size, m3.return_indices,
+               list(m2.state_dict()), list(plain.state_dict()), plain._random_samples,
+               type(m3).__module__.replace("ember", "torch"), m2(_x(T, (2, 3, 9, 10))),
+               m3(_x(T, (2, 3, 7, 8, 9))), plain(_x(T, (1, 2, 5, 5))).shape,
+               nn.FractionalMaxPool2d(0, output_size=2).kernel_size]
+        for cls, kw in [(nn.FractionalMaxPool2d, dict(output_ratio=1.0)),
+                        (nn.FractionalMaxPool2d, dict(output_ratio=(0.5, 1.2))),
+                        (nn.FractionalMaxPool3d, dict(output_ratio=(0.5, 0.5, 0))),
+                        (nn.FractionalMaxPool2d, dict(output_ratio=0.5, output_size=2)),
+                        (nn.FractionalMaxPool2d, {}), (nn.FractionalMaxPool3d, {})]:
+            out.append(catch(cls, 2, **kw))
+        out += [catch(nn.FractionalMaxPool3d, 0, output_size=2),
+                catch(nn.FractionalMaxPool3d, (1, 0, 1), output_size=2)]
+        return out
+    same(scenario)
+
+
+def test_fractional_max_pool_exports():
+    for name in ("fractional_max_pool2d", "fractional_max_pool3d",
+                 "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"):
+        assert hasattr(torch.nn.functional, name) and hasattr(ember.nn.functional, name)
+    for name in ("FractionalMaxPool2d", "FractionalMaxPool3d"):
+        assert hasattr(torch.nn, name) and getattr(ember.nn, name) is \
+            getattr(ember.nn.modules, name)
+
+
+def _bits(t, T):
+    """A tensor's exact bits (half and bfloat16 as int16), so that `same` compares them exactly."""
+    return t.view(T.int16) if t.dtype in (T.float16, T.bfloat16) else t
+
+
+# ----------------------------------------------------------------------------- adaptive average
+AVG_CASES_avg = [(1, (2, 3, 13), 5), (1, (4, 3, 7), 11), (1, (3, 64), (7,)), (2, (2, 3, 7, 9), (3, 4)),
+             (2, (2, 3, 4, 4), (3, 3)), (2, (3, 9, 10), (4, 7)), (2, (2, 3, 5, 5), (7, 8)),
+             (2, (1, 2, 30, 3), (4, None)), (3, (2, 3, 4, 4, 4), (3, 3, 3)),
+             (3, (2, 3, 5, 7, 6), (2, 3, 4)), (3, (3, 5, 7, 6), (7, 2, 9)),
+             (3, (1, 2, 9, 9, 9), (2, 4, 1))]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("d,shape,size", AVG_CASES_avg)
+def test_adaptive_avg_pool_rounds_as_torch(d, shape, size, dtype):
+    data = np.random.default_rng(d).standard_normal(shape)
+    wide = data * np.exp2(np.random.default_rng(7).integers(-12, 12, shape))
+
+    def scenario(T):
+        pool = getattr(T.nn.functional, f"adaptive_avg_pool{d}d")
+        out = []
+        for v in (data * 10, wide):
+            x = T.tensor(v).to(getattr(T, dtype))
+            out.append(_bits(pool(x, size), T))
+            if d > 1 and len(shape) == d + 2:
+                cl = T.channels_last if d == 2 else T.channels_last_3d
+                out.append(_bits(pool(x.contiguous(memory_format=cl), size), T))
+        return out
+    same(scenario, rtol=0, atol=0)
+
+
+def test_adaptive_avg_pool_half_repro_and_grads():
+    def scenario(T):
+        x = T.arange(2 * 3 * 64).reshape(2, 3, 4, 4, 4).half()
+        y = T.nn.functional.adaptive_avg_pool3d(x, (3, 3, 3))
+        w = T.arange(2 * 3 * 5 * 7, dtype=T.float64).reshape(2, 3, 5, 7).requires_grad_()
+        z = T.nn.functional.adaptive_avg_pool2d(w, (3, 4))
+        (gw,) = T.autograd.grad(z, w, T.ones_like(z) * 2, create_graph=True)
+        (ggw,) = T.autograd.grad((gw * gw).sum(), w, allow_unused=True)
+        return [_bits(y, T), z, gw, z.grad_fn.name(), gw.grad_fn.name(), ggw]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- adaptive checks
+SHAPES = {1: [(2, 3, 5), (3, 5), (2, 3, 0), (2, 0, 5), (0, 3, 5), (3, 0), (0, 5), (4,),
+              (1, 1, 4, 4)],
+          2: [(2, 3, 5, 4), (3, 5, 4), (2, 3, 0, 4), (2, 0, 5, 4), (0, 3, 5, 4), (3, 0, 4),
+              (0, 5, 4), (4, 4), (1, 1, 1, 4, 4)],
+          3: [(2, 3, 5, 4, 3), (3, 5, 4, 3), (2, 3, 0, 4, 3), (2, 0, 5, 4, 3), (0, 3, 5, 4, 3),
+              (3, 0, 4, 3), (0, 5, 4, 3), (4, 4, 4)]}
+
+
+SIZES = {1: [1, 3, 0, -1, (2,), (1,), (2, 3), (), None, (None,), (2.0,), (2, 3.0), True, 2.0,
+             (True,), "tensor"],
+         2: [1, 3, 0, -1, (1, 1), (2, 3), (-1, 1), (1, -1), (2,), (2, 3, 4), (None, 2), None,
+             (0, 2), (2, 2.0), (2.0, 2), (True, 2), (2, True), True, 2.0, (2, 2, 2.0),
+             (2, 3, 4, 5, 6), "tensor"],
+         3: [1, 3, 0, -1, (1, 1, 1), (2, 3, 1), (-1, 1, 1), (1, 1, -2), (2,), (2, 3),
+             (None, 2, 2), None, (0, 2, 2), (2, 2.0, 2), (2.0, 2, 2), 2.0, "tensor"]}
+
+
+@pytest.mark.parametrize("kind", ["avg", "max"])
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_adaptive_pool_checks(kind, d):
+    def scenario(T):
+        pool = getattr(T.nn.functional, f"adaptive_{kind}_pool{d}d")
+        out = []
+        for shape, size, dtype in itertools.product(SHAPES[d], SIZES[d],
+                                                    ["float32", "int64", "complex64"]):
+            x = T.zeros(shape, dtype=getattr(T, dtype))
+            if dtype == "float32":
+                x.requires_grad_()
+            size = T.tensor(2) if size == "tensor" else size
+            y = catch(pool, x, size)
+            if isinstance(y, tuple) and y[0] != "raised":
+                y = y[0]
+            out.append(y if isinstance(y, tuple) else
+                       [y.shape, y.dtype, y.grad_fn.name() if y.grad_fn else None])
+        return out
+    same(scenario)
+
+
+def test_adaptive_pool_empty_channels_repro():
+    def scenario(T):
+        F = T.nn.functional
+        x = T.zeros(2, 0, 4, 4, 4)
+        return [catch(F.adaptive_avg_pool3d, x, 3), catch(F.adaptive_max_pool3d, x, 3),
+                catch(F.adaptive_max_pool2d, T.zeros(2, 0, 4, 4), 3),
+                catch(F.adaptive_max_pool1d, T.zeros(2, 0, 4), 3),
+                catch(F.adaptive_avg_pool2d, T.zeros(2, 0, 4, 4), 3),
+                catch(F.adaptive_avg_pool1d, T.zeros(2, 0, 4), 3),
+                catch(F.adaptive_avg_pool1d, T.zeros(2, 3, 0), 3),
+                catch(F.adaptive_avg_pool2d, T.zeros(2, 3, 0, 4), 1)]
+    same(scenario)
