@@ -14,6 +14,7 @@ from ember.nn import functional as EF
 from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 import itertools
 from differential import catch, same
+from differential import catch, same, warnings_of
 
 RNG = np.random.default_rng(1234)
 
@@ -542,3 +543,64 @@ def test_conv_padding_modes(dim, mode, kw):
         conv(T.tensor(x)).sum().backward()
         return out, conv.weight.grad, conv.bias.grad, repr(conv)
     same(f, rtol=1e-4, atol=1e-4)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- F.conv_tbc
+@pytest.mark.parametrize("time,kernel,pad", [(7, 3, 0), (7, 3, 1), (7, 3, 2), (7, 3, -1),
+                                             (2, 3, 0), (5, 1, 0), (4, 4, 3)])
+def test_conv_tbc(time, kernel, pad):
+    def scenario(T):
+        x = _x(T, (time, 2, 3), requires_grad=True)
+        w = _x(T, (kernel, 3, 5), seed=1, requires_grad=True)
+        b = _x(T, (5,), seed=2, requires_grad=True)
+        y = T.nn.functional.conv_tbc(x, w, b, pad)
+        y.backward(_x(T, tuple(y.shape), seed=3))
+        return y, x.grad, w.grad, b.grad
+    same(scenario)
+
+
+def test_conv_tbc_errors():
+    def scenario(T):
+        F = T.nn.functional
+        x, w, b = _x(T, (7, 2, 3), "float32"), _x(T, (3, 3, 5), "float32"), _x(T, (5,), "float32")
+        return [catch(F.conv_tbc, *a) for a in [(x[0], w, b), (x, w[0], b), (x, w, b[:2]),
+                                                (x, _x(T, (3, 4, 5), "float32"), b),
+                                                (x, w, b, 1.5), (x.double(), w, b)]] + [
+            F.conv_tbc(x, w, b, pad=1), F.conv_tbc(x, w, b.double())]
+    same(scenario)
+
+
+# ----------------------------------------------------------------------------- nn.grad
+@pytest.mark.parametrize("d,kw", [(1, dict()), (1, dict(stride=2, padding=1)),
+                                  (2, dict(stride=2, padding=1, groups=2)),
+                                  (2, dict(dilation=2, padding=(1, 2))),
+                                  (3, dict(stride=(1, 2, 1), padding=1))])
+def test_nn_grad(d, kw):
+    def scenario(T):
+        F, G = T.nn.functional, T.nn.grad
+        x = _x(T, (2, 4) + (7,) * d, requires_grad=True)
+        groups = kw.get("groups", 1)
+        w = _x(T, (6, 4 // groups) + (3,) * d, seed=1, requires_grad=True)
+        y = getattr(F, f"conv{d}d")(x, w, **kw)
+        g = _x(T, tuple(y.shape), seed=2, requires_grad=True)
+        gi = getattr(G, f"conv{d}d_input")(tuple(x.shape), w, g, **kw)
+        gw = getattr(G, f"conv{d}d_weight")(x, tuple(w.shape), g, **kw)
+        ref = T.autograd.grad(y, (x, w), g)
+        (gi.sum() + (gw * gw).sum()).backward()
+        return gi, gw, ref, type(gi.grad_fn).__name__, g.grad, w.grad, x.grad
+    same(scenario)
+
+
+def test_nn_grad_errors_and_names():
+    def scenario(T):
+        G = T.nn.grad
+        w = _x(T, (6, 2, 3, 3))
+        return [catch(G.conv2d_input, (2, 4, 7), w, _x(T, (2, 6, 5, 5)), 1, 0, 1, 2),
+                sorted(n for n in dir(G) if n.startswith("conv")),
+                T.nn.functional.grad is G]
+    same(scenario)

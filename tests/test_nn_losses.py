@@ -452,3 +452,82 @@ def test_nll_loss_2d_deprecated_alias():
         return (repr(module), caught, isinstance(module, T.nn.NLLLoss), loss,
                 graph_names(loss.grad_fn))
     same(scenario)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+def _load_same(T, module, seed=1):
+    """Give every parameter and buffer of `module` seeded values (the same under both)."""
+    state = {k: _x(T, tuple(v.shape), str(v.dtype).split(".")[-1], seed + i)
+             if v.dtype.is_floating_point else v
+             for i, (k, v) in enumerate(module.state_dict().items())}
+    module.load_state_dict(state)
+    return module
+
+
+def _grads(module):
+    return {k: p.grad for k, p in module.named_parameters()}
+
+
+# ----------------------------------------------------------------------------- linear_cross_entropy
+LCE_CASES = [dict(), dict(reduction="sum"), dict(reduction="none"), dict(ignore_index=1),
+             dict(label_smoothing=0.2), dict(weight=True), dict(weight=True, reduction="none"),
+             dict(bias=True)]
+
+
+@pytest.mark.parametrize("kw", LCE_CASES)
+@pytest.mark.parametrize("out_features", [(), (2,), (2, 3)])
+def test_linear_cross_entropy_loss(kw, out_features):
+    def scenario(T):
+        kw2 = dict(kw)
+        if kw2.pop("weight", False):
+            kw2["weight"] = _x(T, (5,), seed=9).abs()
+        m = _load_same(T, T.nn.LinearCrossEntropyLoss(4, 5, out_features=out_features,
+                                                       dtype=T.float64, **kw2))
+        x = _x(T, (3, 4), requires_grad=True)
+        t = T.tensor(np.random.default_rng(2).integers(0, 5, (3,) + out_features))
+        t[0].fill_(1)
+        loss = m(x, t)
+        loss.sum().backward()
+        # class probabilities
+        p = _x(T, (3, 5) + out_features, seed=4).softmax(1)
+        probs = catch(m, x, p)
+        return repr(m), loss, x.grad, _grads(m), probs, list(m.state_dict())
+    same(scenario)
+
+
+def test_linear_cross_entropy_functional():
+    def scenario(T):
+        F = T.nn.functional
+        x = _x(T, (3, 4), requires_grad=True)
+        w = _x(T, (5, 2, 4), seed=1, requires_grad=True)
+        b = _x(T, (5, 2), seed=2, requires_grad=True)
+        t = T.tensor([[0, 4], [2, 2], [1, 3]])
+        y = F.linear_cross_entropy(x, w, t, linear_bias=b)
+        y.backward()
+        opts = T.nn.LinearCrossEntropyOptions()
+        w2 = w.detach()[:, 0]
+        out = [y, x.grad, w.grad, b.grad, repr(opts),
+               F.linear_cross_entropy(x[0], w2, T.tensor(3)),
+               F.linear_cross_entropy(x, w2, t[:, 0], options=opts),
+               warnings_of(lambda: F.linear_cross_entropy(x, w, t, options=opts)),
+               warnings_of(lambda: F.linear_cross_entropy(x, w2, t[:, 0], options=opts,
+                                                          label_smoothing=0.1))]
+        bad = [lambda: F.linear_cross_entropy(x[None], w2, t),
+               lambda: F.linear_cross_entropy(x, w2[0], t),
+               lambda: F.linear_cross_entropy(x, w2[:, :3], t),
+               lambda: F.linear_cross_entropy(x, w, t, linear_bias=b[:, 0]),
+               lambda: F.linear_cross_entropy(x[0], w, t),
+               lambda: F.linear_cross_entropy(x, w2, _x(T, (3, 5)), ignore_index=0),
+               lambda: T.nn.LinearCrossEntropyLoss(4, 5, weight=_x(T, (4,))),
+               lambda: T.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=1.5),
+               lambda: T.nn.LinearCrossEntropyOptions(acc_policy="x"),
+               lambda: T.nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:0"),
+               lambda: T.nn.LinearCrossEntropyOptions(batch_chunk_size=0),
+               lambda: T.nn.LinearCrossEntropyOptions(acc_dtype=T.int32)]
+        return out, [catch(f) for f in bad], repr(T.nn.LinearCrossEntropyOptions(
+            chunking_method="aspect_ratio:2", acc_dtype=T.float32))
+    same(scenario)

@@ -732,3 +732,19 @@ def test_to_complex_warns():
                catch(lambda: nn.Linear(2, 2).to(T.int32))]
         return out
     differential.same(scenario)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- Container
+def test_container():
+    def scenario(T):
+        nn = T.nn
+        c, warns = warnings_of(lambda: nn.Container(a=nn.Linear(2, 3), b=nn.ReLU()))
+        empty, warns2 = warnings_of(nn.Container)
+        return [repr(c), warns, list(c.state_dict()), repr(empty), warns2,
+                catch(c, _x(T, (2,), "float32")), isinstance(c, nn.Module)]
+    differential.same(scenario)
