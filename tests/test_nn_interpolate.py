@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from differential import catch, same, warnings_of
 import ember
+import torch
+from hypothesis import given, settings, strategies as st
 
 
 def randn(*shape, seed=0):
@@ -122,4 +124,70 @@ def test_interpolate_antialias_errors():
         out.append(F.interpolate(T.ones(0, 2, 5, 5), size=(2, 3), mode="bilinear",
                                  antialias=True))
         return out
+    same(scenario)
+
+
+def f(T):
+    return T.nn.functional
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def test_interpolate_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(2, 4, 6, 6)
+        return [catch(F_.interpolate, x[0], size=4, mode="bicubic"),
+                catch(F_.interpolate, x[None], size=4, mode="bicubic"),
+                catch(F_.interpolate, x, size=4, mode="area", align_corners=True),
+                catch(F_.interpolate, x, size=4, mode="nearest", align_corners=False),
+                catch(F_.interpolate, x, size=4, mode="foo"),
+                catch(F_.interpolate, T.ones(2, 3), size=4, mode="area"),
+                catch(F_.interpolate, x, size=3, mode="nearest", antialias=True),
+                catch(F_.interpolate, x[0], size=3, mode="linear", antialias=True),
+                tuple(F_.interpolate(x, scale_factor=0.7, mode="area",
+                                     recompute_scale_factor=True).shape)]
+    same(scenario)
+
+
+@settings(max_examples=30, deadline=None)
+@given(mode=st.sampled_from(["bicubic", "area"]), align=st.booleans(),
+       n_in=st.tuples(st.integers(1, 7), st.integers(1, 7)),
+       n_out=st.tuples(st.integers(1, 9), st.integers(1, 9)),
+       scale=st.one_of(st.none(), st.floats(0.3, 3.0)))
+def test_interpolate_sizes_sweep_float64(mode, align, n_in, n_out, scale):
+    """Any input and output size (or scale factor) gives torch's values and gradients."""
+    rng = np.random.default_rng(sum(n_in) * 10 + sum(n_out))
+    data = rng.uniform(-1, 1, (1, 2) + n_in)
+    kwargs = dict(mode=mode, align_corners=align if mode == "bicubic" else None)
+    if scale is None:
+        kwargs["size"] = n_out
+    else:
+        kwargs["scale_factor"] = scale
+        out = [int(n * scale) for n in n_in]
+        if min(out) < 1:
+            return                  # an empty output: an error in both (tested elsewhere)
+        if mode == "bicubic" and tuple(out) == n_in:
+            # torch's bicubic backward copies the gradient when no size changes, although its
+            # forward applies the scale factor: a quirk ember does not reproduce
+            return
+    outs = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        y = f(T).interpolate(x, **kwargs)
+        (y * T.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))).sum().backward()
+        outs.append((_np(y), _np(x.grad)))
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+def test_deprecated_upsample_functions_warn_and_interpolate():
+    def scenario(T):
+        F_, x = f(T), T.linspace(-1, 1, 6).reshape(1, 1, 2, 3)
+        return [warnings_of(lambda: F_.upsample(x, scale_factor=2)),
+                warnings_of(lambda: F_.upsample(x, size=4, mode="bicubic", align_corners=True)),
+                warnings_of(lambda: F_.upsample_nearest(x, size=(3, 5))),
+                warnings_of(lambda: F_.upsample_bilinear(x, scale_factor=2)),
+                warnings_of(lambda: T.nn.UpsamplingBilinear2d(scale_factor=2)(x))]
     same(scenario)

@@ -531,3 +531,113 @@ def test_linear_cross_entropy_functional():
         return out, [catch(f) for f in bad], repr(T.nn.LinearCrossEntropyOptions(
             chunking_method="aspect_ratio:2", acc_dtype=T.float32))
     same(scenario)
+
+
+def f(T):
+    return T.nn.functional
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def test_loss_modules_match_torch():
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(-1, 1, (4, 5)), rng.uniform(-1, 1, (4, 5))
+    var = rng.uniform(0.5, 2, (4, 5))
+    cases = [
+        (lambda nn, T: nn.GaussianNLLLoss(full=True, reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor(y), T.tensor(var))),
+        (lambda nn, T: nn.PoissonNLLLoss(log_input=False, eps=0.1),
+         lambda T: (T.tensor(np.abs(x), requires_grad=True), T.tensor(np.abs(y)))),
+        (lambda nn, T: nn.MultiMarginLoss(p=2, margin=0.3, weight=T.arange(1.0, 6.0,
+                                                                          dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor([4, 0, 2, 2]))),
+        (lambda nn, T: nn.MultiLabelMarginLoss(reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True),
+                    T.tensor([[1, 2, -1, 0, 0], [4, -1, 1, 1, 1], [0, 1, 2, 3, 4],
+                              [-1, 0, 0, 0, 0]]))),
+        (lambda nn, T: nn.MultiLabelSoftMarginLoss(weight=T.linspace(0.5, 1.5, 5,
+                                                                     dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor((y > 0).astype(np.float64)))),
+    ]
+    for make_loss, make_args in cases:
+        results = []
+        for T in (torch, ember):
+            args = make_args(T)
+            loss = make_loss(T.nn, T)(*args)
+            loss.backward()
+            results.append((_np(loss), _np(args[0].grad), loss.grad_fn.name()))
+        (tl, tg, tn), (el, eg, en) = results
+        assert en == tn
+        np.testing.assert_allclose(el, tl, rtol=1e-10)
+        np.testing.assert_allclose(eg, tg, rtol=1e-10, atol=1e-12)
+
+
+def test_loss_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(3, 5)
+        t = T.tensor([0, 1, 2])
+        return [
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 4)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(1)),
+            catch(F_.gaussian_nll_loss, x, x, -T.ones(3, 5)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 5), reduction="foo"),
+            catch(F_.poisson_nll_loss, x, x, reduction="foo"),
+            catch(F_.multi_margin_loss, x, t, p=3),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1, 7])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, -1, 2])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1])),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(4)),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(5, 1)),
+            catch(F_.multi_margin_loss, T.ones(2, 3, 4), t),
+            catch(F_.multi_margin_loss, x, t.float()),
+            catch(F_.multi_margin_loss, x, t, reduction="foo"),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, 1]])),
+            catch(F_.multilabel_margin_loss, x, T.full((3, 5), 7)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, -1, 7, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[-2, -1, 0, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, T.ones(2, 3, 4), T.zeros(2, 3, 4, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, x, T.zeros(3, 5)),
+            catch(F_.multilabel_soft_margin_loss, x, T.ones(3, 4)),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, margin=0.0),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x[0]),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, reduction="foo"),
+            catch(T.nn.MultiMarginLoss, p=3),
+            catch(T.nn.MultiMarginLoss, weight=T.ones(2, 2)),
+            catch(T.nn.TripletMarginLoss, margin=0),
+            catch(T.nn.TripletMarginWithDistanceLoss, margin=-1),
+        ]
+    same(scenario)
+
+
+def test_gaussian_nll_scalar_and_1d_shapes():
+    def scenario(T):
+        F_ = f(T)
+        x = T.linspace(-1, 1, 5, requires_grad=True)
+        return [F_.gaussian_nll_loss(x, T.zeros(5), T.full((1,), 0.5)),
+                F_.gaussian_nll_loss(x, T.zeros(5), 0.5, reduction="none")]
+    same(scenario)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 4), c=st.integers(1, 6), seed=st.integers(0, 1000),
+       reduction=st.sampled_from(["none", "mean", "sum"]), p=st.sampled_from([1, 2]))
+def test_margin_losses_sweep_float64(n, c, seed, reduction, p):
+    """Random targets (repeated classes, -1 anywhere in multilabel lists) give torch's
+    losses and gradients."""
+    rng = np.random.default_rng(seed)
+    data = rng.uniform(-1, 1, (n, c))
+    labels = rng.integers(-1, c, (n, c))
+    classes = rng.integers(0, c, n)
+    weight = rng.uniform(0.5, 2, c)
+    outs = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        losses = [f(T).multilabel_margin_loss(x, T.tensor(labels), reduction=reduction),
+                  f(T).multi_margin_loss(x, T.tensor(classes), p=p, margin=0.7,
+                                         weight=T.tensor(weight), reduction=reduction)]
+        grads = [_np(T.autograd.grad(loss.sum(), x)[0]) for loss in losses]
+        outs.append([_np(loss) for loss in losses] + grads)
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
