@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ember.ops import special
 from differential import same, catch
+from differential import same, catch, warnings_of
 
 NAMES = ["sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma"]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -664,3 +665,22 @@ def test_mvlgamma_method_counts_p_as_its_first_argument():
         x = T.tensor([3.])
         return [catch(x.mvlgamma, 2.0), x.mvlgamma(2), catch(x.mvlgamma, True)]
     same(scenario)
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def test_igamma_igammac():
+    def f(T):
+        a = T.tensor([0.5, 1, 2.])
+        b = T.tensor([1., 2, 3], requires_grad=True)
+        y, z = T.igamma(a, b), T.igammac(a, b)
+        (y + 2 * z).sum().backward()
+        return [y, z, b.grad, a.igamma(b.detach()), a.igammac(b.detach()),
+                a.clone().igamma_(T.tensor(2., dtype=T.float64)), a.clone().igammac_(b.detach()),
+                _node(y), _node(z), catch(T.igamma, a, 2.), catch(a.igamma, 2.),
+                catch(a.igammac_, 2), catch(T.igammac, 2., a),
+                catch(T.igamma, T.tensor([1, 2]), T.tensor([1, 2])),
+                catch(lambda: T.igamma(a.clone().requires_grad_(), b).sum().backward())]
+    same(f)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from differential import catch, same
+from differential import same, catch, warnings_of
 
 
 # ----------------------------------------------------------------------------- from data
@@ -326,4 +327,17 @@ def test_flip_keeps_memory_order(seed):
                 y = x.flip(dims)
                 out.append((y.stride(), y))
         return out
+    same(f)
+
+
+def test_nonzero_static_adjoint_get_device():
+    def f(T):
+        x = T.tensor([0, 1, 0, 3])
+        c = T.ones(2, 3, dtype=T.complex64) * (1 + 2j)
+        return [T.nonzero_static(x, size=3),
+                T.nonzero_static(T.tensor([[0, 1], [2, 3]]), size=2, fill_value=-5),
+                T.nonzero_static(x, size=0), T.nonzero_static(T.tensor(5), size=2),
+                T.nonzero_static(T.tensor([0., 2.]), size=1),
+                x.nonzero_static(size=5, fill_value=7), catch(T.nonzero_static, x, size=-1),
+                T.adjoint(c).resolve_conj(), catch(T.adjoint, T.ones(3)), T.get_device(T.ones(2))]
     same(f)

@@ -1,77 +1,7 @@
-"""Differential audit of the ops against torch, fourth round: in-place ops on non-leaf tensors
-(their autograd records), the random in-place fills, and Tensor-only method arguments. Each
-scenario is a case where ember once differed from PyTorch 2.13."""
+"""Random sampling ops against torch: the in-place random fills (dtypes, autograd, ranges, errors) and binomial. Draws come from each library's own stream, so they are compared by dtype, range, graph and error, and values only where both are deterministic.
+"""
 import pytest
-
 from differential import catch, same, warnings_of
-
-
-# ----------------------------------------------------------------------------- in-place autograd
-def _inplace_backward(T, method, *args, value=0.5):
-    """Backward through `method` applied in place to a non-leaf: its node, what backward
-    raises (if anything) and the leaf's gradient."""
-    t = T.tensor([value, value / 2], requires_grad=True)
-    u = t.clone()
-    r = catch(getattr(u, method), *args)
-    if isinstance(r, tuple):
-        return r
-    name = type(u.grad_fn).__name__
-    raised = catch(lambda: (u * T.tensor([1., 3.])).sum().backward())
-    return name, raised, t.grad
-
-
-# every in-place pointwise op whose derivative reads its input (or result) must keep what it
-# read: square_ once saved self and then overwrote it
-_UNARY_INPLACE = ["square_", "sqrt_", "exp_", "exp2_", "expm1_", "sigmoid_", "tanh_",
-                  "reciprocal_", "rsqrt_", "log_", "log2_", "log10_", "log1p_", "sin_", "cos_",
-                  "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "erf_", "erfc_",
-                  "erfinv_", "abs_", "neg_", "relu_", "digamma_", "lgamma_", "i0_", "sinc_",
-                  "logit_", "arcsin_", "arccos_", "arctan_", "absolute_", "negative_",
-                  "deg2rad_", "rad2deg_", "frac_", "trunc_", "sign_"]
-
-
-@pytest.mark.parametrize("method", _UNARY_INPLACE)
-def test_inplace_on_non_leaf_backward(method):
-    same(lambda T: _inplace_backward(T, method), rtol=1e-5, atol=1e-5)
-
-
-@pytest.mark.parametrize("args", [(2,), (3.0,), (0.5,), ("tensor",)])
-def test_pow_inplace_on_non_leaf_backward(args):
-    same(lambda T: _inplace_backward(
-        T, "pow_", *[T.tensor([2., 3.]) if a == "tensor" else a for a in args]))
-
-
-# asinh_/acosh_/atanh_ record their own node, which has no derivative
-@pytest.mark.parametrize("method", ["asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_",
-                                    "arctanh_"])
-def test_inverse_hyperbolic_inplace_not_differentiable(method):
-    same(lambda T: _inplace_backward(T, method, value=1.5 if "cosh" in method else 0.5))
-
-
-def _inverse_hyperbolic_functions(T):
-    t = T.tensor([0.5], requires_grad=True)
-    u = t * 1
-    T.atanh_(u)
-    u.mul_(2)
-    return (type(u.grad_fn.next_functions[0][0]).__name__,
-            catch(lambda: u.sum().backward()),
-            T.asinh_(T.tensor([0.5 + 0.1j])), catch(lambda: T.tensor([0]).atanh_()),
-            catch(lambda: T.ones(2, requires_grad=True).acosh_()),
-            T.acosh_(T.tensor([2.], dtype=T.float64)))
-
-
-def test_inverse_hyperbolic_inplace_values_and_errors():
-    same(_inverse_hyperbolic_functions)
-
-
-@pytest.mark.parametrize("dtype", ["int64", "bool", "float16", "complex64", "uint8"])
-def test_square_inplace_dtypes(dtype):
-    same(lambda T: catch(lambda: T.tensor([2, 3]).to(getattr(T, dtype)).square_()))
-
-
-def test_square_inplace_function():
-    same(lambda T: (T.square_(T.tensor([2., -3.])), type(T.square_(
-        T.tensor([1.], requires_grad=True) * 1).grad_fn).__name__))
 
 
 # ----------------------------------------------------------------------------- random fills
@@ -82,6 +12,8 @@ _FILLS = {"normal": ("normal_", ()), "uniform": ("uniform_", ()),
           "random": ("random_", ()), "random_to": ("random_", (10,)),
           "random_from_to": ("random_", (2, 5)), "bernoulli": ("bernoulli_", ()),
           "bernoulli_p": ("bernoulli_", (0.3,)), "bernoulli_tensor": ("bernoulli_", ("p",))}
+
+
 _DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
            "float32", "float64", "complex64", "complex128"]
 
@@ -200,32 +132,42 @@ def test_random_fill_values(name):
     same(FILL_VALUES[name])
 
 
-# ----------------------------------------------------------------------------- Tensor-only args
-def test_no_maximum_minimum_inplace():
-    same(lambda T: [hasattr(T.Tensor, n) for n in ("maximum_", "minimum_", "fmax_", "fmin_")])
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
-_TENSOR_ONLY = ["maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
-                "logical_xor", "logical_and_", "logical_or_", "logical_xor_", "hypot", "hypot_",
-                "nextafter", "nextafter_", "ldexp", "ldexp_", "logaddexp", "logaddexp2",
-                "gcd", "gcd_", "lcm", "lcm_", "atan2", "atan2_", "arctan2", "arctan2_",
-                "heaviside", "heaviside_", "dist", "cross", "inner", "kron", "vdot", "matmul",
-                "dot", "outer", "mm", "igamma_", "igammac_"]
+# ----------------------------------------------------------------------------- random fills
+def test_random_fills_distribution_dtype_and_graph():
+    def f(T):
+        names = []
+        for fill in [lambda t: t.cauchy_(), lambda t: t.log_normal_(), lambda t: t.geometric_(0.3)]:
+            leaf = T.ones(50, dtype=T.float64, requires_grad=True)
+            t = leaf.clone()
+            fill(t)
+            t.sum().backward()
+            names.append((_node(t), leaf.grad))      # the draws do not depend on the input
+        g = T.Generator().manual_seed(1)
+        a = T.empty(20000, dtype=T.float64).log_normal_(0.5, 0.25, generator=g)
+        b = T.empty(20000).geometric_(0.25)
+        c = T.empty(20000).cauchy_(2., 0.5)
+        stats = [a.dtype, abs(a.log().mean().item() - 0.5) < 0.02,
+                 abs(a.log().std().item() - 0.25) < 0.02, b.min().item() >= 1,
+                 bool((b == b.round()).all()), abs(b.mean().item() - 4) < 0.2,
+                 abs(c.median().item() - 2) < 0.05, T.empty(4, dtype=T.int32).geometric_(0.5).dtype]
+        return names, stats
+    same(f)
 
 
-@pytest.mark.parametrize("method", _TENSOR_ONLY)
-@pytest.mark.parametrize("number", [2, 2.5, True])
-def test_tensor_only_method_arguments(method, number):
-    def scenario(T):
-        x = T.tensor([1, 2]) if method.startswith(("gcd", "lcm")) else T.tensor([1., 2.])
-        return catch(getattr(x, method), number)
-    same(scenario)
-
-
-@pytest.mark.parametrize("method", ["maximum", "hypot_", "heaviside", "logical_and_"])
-def test_tensor_only_methods_still_work(method):
-    def scenario(T):
-        x, y = T.tensor([1., 0., 3.]), T.tensor([2., 0., 1.])
-        kw = {"values": y} if method == "heaviside" else {"other": y}
-        return getattr(x.clone(), method)(y), getattr(x.clone(), method)(**kw)
-    same(scenario)
+def test_random_fills_errors():
+    def f(T):
+        x = T.empty(3)
+        return [catch(f) for f in [
+            lambda: x.log_normal_(1, 0), lambda: x.log_normal_(1, -1.5),
+            lambda: T.empty(3, dtype=T.int64).log_normal_(), lambda: x.cauchy_(0, 0),
+            lambda: x.cauchy_(0, -1), lambda: T.empty(3, dtype=T.int64).cauchy_(),
+            lambda: T.empty(3, dtype=T.uint8).cauchy_(), lambda: x.geometric_(0),
+            lambda: x.geometric_(1), lambda: x.geometric_(1.5),
+            lambda: T.empty(3, dtype=T.bool).geometric_(0.5),
+            lambda: T.empty(2, dtype=T.complex64).cauchy_(),
+            lambda: T.ones(3, requires_grad=True).cauchy_(), lambda: T.ones(1).expand(3).cauchy_()]]
+    same(f)
