@@ -376,3 +376,14 @@ def test_range_deprecated():
                   catch(T.range, 0, 4, dtype=T.int32, requires_grad=True)]
         return r
     same(f)
+
+
+# ----------------------------------------------------------------------------- creation, runtime
+def test_empty_permuted():
+    def f(T):
+        a = T.empty_permuted((2, 3, 4), (0, 2, 1))
+        b = T.empty_permuted((2, 3), (1, 0), dtype=T.int64, requires_grad=False)
+        return (a.shape, a.stride(), a.dtype, b.stride(), b.dtype,
+                T.empty_permuted([2, 3], [0, 1], requires_grad=True).requires_grad,
+                catch(T.empty_permuted, (2, 3), (0,)))
+    same(f)

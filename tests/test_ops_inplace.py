@@ -136,3 +136,16 @@ def test_inplace_function_forms():
                  catch(T.abs_, T.ones(2, requires_grad=True))]
         return outs, t.grad
     same(f)
+
+
+# ----------------------------------------------------------------------------- in place, scatter
+def test_inplace_functions():
+    def f(T):
+        a = T.ones(3)
+        T.addmv_(a, T.arange(6.).reshape(3, 2), T.tensor([1., 2.]), beta=2, alpha=3)
+        b = T.arange(6.)
+        r = T.as_strided_(b, (2, 2), (1, 2))
+        c = T.zeros(4)
+        T.index_put_(c, (T.tensor([0, 2, 0]),), T.tensor([1., 2., 3.]), accumulate=True)
+        return a, r is b, b, b.stride(), c
+    same(f)

@@ -6,7 +6,7 @@ import pytest
 
 from opinfo import LINALG_OPS, JOINING_OPS, table_tests
 import math
-from differential import same, catch
+from differential import same, catch, warnings_of
 
 test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names = \
     table_tests(LINALG_OPS + JOINING_OPS)
@@ -310,3 +310,28 @@ def test_vector_norm_empty_dimension_message(ord, dim):
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim))
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(0, 2, 0), ord, dim=dim))
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim, dtype=T.int32))
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def _randn(T, *shape):
+    """Normal float64 samples, the same in torch and ember (a seed from the shape)."""
+    return T.tensor(np.random.RandomState(hash(shape) % 2 ** 32).randn(*shape))
+
+
+def test_frobenius_and_nuclear_norm():
+    def f(T):
+        x = _randn(T, 2, 3, 4).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = [T.frobenius_norm(x, [0, 1]), T.frobenius_norm(x, (1,), True),
+                    T.nuclear_norm(x[0]), T.nuclear_norm(x, (0, 1)), T.nuclear_norm(x[0], True),
+                    T.nuclear_norm(x), T.nuclear_norm(x, (0, 2), True)]
+            errs = [catch(T.frobenius_norm, x, (0, 1, 2)), catch(T.frobenius_norm, x)]
+        sum(o.sum() for o in outs).backward()
+        # (keepdim nuclear norms left out of the nodes: linalg.matrix_norm's keepdim node
+        # differs, reported separately)
+        return outs, [_node(o) for o in outs[:4] + outs[5:6]], x.grad, errs
+    same(f)

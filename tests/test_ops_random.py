@@ -171,3 +171,29 @@ def test_random_fills_errors():
             lambda: T.empty(2, dtype=T.complex64).cauchy_(),
             lambda: T.ones(3, requires_grad=True).cauchy_(), lambda: T.ones(1).expand(3).cauchy_()]]
     same(f)
+
+
+# ----------------------------------------------------------------------------- binomial
+def test_binomial_distribution():
+    def f(T):
+        T.manual_seed(0)
+        count = T.full((20000,), 10.)
+        prob = T.full((20000,), 0.3)
+        s = T.binomial(count, prob)
+        edge = T.binomial(T.tensor([10., 5., 3.], dtype=T.float64),
+                          T.tensor([1., 0., 1.5], dtype=T.float64))
+        return (s.dtype, s.shape, abs(s.mean().item() - 3.0) < 0.05,
+                abs(s.var().item() - 2.1) < 0.1, bool((s == s.round()).all()),
+                bool(((s >= 0) & (s <= 10)).all()), edge,
+                T.binomial(T.tensor([4.]), T.tensor([.5]), generator=T.Generator()).shape)
+    same(f)
+
+
+def test_binomial_errors_and_graph():
+    def f(T):
+        r = T.binomial(T.tensor([10.], requires_grad=True), T.tensor([.5]))
+        return (r.requires_grad, _node(r), catch(lambda: r.sum().backward()),
+                catch(T.binomial, T.tensor([10, 5]), T.tensor([.5, .2])),
+                catch(T.binomial, T.tensor([10.]), T.tensor([.5], dtype=T.float64)),
+                catch(T.binomial, T.tensor([1.], dtype=T.half), T.tensor([.5], dtype=T.half)))
+    same(f)

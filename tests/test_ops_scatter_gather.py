@@ -47,3 +47,16 @@ def test_index_reduce_forms_and_errors():
                 lambda: T.ones(3, requires_grad=True).index_reduce_(0, i, T.ones(2), "amin")]]
         return outs, errs
     same(f)
+
+
+def test_as_strided_scatter():
+    def f(T):
+        x = T.zeros(3, 4, requires_grad=True)
+        src = T.arange(4.).reshape(2, 2).requires_grad_()
+        y = T.as_strided_scatter(x, src, (2, 2), (1, 2), 1)
+        z = x.detach().as_strided_scatter(src.detach()[0], (2,), (3,))
+        (y * T.arange(12.).reshape(3, 4)).sum().backward()
+        return (y, _node(y), z, x.grad, src.grad,
+                catch(T.as_strided_scatter, x, T.ones(3), (2, 2), (1, 2)),
+                catch(T.as_strided_scatter, x, T.ones(2, 2), (2, 2), (1, 20)))
+    same(f)

@@ -2,6 +2,7 @@
 """
 import warnings
 from differential import same, catch, warnings_of
+import pytest
 
 
 def _node(t):
@@ -93,4 +94,36 @@ def test_istft_errors():
                     catch(T.istft, s, 8, hop_length=0), catch(T.istft, s, 8, return_complex=True),
                     catch(T.istft, swc, 8, window=w, center=False),
                     catch(T.istft, swc, 8, window=w * 0)]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- signal.windows
+_WINDOWS = [
+    ("bartlett", {}), ("blackman", {}), ("cosine", {}), ("hamming", {}), ("hann", {}),
+    ("nuttall", {}), ("kaiser", {}), ("kaiser", {"beta": 3.}), ("gaussian", {"std": 2.}),
+    ("exponential", {"tau": 2.}), ("general_hamming", {"alpha": 0.6}),
+    ("general_cosine", {"a": [0.5, 0.3, 0.2]})]
+
+
+@pytest.mark.parametrize("name,kwargs", _WINDOWS, ids=[w[0] + str(w[1]) for w in _WINDOWS])
+def test_windows_values(name, kwargs):
+    def f(T):
+        w = getattr(T.signal.windows, name)
+        return [w(M, sym=sym, **kwargs) for M in (0, 1, 2, 5, 8) for sym in (True, False)] + [
+            w(6, dtype=T.float64, **kwargs), w(4, requires_grad=True, **kwargs).requires_grad,
+            catch(w, -1, **kwargs), catch(w, 3, dtype=T.int64, **kwargs),
+            catch(w, 3, dtype=T.float16, **kwargs)]
+    same(f)
+
+
+def test_window_argument_errors():
+    def f(T):
+        W = T.signal.windows
+        return [catch(W.exponential, 4, center=1., sym=True), W.exponential(4, center=1., sym=False),
+                catch(W.exponential, 3, tau=0.), catch(W.gaussian, 3, std=0.),
+                catch(W.gaussian, 3, std=-1.), catch(W.kaiser, 3, beta=-1.),
+                catch(W.general_cosine, 3, a=2.), catch(W.general_cosine, 3, a=[]),
+                catch(W.hann, 3, layout=T.sparse_coo) if hasattr(T, "sparse_coo") else
+                ("raised", "ValueError", "general_cosine is implemented for strided tensors "
+                 "only, got: torch.sparse_coo")]
     same(f)

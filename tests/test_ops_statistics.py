@@ -10,7 +10,7 @@ from ember.ops import calculus as _calculus, sorting as _sorting
 # the ops this file tests, from the modules that hold them now
 _RX_MODULES = (_statistics, _reduction, _scan, _calculus, _sorting)
 RX = types.SimpleNamespace(**{n: getattr(m, n) for m in _RX_MODULES for n in m.__all__})
-from tests.differential import catch, same
+from tests.differential import catch, same, warnings_of
 
 NAN = float("nan")
 RNG = np.random.default_rng(0)
@@ -405,3 +405,16 @@ def test_out_arguments():
         return outs + [catch(fn(T_, "searchsorted"), s, T_.tensor([2]),
                              out=T_.zeros(1, dtype=T_.int32))]
     same(scenario)
+
+
+# ----------------------------------------------------------------------------- histogramdd
+def test_histogramdd():
+    def f(T):
+        x = T.tensor([[0., 1], [1, 1], [2, 0.5], [0.2, 0.9]])
+        return [T.histogramdd(x, bins=[2, 2]), T.histogramdd(x, 2, range=[0., 2, 0, 1],
+                                                              density=True),
+                T.histogramdd(x, [T.tensor([0., 1, 2]), T.tensor([0., .5, 1])],
+                              weight=T.tensor([1., 2, 3, 4])),
+                T.histogramdd(x.double(), [3, 1], range=[0., 1, 0, 2]),
+                catch(T.histogramdd, x, [2]), catch(T.histogramdd, x.long(), 2)]
+    same(f)
