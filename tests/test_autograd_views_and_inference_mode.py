@@ -301,3 +301,119 @@ def test_in_place_results_with_extra_leading_dims():
                 catch(lambda: T.tensor(1.).clamp_(T.tensor(0), T.tensor([1.5]))),
                 catch(lambda: T.zeros(3).copy_(T.ones(1, 3)))]
     same(scenario)
+
+
+NAN = float("nan")
+
+
+# ----------------------------------------------------------------------------- unwritable views
+def _tracked(T):
+    return T.ones(4, 2, requires_grad=True).clone()
+
+
+_MULTI = {
+    "unbind": lambda T, x: x.unbind(), "unbind_dim1": lambda T, x: T.unbind(x, 1),
+    "split": lambda T, x: x.split(2), "split_sizes": lambda T, x: x.split([1, 3]),
+    "split_with_sizes": lambda T, x: x.split_with_sizes([2, 2]), "split_whole": lambda T, x:
+    x.split(4), "chunk": lambda T, x: x.chunk(2), "chunk_one": lambda T, x: x.chunk(1),
+    # (not multi-output views in PyTorch: pieces made as slices, or copies)
+    "tensor_split": lambda T, x: x.tensor_split(2), "hsplit": lambda T, x: T.hsplit(x, 2),
+    "unsafe_split": lambda T, x: x.unsafe_split(2),
+}
+
+
+def _custom_views(T):
+    class One(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.view_as(a)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Two(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[0], a * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return h
+
+    class WithNumber(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[0], 3
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return None
+    return One, Two, WithNumber
+
+
+def _written_then_grad_fn(T, outs):
+    outs[0]._base.add_(1)
+    return outs[0].grad_fn
+
+
+def _in_no_grad(T, outs):
+    with T.no_grad():
+        outs[-1].mul_(2)
+    return repr(outs[-1])
+
+
+def _split_in_no_grad(T):
+    with T.no_grad():
+        return _tracked(T).split(2)
+
+
+UNWRITABLE = {
+    **{f"{k}_inplace": (lambda T, k=k: catch(lambda: _MULTI[k](T, _tracked(T))[-1].mul_(2)))
+       for k in _MULTI},
+    **{f"{k}_view_of_output": (lambda T, k=k: catch(lambda: _MULTI[k](T, _tracked(T))[-1][0]
+                                                     .mul_(2))) for k in _MULTI},
+    **{f"{k}_setitem": (lambda T, k=k: catch(lambda: _MULTI[k](T, _tracked(T))[0].__setitem__(
+        0, 2.))) for k in _MULTI},
+    **{f"{k}_base_written": (lambda T, k=k: catch(lambda: _written_then_grad_fn(
+        T, _MULTI[k](T, _tracked(T))) is not None)) for k in _MULTI},
+    **{f"{k}_written_in_no_grad": (lambda T, k=k: catch(_in_no_grad, T, _MULTI[k](T, _tracked(T))))
+       for k in _MULTI},
+    **{f"{k}_untracked": (lambda T, k=k: _MULTI[k](T, T.ones(4, 2))[-1].mul_(2)) for k in _MULTI},
+    "split_made_in_no_grad": lambda T: catch(lambda: _split_in_no_grad(T)[0].mul_(2)),
+    "custom_one_view": lambda T: catch(lambda: _custom_views(T)[0].apply(_tracked(T)).mul_(2)),
+    "custom_one_view_of_leaf": lambda T: catch(lambda: _custom_views(T)[0].apply(
+        T.ones(2, requires_grad=True)).mul_(2)),
+    "custom_two_outputs": lambda T: catch(lambda: _custom_views(T)[1].apply(_tracked(T))[0]
+                                          .mul_(2)),
+    "custom_two_outputs_copy": lambda T: _custom_views(T)[1].apply(_tracked(T))[1].mul_(2),
+    "custom_view_and_number": lambda T: catch(lambda: _custom_views(T)[2].apply(_tracked(T))[0]
+                                              .mul_(2)),
+    "custom_base_written": lambda T: catch(lambda: _written_then_grad_fn(
+        T, [_custom_views(T)[0].apply(_tracked(T))]) is not None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNWRITABLE))
+def test_unwritable_views(name):
+    same(UNWRITABLE[name])
+
+
+def test_function_in_inference_mode_with_grad_enabled():
+    """Inside inference_mode, enable_grad() lets a custom Function record (as PyTorch), while
+    the built-in ops record nothing."""
+    def scenario(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        x = T.ones(2, requires_grad=True)
+        with T.inference_mode(), T.enable_grad():
+            y, z = Double.apply(x), x * 2
+        return (y.requires_grad, y.grad_fn is not None, T.is_inference(y), z.requires_grad,
+                z.grad_fn)
+    same(scenario)

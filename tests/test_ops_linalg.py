@@ -335,3 +335,102 @@ def test_frobenius_and_nuclear_norm():
         # differs, reported separately)
         return outs, [_node(o) for o in outs[:4] + outs[5:6]], x.grad, errs
     same(f)
+
+
+# ----------------------------------------------------------------------------- linalg
+def _i(T, *shape):
+    return T.arange(int(np.prod(shape))).reshape(shape)
+
+
+LINALG = {
+    "outer_2d_self": lambda T: catch(T.outer, T.ones(2, 1), T.ones(3)),
+    "outer_0d_vec2": lambda T: catch(T.outer, T.ones(2), T.tensor(1.)),
+    "ger_2d": lambda T: catch(T.ger, T.ones(2), T.ones(2, 1)),
+    # integer addmm-like ops truncate float factors (addr refuses them)
+    "addmm_int_beta_half": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), beta=0.5),
+    "addmm_int_alpha": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), alpha=2.5),
+    "addmm_int_negative": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), alpha=-0.5,
+                                            beta=1.9),
+    "addmm_int_inplace": lambda T: _i(T, 2, 2).addmm_(_i(T, 2, 3), _i(T, 3, 2), beta=0.5),
+    "addmv_int_beta": lambda T: T.addmv(_i(T, 2), _i(T, 2, 3), _i(T, 3), beta=0.5),
+    "baddbmm_int_beta": lambda T: T.baddbmm(_i(T, 1, 2, 2), _i(T, 1, 2, 3), _i(T, 1, 3, 2),
+                                            beta=0.5),
+    "addbmm_int_alpha": lambda T: T.addbmm(_i(T, 2, 2), _i(T, 1, 2, 3), _i(T, 1, 3, 2),
+                                           alpha=0.5),
+    "addr_int_beta": lambda T: catch(T.addr, _i(T, 2, 3), _i(T, 2), _i(T, 3), beta=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg(name):
+    same(LINALG[name])
+
+
+# ----------------------------------------------------------------------------- products, norms
+def _m(T, dtype, shape=(2, 2)):
+    return T.ones(shape, dtype=getattr(T, dtype))
+
+
+PRODUCTS = {
+    # addmm checks self against mat2, then mat1 against mat2, before the shapes
+    **{f"addmm_{a}_{b}_{c}": (lambda T, a=a, b=b, c=c: catch(T.addmm, _m(T, a), _m(T, b),
+                                                              _m(T, c)))
+       for a, b, c in [("float32", "float64", "float32"), ("float64", "float32", "float32"),
+                       ("float32", "float32", "float64"), ("float64", "int64", "float32"),
+                       ("int64", "float64", "int64"), ("float32", "float64", "int64")]},
+    "addmm_dtype_before_shape": lambda T: catch(T.addmm, _m(T, "float32"),
+                                                _m(T, "float64", (2, 3)), _m(T, "float32")),
+    "addmm_dtype_before_ndim": lambda T: catch(T.addmm, _m(T, "float32"), _m(T, "float64", (2,)),
+                                               _m(T, "float32")),
+    "addmm_method": lambda T: catch(lambda: _m(T, "float32").addmm(_m(T, "float64"),
+                                                                   _m(T, "float32"))),
+    "addmm_inplace": lambda T: catch(lambda: _m(T, "float32").addmm_(_m(T, "float64"),
+                                                                     _m(T, "float32"))),
+    "mm": lambda T: catch(T.mm, _m(T, "float64"), _m(T, "float32")),
+    "matmul": lambda T: catch(T.matmul, _m(T, "float64"), _m(T, "float32")),
+    "bmm": lambda T: catch(T.bmm, _m(T, "float64", (2, 2, 2)), _m(T, "float32", (2, 2, 2))),
+    "linear_input_double": lambda T: catch(T.nn.functional.linear, _m(T, "float64"),
+                                           _m(T, "float32"), _m(T, "float32", (2,))),
+    "linear_weight_double": lambda T: catch(T.nn.functional.linear, _m(T, "float32"),
+                                            _m(T, "float64"), _m(T, "float32", (2,))),
+    "linear_no_bias": lambda T: catch(T.nn.functional.linear, _m(T, "float64"),
+                                      _m(T, "float32")),
+    "Linear_double_input": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64")),
+    "Linear_double_input_1d": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64", (2,))),
+    "Linear_double_input_3d": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64", (2, 2, 2))),
+    "addbmm_mat1": lambda T: catch(T.addbmm, _m(T, "float32"), _m(T, "float64", (2, 2, 2)),
+                                   _m(T, "float32", (2, 2, 2))),
+    "addbmm_self": lambda T: catch(T.addbmm, _m(T, "float64"), _m(T, "float32", (2, 2, 2)),
+                                   _m(T, "float32", (2, 2, 2))),
+    "baddbmm_batch1": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                      _m(T, "float64", (2, 2, 2)), _m(T, "float32", (2, 2, 2))),
+    "baddbmm_names": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                     _m(T, "int64", (2, 2)), _m(T, "float16", (2, 2, 2))),
+    "baddbmm_batch2": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                      _m(T, "float32", (2, 2, 2)), _m(T, "int64", (2, 2, 2))),
+    "addmv": lambda T: catch(T.addmv, _m(T, "float32", (2,)), _m(T, "float64"),
+                             _m(T, "float32", (2,))),
+    "addmv_self": lambda T: catch(T.addmv, _m(T, "float64", (2,)), _m(T, "float32"),
+                                  _m(T, "float32", (2,))),
+    # matrix norms need a 2-tuple dim
+    "norm_nuc_3d": lambda T: catch(T.norm, T.ones(2, 3, 4), "nuc"),
+    "norm_nuc_3d_dims": lambda T: catch(T.norm, T.ones(2, 3, 4), "nuc", dim=(0, 1, 2)),
+    "matrix_norm_one_dim": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3), "fro", dim=(0,)),
+    "matrix_norm_three_dims": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3, 4), 2,
+                                              dim=(0, -1, 5)),
+    "matrix_norm_1d_first": lambda T: catch(T.linalg.matrix_norm, T.ones(3), "nuc",
+                                            dim=(0, 1, 2)),
+    "matrix_norm_int_first": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3, dtype=T.int64),
+                                             "fro", dim=(0, 1, 2)),
+    "linalg_norm_3d_ord": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), "nuc"),
+    "linalg_norm_3d_fro": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), "fro"),
+    "linalg_norm_1d_fro": lambda T: catch(T.linalg.norm, T.ones(3), "fro"),
+    "linalg_norm_three_dims": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), None,
+                                              dim=(0, 1, 2)),
+    "linalg_norm_3d_no_ord": lambda T: T.linalg.norm(T.ones(2, 3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_products(name):
+    same(PRODUCTS[name])

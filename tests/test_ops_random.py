@@ -197,3 +197,14 @@ def test_binomial_errors_and_graph():
                 catch(T.binomial, T.tensor([10.]), T.tensor([.5], dtype=T.float64)),
                 catch(T.binomial, T.tensor([1.], dtype=T.half), T.tensor([.5], dtype=T.half)))
     same(f)
+
+
+# ----------------------------------------------------------------------------- random fills
+RANDOM_FILLS = {"uniform_": (), "normal_": (), "random_": (), "random_high": (5,),
+                "bernoulli_": (), "exponential_": ()}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_FILLS))
+def test_random_fill_of_expanded_tensor_refused(name):
+    method = name if name.endswith("_") else name.split("_")[0] + "_"
+    same(lambda T: catch(getattr(T.zeros(1).expand(3), method), *RANDOM_FILLS[name]))
