@@ -7,7 +7,7 @@ import torch
 import ember
 from tensor_compare import check
 import numpy as np
-from differential import catch, same
+from differential import catch, same, warnings_of
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64", "complex64", "complex128"]
@@ -253,3 +253,17 @@ def test_wide_integers_to_half_round_through_float32(dtype, src):
         return [_bits(t, T) for t in (x.to(half), T.tensor(v, dtype=half),
                                       T.from_numpy(v).to(half), T.zeros(len(v), dtype=half).copy_(x))]
     same(scenario, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_dtypes(dtype):
+    def f(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([1.5, -3.0, 0.25], dtype=dt)
+        calls = [lambda: T.frexp(x), lambda: T.i0(x), lambda: T.mvlgamma(x.abs() + 2, 2),
+                 lambda: T.hann_window(4, dtype=dt), lambda: T.histogram(x, 2),
+                 lambda: T.renorm(x.view(3, 1), 2, 0, 1.0), lambda: T.trapezoid(x),
+                 lambda: T.vdot(x, x), lambda: T.combinations(x), lambda: T.vander(x),
+                 lambda: x.scatter_reduce(0, T.tensor([0, 0, 1]), x, "amax")]
+        return [catch(c) for c in calls]
+    same(f, rtol=1e-2, atol=1e-2)

@@ -1,6 +1,7 @@
 """torch.gradient (and the other calculus ops) against torch: values, dtypes, graph and errors.
 """
 from differential import same, catch, warnings_of
+import pytest
 
 
 def _node(t):
@@ -38,4 +39,29 @@ def test_gradient_errors():
                 catch(T.gradient, t, spacing=(T.ones(1, 2), T.arange(3.))),
                 catch(T.gradient, t, dim=2), catch(T.gradient, t, dim=(0, 0)),
                 catch(T.gradient, T.tensor([True, False]))]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- integration
+@pytest.mark.parametrize("kind", ["default", "dx", "x1d", "xfull"])
+def test_trapezoid(kind):
+    def f(T):
+        out = []
+        for fn in (T.trapezoid, T.trapz, T.cumulative_trapezoid):
+            y = T.tensor([[1.0, 2.0, 4.0, 7.0], [0.5, -1.0, 2.0, 3.0]], requires_grad=True)
+            xs = T.tensor([0.0, 1.0, 3.0, 3.5], requires_grad=True)
+            if kind == "default":
+                r = fn(y)
+            elif kind == "dx":
+                r = fn(y, dx=0.5, dim=1) if fn is not T.trapz else fn(y, dx=0.5)
+            elif kind == "x1d":
+                r = fn(y, xs)
+            else:
+                r = fn(y, xs.expand(2, 4) * 1, dim=-1)
+            r.sum().backward()
+            out += [r, y.grad, xs.grad, _node(r)]
+        out.append(T.trapezoid(T.tensor([1, 2, 3])))
+        out.append(T.cumulative_trapezoid(T.tensor([1, 2, 3])))
+        out.append(T.trapezoid(T.ones(2, 3), dim=0))
+        return out
     same(f)

@@ -149,3 +149,64 @@ def test_inplace_functions():
         T.index_put_(c, (T.tensor([0, 2, 0]),), T.tensor([1., 2., 3.]), accumulate=True)
         return a, r is b, b, b.stride(), c
     same(f)
+
+
+# ----------------------------------------------------------------------------- aliases
+def test_aliases_and_in_place_forms():
+    def f(T):
+        x = T.tensor([1.0, -2.0, 3.0])
+        y = T.tensor([2.0, 2.0, -1.0])
+        a = x.clone()
+        v0 = int(a._version)
+        a.multiply_(y).subtract_(y)
+        b = x.clone().greater_(y)
+        return [x.multiply(y), x.subtract(y, alpha=2), x.divide(y, rounding_mode="floor"),
+                T.divide(x, y), x.where(x > 0, y), a, int(a._version) - v0, b,
+                x.clone().less_equal_(y), x.clone().not_equal_(y), x.clone().sgn_(),
+                T.positive(x), T.ravel(x.view(3, 1)), T.is_nonzero(T.tensor([2])),
+                T.is_same_size(x, y), T.is_signed(x), T.is_signed(T.tensor([1], dtype=T.uint8)),
+                catch(T.positive, T.tensor([True])), catch(T.is_nonzero, x)]
+    same(f)
+
+
+def test_fill_functions():
+    def f(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.fill(x, 3.0)
+        z = T.zeros(3)
+        T.fill_(z, 2.0)
+        return [y, _node(y), x, z]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- in place
+@pytest.mark.parametrize("name", ["renorm_", "put_", "scatter_reduce_", "masked_scatter_",
+                                  "i0_", "mvlgamma_"])
+def test_in_place_graphs(name):
+    def f(T):
+        calls = {
+            "renorm_": lambda t: t.renorm_(2, 0, 0.5),
+            "put_": lambda t: t.put_(T.tensor([1, 5]), T.tensor([2.0, 3.0], dtype=T.float64)),
+            "scatter_reduce_": lambda t: t.scatter_reduce_(
+                1, T.tensor([[0, 0], [2, 1]]), T.ones(2, 2, dtype=T.float64) * 3, "amax"),
+            "masked_scatter_": lambda t: t.masked_scatter_(
+                T.tensor([True, False, True]), T.arange(6.0, dtype=T.float64)),
+            "i0_": lambda t: t.i0_(),
+            "mvlgamma_": lambda t: t.mvlgamma_(2),
+        }
+        call = calls[name]
+        leaf = T.tensor([[1.5, 2.0, 0.7], [2.5, 1.1, 3.0]], dtype=T.float64,
+                        requires_grad=True)
+        y = leaf * 1
+        v = int(y._version)
+        out = call(y)
+        out.sum().backward()
+        view_base = leaf * 1
+        call(view_base.view(2, 3))              # in place on a view: the base's graph
+        (view_base * view_base).sum().backward()
+        plain = leaf.detach().clone()
+        pv = int(plain._version)
+        call(plain)
+        return [out is y, int(y._version) - v, _node(y), leaf.grad, _node(view_base),
+                plain, int(plain._version) - pv, catch(call, leaf)]
+    same(f)

@@ -434,3 +434,36 @@ PRODUCTS = {
 @pytest.mark.parametrize("name", sorted(PRODUCTS))
 def test_products(name):
     same(PRODUCTS[name])
+
+
+def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
+    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
+    rng = np.random.default_rng(seed)
+    leaves = []
+    for s in shapes_or_values:
+        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
+        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
+    out = fn(T, *leaves)
+    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+    loss = (out * weight).sum()
+    (loss.real if loss.is_complex() else loss).backward()
+    return out, _node(out), [x.grad for x in leaves]
+
+
+# ----------------------------------------------------------------------------- renorm
+@pytest.mark.parametrize("p", [2, 1, 3.0, math.inf])
+def test_renorm(p):
+    def f(T):
+        o, node, grads = _grads(T, lambda T, a: T.renorm(a, p, 1, 1.2), (3, 4))
+        y = T.tensor([[1.0, 2.0], [0.1, 0.1]])
+        y.renorm_(p, 0, 1.0)
+        return [o, node, grads, y, T.ones(2, 2, dtype=T.float64).renorm(p, -1, 0.5)]
+    same(f, rtol=1e-6)
+
+
+def test_renorm_errors():
+    def f(T):
+        x = T.ones(2, 2)
+        return [catch(T.renorm, x, 2, 0, -1.0), catch(T.renorm, x, -1, 0, 1.0),
+                catch(T.renorm, T.ones(3), 2, 0, 1.0)]
+    same(f)

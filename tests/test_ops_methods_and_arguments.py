@@ -274,3 +274,18 @@ TOP_LEVEL = {
 @pytest.mark.parametrize("name", sorted(TOP_LEVEL))
 def test_top_level(name):
     same(TOP_LEVEL[name])
+
+
+def test_out_arguments():
+    def f(T):
+        o1 = T.empty(2, dtype=T.int64)
+        o2 = T.empty(0)
+        o3 = T.empty(2, 2)
+        r1 = T.gcd(T.tensor([4, 6]), T.tensor([6, 9]), out=o1)
+        r2 = T.i0(T.tensor([0.5, 1.0]), out=o2)
+        r3 = T.renorm(T.ones(2, 2), 2, 0, 1.0, out=o3)
+        x = T.ones(2, 2, requires_grad=True)
+        return [r1 is o1, o1, r2 is o2, o2, r3 is o3, o3,
+                catch(T.renorm, x, 2, 0, 1.0, out=T.empty(2, 2)),
+                catch(T.i0, T.tensor([1 + 1j]))]
+    same(f)

@@ -10,6 +10,7 @@ import ember
 import types
 from ember.ops import arithmetic as _arithmetic, pointwise_math as _pointwise_math
 from ember.ops import special as _special_ops
+import differential  # its same(); this file's own same() also passes the op namespace
 # the ops this file tests, from the modules that hold them now (arithmetic, pointwise_math, special)
 _PX_MODULES = (_arithmetic, _pointwise_math, _special_ops)
 PX = types.SimpleNamespace(**{n: getattr(m, n) for m in _PX_MODULES for n in m.__all__},
@@ -373,3 +374,50 @@ def test_exports_and_methods():
     for base in BINARY + UNARY + ["heaviside", "polygamma"]:
         for name in (base, base + "_"):
             assert hasattr(ember.Tensor, name) == hasattr(torch.Tensor, name), name
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
+    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
+    rng = np.random.default_rng(seed)
+    leaves = []
+    for s in shapes_or_values:
+        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
+        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
+    out = fn(T, *leaves)
+    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+    loss = (out * weight).sum()
+    (loss.real if loss.is_complex() else loss).backward()
+    return out, _node(out), [x.grad for x in leaves]
+
+
+# ----------------------------------------------------------------------------- gcd / lcm
+def test_gcd_lcm():
+    def f(T):
+        a = T.tensor([4, 6, 0, -12, 7], dtype=T.int32)
+        b = T.tensor([6, -4, 5, 18, 0])
+        c = a.clone()
+        c.gcd_(T.tensor([2, 2, 2, 2, 2], dtype=T.int32))
+        d = b.clone()
+        d.lcm_(T.tensor(3))
+        return [T.gcd(a, b), T.lcm(a, b), a.gcd(a), a.lcm(T.tensor(4, dtype=T.int32)), c, d,
+                T.lcm(T.tensor([0, 3], dtype=T.int8), T.tensor([5, 4], dtype=T.int8)),
+                catch(T.gcd, T.tensor([1.0]), T.tensor([2.0])),
+                catch(T.lcm, T.tensor([1]), T.tensor([2.0])),
+                catch(T.gcd, T.tensor([True]), T.tensor([True]))]
+    differential.same(f)
+
+
+# ----------------------------------------------------------------------------- frexp / i0
+def test_frexp():
+    def f(T):
+        x = T.tensor([0.0, 1.0, -3.5, 1e-3, 1e10, float("inf")], dtype=T.float32)
+        m, e = T.frexp(x)
+        out, node, grads = _grads(T, lambda T, v: v.frexp().mantissa, (5,))
+        return [m, e, x.frexp().exponent, node, grads, out,
+                catch(T.frexp, T.tensor([1, 2])), str(T.frexp(T.tensor([2.0]))),
+                T.frexp(T.tensor([4.0], dtype=T.float64))[1]]
+    differential.same(f)

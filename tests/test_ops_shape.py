@@ -429,3 +429,60 @@ def test_repeat_interleave_over_shapes(shape, repeats, dim, as_tensor):
         r = M.tensor([repeats] * x.shape[dim]) if as_tensor else repeats
         return M.repeat_interleave(x, r, dim=dim)
     same(forward_backward(fn, [shape]))
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def test_unsafe_split_and_chunk():
+    def f(T):
+        x = T.arange(6.0, requires_grad=True)
+        pieces = T.unsafe_split(x * 1, 4)
+        chunks = x.unsafe_chunk(3)
+        sized = x.unsafe_split_with_sizes([1, 5])
+        (pieces[1].sum() * 2 + chunks[0].sum() + sized[1].sum() * 3).backward()
+        return [pieces, chunks, sized, x.grad, [_node(p) for p in pieces + chunks + sized],
+                T.split_with_sizes(x.detach(), [2, 4]), catch(T.unsafe_chunk, x, 0)]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- combinatorics
+@pytest.mark.parametrize("r, repl", [(2, False), (2, True), (3, False), (1, True), (0, False),
+                                     (5, False)])
+def test_combinations(r, repl):
+    def f(T):
+        x = T.tensor([1.0, 2.0, 4.0, 8.0], requires_grad=True)
+        out = T.combinations(x, r, with_replacement=repl)
+        if out.numel():
+            (out * T.arange(out.numel(), dtype=T.float32).view(out.shape)).sum().backward()
+        return [out, x.grad, _node(out), T.combinations(T.arange(3), 2)]
+    same(f)
+
+
+def test_combinations_errors():
+    same(lambda T: [catch(T.combinations, T.zeros(2, 2)), catch(T.combinations, T.zeros(3), -1)])
+
+
+@pytest.mark.parametrize("N, increasing", [(None, False), (2, True), (4, False), (0, False),
+                                           (1, True)])
+def test_vander(N, increasing):
+    def f(T):
+        x = T.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        out = T.vander(x, N=N, increasing=increasing)
+        # (torch's own backward through vander raises: its cumprod's saved result is
+        # overwritten in place, so only the forward and the graph are compared)
+        return [out, out.requires_grad, _node(out),
+                T.vander(T.tensor([1, 2, 3], dtype=T.int8), N=N, increasing=increasing)]
+    same(f)
+
+
+def test_unravel_index():
+    def f(T):
+        return [T.unravel_index(T.tensor([4, 5, -1, 0]), (2, 3)),
+                T.unravel_index(T.tensor(4), (2, 3)),
+                T.unravel_index(T.tensor([[7, 8]], dtype=T.int32), (3, 3)),
+                catch(T.unravel_index, T.tensor([6]), (2, 3)),
+                catch(T.unravel_index, T.tensor([-7]), (2, 3)),
+                catch(T.unravel_index, T.tensor([1.0]), (2, 3))]
+    same(f)

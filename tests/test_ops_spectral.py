@@ -127,3 +127,24 @@ def test_window_argument_errors():
                 ("raised", "ValueError", "general_cosine is implemented for strided tensors "
                  "only, got: torch.sparse_coo")]
     same(f)
+
+
+# ----------------------------------------------------------------------------- windows
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "bartlett_window",
+                                  "blackman_window", "kaiser_window"])
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_windows(name, n, periodic):
+    def f(T):
+        fn = getattr(T, name)
+        return [fn(n, periodic), fn(n, periodic=periodic, dtype=T.float64),
+                fn(n, periodic, requires_grad=True).requires_grad]
+    same(f, rtol=1e-5, atol=1e-6)
+
+
+def test_window_options_and_errors():
+    def f(T):
+        return [T.hamming_window(6, True, 0.5, 0.3), T.kaiser_window(6, False, 5.0),
+                T.hann_window(4, dtype=T.float64),
+                catch(T.hann_window, 4, dtype=T.int64), catch(T.hann_window, -1)]
+    same(f)

@@ -7,6 +7,8 @@ import ember
 import types
 from ember.ops import statistics as _statistics, reduction as _reduction, scan as _scan
 from ember.ops import calculus as _calculus, sorting as _sorting
+# ----------------------------------------------------------------------------- property sweeps
+from hypothesis import given, settings, strategies as st  # noqa: E402
 # the ops this file tests, from the modules that hold them now
 _RX_MODULES = (_statistics, _reduction, _scan, _calculus, _sorting)
 RX = types.SimpleNamespace(**{n: getattr(m, n) for m in _RX_MODULES for n in m.__all__})
@@ -418,3 +420,35 @@ def test_histogramdd():
                 T.histogramdd(x.double(), [3, 1], range=[0., 1, 0, 2]),
                 catch(T.histogramdd, x, [2]), catch(T.histogramdd, x.long(), 2)]
     same(f)
+
+
+# ----------------------------------------------------------------------------- histogram
+def test_histogram():
+    def f(T):
+        x = T.tensor([1.0, 2.0, 3.0, 3.5, 2.5, -1.0])
+        w = T.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        return [T.histogram(x, 3), T.histogram(x, T.tensor([0.0, 2.0, 5.0]), weight=w,
+                                                density=True),
+                T.histogram(x, 2, range=(0.0, 2.0)), x.histogram(4, density=True),
+                T.histogram(x.double(), 5, weight=w.double()),
+                T.histogram(T.tensor([2.0, 2.0]), 2), str(T.histogram(x, 2)),
+                catch(T.histogram, T.tensor([1, 2]), 3),
+                catch(T.histogram, x, 0),
+                catch(T.histogram, x, 2, range=(3.0, 1.0))]
+    same(f)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 40), st.integers(1, 8), st.booleans(), st.booleans(),
+       st.integers(0, 2 ** 31 - 1))
+def test_histogram_sweep(n, bins, weighted, density, seed):
+    rng = np.random.default_rng(seed)
+    data = np.round(rng.standard_normal(n) * 4) / 2          # values on bin edges happen
+    weights = rng.random(n)
+
+    def f(T):
+        x = T.tensor(data, dtype=T.float64)
+        w = T.tensor(weights, dtype=T.float64) if weighted else None
+        return [T.histogram(x, bins, weight=w, density=density),
+                T.histogram(x, bins, range=(-2.0, 3.0), weight=w, density=density)]
+    same(f, rtol=1e-9, atol=1e-12)

@@ -22,7 +22,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember.ops import special
-from differential import same, catch
 from differential import same, catch, warnings_of
 
 NAMES = ["sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma"]
@@ -684,3 +683,43 @@ def test_igamma_igammac():
                 catch(T.igamma, T.tensor([1, 2]), T.tensor([1, 2])),
                 catch(lambda: T.igamma(a.clone().requires_grad_(), b).sum().backward())]
     same(f)
+
+
+def test_i0_and_grad():
+    def f(T):
+        x = T.tensor([0.0, 0.5, -3.0, 14.9, 15.1, 40.0, -80.0], dtype=T.float64,
+                     requires_grad=True)
+        y = T.i0(x)
+        y.backward(T.ones(7, dtype=T.float64))
+        g = x.grad
+        (h,) = T.autograd.grad(T.i0(x).sum(), x, create_graph=True)
+        (hh,) = T.autograd.grad(h.sum(), x)
+        z = T.tensor([1.0, 2.0])
+        z.i0_()
+        return [y, _node(y), g, hh, T.i0(T.tensor([1, 2])), z,
+                T.tensor([1.0], dtype=T.float32).i0().dtype]
+    same(f, rtol=1e-9)
+
+
+# ----------------------------------------------------------------------------- mvlgamma
+def test_mvlgamma():
+    def f(T):
+        x = T.tensor([1.6, 2.5, 7.0], dtype=T.float64, requires_grad=True)
+        y = T.mvlgamma(x, 3)
+        y.sum().backward()
+        z = T.tensor([3.0, 4.0])
+        z.mvlgamma_(2)
+        return [y, _node(y), x.grad, z, T.mvlgamma(T.tensor([3, 4]), 2), x.detach().mvlgamma(1),
+                T.mvlgamma(T.tensor([0.4, 0.1, -1.0, 0.5, -0.3]), 2),
+                catch(T.mvlgamma, T.tensor([3.0]), 0)]
+    same(f, rtol=1e-9)
+
+
+def test_bessel_i1_matches_i0_derivative_across_branches():
+    # I0' = I1: its values on both sides of the series/asymptotic switch at |x| = 15
+    def f(T):
+        x = T.tensor([1e-3, 1.0, 10.0, 14.99, 15.01, 30.0, -20.0, 700.0], dtype=T.float64,
+                     requires_grad=True)
+        T.i0(x).sum().backward()
+        return x.grad / T.i0(x.detach())        # relative: exp(700) is near overflow
+    same(f, rtol=1e-12, atol=0)

@@ -7,8 +7,10 @@ import warnings
 import numpy as np
 import pytest
 
-from differential import catch, same
-from differential import same, catch, warnings_of
+from differential import catch, same, warnings_of
+import array
+import torch
+import ember
 
 
 # ----------------------------------------------------------------------------- from data
@@ -340,4 +342,90 @@ def test_nonzero_static_adjoint_get_device():
                 T.nonzero_static(T.tensor([0., 2.]), size=1),
                 x.nonzero_static(size=5, fill_value=7), catch(T.nonzero_static, x, size=-1),
                 T.adjoint(c).resolve_conj(), catch(T.adjoint, T.ones(3)), T.get_device(T.ones(2))]
+    same(f)
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def test_tensor_utilities():
+    def f(T):
+        x = T.arange(4.0)
+        v = int(x._version)
+        x.apply_(lambda e: e * 2 + 1)
+        x.map_(T.tensor([1.0, 1.0, 2.0, 2.0]), lambda a, b: a * b)
+        r = T.ones(2, requires_grad=True)
+        e = T.zeros(2, 3).new_empty_strided((2, 2), (1, 2), dtype=T.int64)
+        return [x, int(x._version) - v, x.is_pinned(), x.is_shared(), x.share_memory_() is x,
+                x.is_inference(), catch(x.pin_memory), catch(r.apply_, lambda e: e),
+                e.shape, e.stride(), e.dtype]
+    same(f)
+
+
+def test_typename_and_predicates():
+    def f(T):
+        return [T.typename(T.ones(2)), T.typename(T.ones(2, dtype=T.int64)), T.typename(3),
+                T.typename(T.nn.Linear(1, 1)), T.is_nonzero(T.tensor([1.5])),
+                T.is_same_size(T.ones(2), T.ones(2, 1))]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- frombuffer
+def test_frombuffer():
+    def f(T):
+        buf = bytearray(b"abcdefgh")
+        t = T.frombuffer(buf, dtype=T.int16, count=2, offset=2)
+        buf[2] = 0                                     # the tensor shares the buffer's memory
+        floats = T.frombuffer(array.array("f", [1.5, 2.5, 3.5]), dtype=T.float32)
+        return [t, floats, T.frombuffer(bytearray(b"\x01\x02"), dtype=T.uint8,
+                                        requires_grad=False),
+                catch(T.frombuffer, bytearray(b"abc"), dtype=T.int16),
+                catch(T.frombuffer, bytearray(b""), dtype=T.int16),
+                catch(T.frombuffer, bytearray(b"abcd"), dtype=T.int16, count=3),
+                catch(T.frombuffer, bytearray(b"abcd"), dtype=T.int16, offset=4)]
+    same(f)
+
+
+def test_frombuffer_read_only_warns_once():
+    torch_t, torch_caught = warnings_of(lambda: torch.frombuffer(b"abcd", dtype=torch.uint8))
+    ember.ops.creation._warned_readonly.clear()         # as in a fresh process
+    t, caught = warnings_of(lambda: ember.frombuffer(b"abcd", dtype=ember.uint8))
+    _, again = warnings_of(lambda: ember.frombuffer(b"ab", dtype=ember.uint8))
+    assert np.array_equal(t.numpy(), torch_t.numpy())
+    assert len(caught) == 1 and again == []
+    if torch_caught:                  # (torch warns once per process: maybe earlier)
+        assert caught == torch_caught
+
+
+# ----------------------------------------------------------------------------- set_ / subclass
+def test_set_():
+    def f(T):
+        y = T.arange(6.0).view(2, 3)
+        x = T.zeros(2)
+        v = int(x._version)
+        r = x.set_(y)
+        y[0, 0] = 7.0                                  # x shares y's memory
+        x2 = T.zeros(2).set_(y, 1, (2,), (2,))
+        x3 = T.zeros(2).set_(y.t())
+        x4 = T.zeros(2)
+        x4.set_()
+        leaf = T.zeros(2, requires_grad=True)
+        return [r is x, x, int(x._version) - v, x2, x3, x3.stride(), x4, x4.shape,
+                catch(leaf.set_, y), catch(T.zeros(2).set_, T.zeros(2, dtype=T.int64))]
+    same(f)
+
+
+def test_as_subclass():
+    def f(T):
+        class Sub(T.Tensor):
+            pass
+        a = T.ones(2, requires_grad=True)
+        b = a * 2
+        c = b.as_subclass(Sub)
+        (c * 3).sum().backward()
+        plain = T.arange(3.0).as_subclass(Sub)
+        return [type(c).__name__, _node(c), c.requires_grad, c.data_ptr() == b.data_ptr(),
+                a.grad, type(plain).__name__, plain.requires_grad, plain * 1,
+                catch(a.as_subclass, int)]
     same(f)
