@@ -1,4 +1,4 @@
-"""Differential audit of the tensor/graph core, second round: views made in no_grad mode,
+"""The tensor/graph core against torch: views made in no_grad mode,
 `_version`, requires_grad flags, inference tensors, writes into overlapping memory, saved
 numbers on nodes, node class names, and number operands. Each test pins down a discrepancy
 that was found (and fixed), run under torch and ember and compared."""

@@ -1,6 +1,7 @@
-"""Differential audit of the ops against torch, fourth round: in-place ops on non-leaf tensors
-(their autograd records), the random in-place fills, and Tensor-only method arguments. Each
-scenario is a case where ember once differed from PyTorch 2.13."""
+"""In-place ops against torch: in-place ops on non-leaf tensors (their autograd records), the
+torch.<name>_ function forms, fill functions, and Tensor-only method arguments. Each scenario
+is a case where ember once differed from PyTorch 2.13. (The random in-place fills are in
+test_ops_random.py.)"""
 import pytest
 
 from differential import catch, same, warnings_of
