@@ -6,6 +6,8 @@ import torch
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
+from differential import same, catch
+import warnings
 
 RNG = np.random.default_rng(0)
 
@@ -419,3 +421,99 @@ def test_cross_errors(case):
     def run(T):
         return error_of(T.linalg.cross, scalar(T, da, sa), scalar(T, db, sb), **kwargs)
     assert run(ember) == run(torch)
+
+
+# ---------------------------------------------------------------------------- complex cholesky
+def _hpd(T, shape, seed=0):
+    """A complex Hermitian positive-definite matrix (batch): B B^H + n I."""
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    n = shape[-1]
+    return T.tensor(b @ np.conj(np.swapaxes(b, -1, -2)) + n * np.eye(n), requires_grad=True)
+
+
+def _cotangent(T, shape, seed=1):
+    rng = np.random.default_rng(seed)
+    return T.tensor(rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
+
+
+def _deprecated_cholesky(T, A, upper):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # the once-only deprecation warning
+        return T.cholesky(A, upper=upper)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("fn", ["linalg", "deprecated"])
+def test_complex_cholesky_value_and_grad(shape, upper, fn):
+    def scenario(T):
+        A = _hpd(T, shape)
+        L = (T.linalg.cholesky(A, upper=upper) if fn == "linalg"
+             else _deprecated_cholesky(T, A, upper))
+        G = _cotangent(T, shape)
+        grad, = T.autograd.grad(L, A, G, create_graph=True)
+        # double backward through the derivative (written in ember ops)
+        grad2, = T.autograd.grad((grad * _cotangent(T, shape, 2).conj()).real.sum(), A)
+        return L, grad, grad2, type(L.grad_fn).__name__
+    same(scenario, rtol=1e-7, atol=1e-9)
+
+
+def test_real_cholesky_grad_unchanged():
+    def scenario(T):
+        rng = np.random.default_rng(3)
+        b = rng.standard_normal((2, 3, 3))
+        A = T.tensor(b @ np.swapaxes(b, -1, -2) + 3 * np.eye(3), requires_grad=True)
+        L = T.linalg.cholesky(A, upper=True)
+        return T.autograd.grad(L, A, T.tensor(rng.standard_normal((2, 3, 3))))[0]
+    same(scenario, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_complex_cholesky_gradcheck(upper):
+    def scenario(T):
+        rng = np.random.default_rng(4)
+        B = T.tensor(rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)),
+                     requires_grad=True)
+
+        def f(B):        # Hermitian positive-definite by construction, for any perturbation
+            return T.linalg.cholesky(B @ B.mH + 3 * T.eye(3, dtype=B.dtype), upper=upper)
+        return T.autograd.gradcheck(f, (B,)), T.autograd.gradgradcheck(f, (B,))
+    assert same(scenario) == (True, True)
+
+
+_COMPLEX_OPS = {   # the derivatives cholesky's relies on, and their neighbours in linalg_solvers
+    "inv": lambda T, A, B: T.linalg.inv(A),
+    "det": lambda T, A, B: T.linalg.det(A),
+    "logabsdet": lambda T, A, B: T.linalg.slogdet(A)[1],
+    "sign": lambda T, A, B: T.linalg.slogdet(A)[0],
+    "slogdet": lambda T, A, B: T.slogdet(A)[0] * T.slogdet(A)[1],
+    "logdet": lambda T, A, B: T.logdet(A),
+    "solve": lambda T, A, B: T.linalg.solve(A, B),
+    "solve_vector": lambda T, A, B: T.linalg.solve(A, B[..., 0]),
+    "solve_right": lambda T, A, B: T.linalg.solve(A, B, left=False),
+    "cross": lambda T, A, B: T.linalg.cross(A, B, dim=1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("fn", list(_COMPLEX_OPS))
+def test_complex_linalg_grads(fn, dtype):
+    def scenario(T):
+        rng = np.random.default_rng(5)
+        A, B = (T.tensor(rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)),
+                         dtype=getattr(T, dtype), requires_grad=True) for _ in range(2))
+        out = _COMPLEX_OPS[fn](T, A, B)
+        G = T.tensor(rng.standard_normal(tuple(out.shape)) +
+                     (1j * rng.standard_normal(tuple(out.shape)) if out.is_complex() else 0),
+                     dtype=out.dtype)
+        grads = [g for g in T.autograd.grad(out, (A, B), G, create_graph=True,
+                                            allow_unused=True) if g is not None]
+        grads2 = T.autograd.grad(sum((g * g.conj()).real.sum() for g in grads), (A, B),
+                                 allow_unused=True)
+        # (torch answers right-hand solves with conjugate views)
+        return [t.resolve_conj() if t is not None else None for t in [out, *grads, *grads2]]
+    if dtype == "complex64":
+        same(scenario, rtol=1e-3, atol=1e-4)
+    else:
+        same(scenario, rtol=1e-7, atol=1e-9)
