@@ -3,7 +3,8 @@ import numbers
 import numpy as np
 import warnings
 
-from .. import _dtype as D
+from .. import _backend, _dtype as D
+from .._backend import backend
 from .._device import array_module, as_device
 from .._tensor import Tensor, Size, contiguous_strides
 from ._utils import as_shape
@@ -885,11 +886,11 @@ def contiguous(self, memory_format=None):
 
 @primitive("_to_copy", node="ToCopyBackward0")
 def _to_copy(xp, self, *, dtype, device, memory_format=None):
+    """A copy in `dtype`; on `device` when it is given (None: the input's device)."""
     arr = preserving_copy(xp, self, dtype.np, memory_format)
-    if device.type != "cpu" or not isinstance(arr, np.ndarray):
-        from .._backend import backend
-        arr = backend(device.type).from_host(backend("cpu" if isinstance(arr, np.ndarray)
-                                                     else "cuda").to_host(arr))
+    if device is not None:
+        # across devices: through the host (CuPy copies device to device the same way)
+        arr = backend(device.type).from_host(_backend.of(xp).to_host(arr), device.index)
     return arr
 
 
@@ -937,7 +938,11 @@ def to(self, *args, **kwargs):
             memory_format is None or
             memory_format == (suggested_format(self._data) or "torch.contiguous_format")):
         return self
-    out = _to_copy(self, dtype=dtype, device=device, memory_format=memory_format)
+    moving = device != self._device
+    out = _to_copy(self, dtype=dtype, device=device if moving else None,
+                   memory_format=memory_format)
+    if moving:
+        out._device = device        # the registry labels results with the inputs' device
     if out._grad_fn is not None:
         out._grad_fn._params["input_device"] = self._device
     return out

@@ -459,8 +459,8 @@ class Op:
                 a = x._data
                 if x._dtype is not dtype:
                     a = a.astype(npd)
-                    if x._device is not device and x._device.type != device.type:
-                        a = xp_of(device).asarray(a)
+                if x._device is not device and x._device.type != device.type:
+                    a = xp_of(device).asarray(a)    # a zero-dim CPU tensor joining in
                 arrays.append(a)
             else:
                 arrays.append(_scalar_operand(x, npd))
@@ -473,7 +473,7 @@ class Op:
 
     def _wrap_one(self, a, inputs, device):
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
-            a = np.asarray(a)
+            a = xp_of(device).asarray(a)      # a scalar result, kept on the device
         if self.view:
             return inputs[0]._make_view(a)
         return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
