@@ -185,7 +185,7 @@ class ndarray:
 
     # ------------------------------------------------------------------ transfers
     def get(self, stream=None, order="C", out=None):
-        _to_host()
+        _to_host() if self._a.size > 1 else _scalar_read()
         return self._a.copy()
 
     def item(self, *args):
@@ -291,7 +291,7 @@ for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__
 # ---------------------------------------------------------------------- the namespace
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     if isinstance(a, ndarray):
-        _to_host()
+        _to_host() if a._a.size > 1 else _scalar_read()     # one element: a scalar read
         return a._a.copy()
     return np.asarray(a)
 
@@ -447,6 +447,16 @@ def get_default_memory_pool():
 def scatter_add(a, slices, value):
     """cupyx.scatter_add"""
     np.add.at(_unwrap(a), _index(slices), _unwrap(value))
+
+
+def scatter_max(a, slices, value):
+    """cupyx.scatter_max"""
+    np.maximum.at(_unwrap(a), _index(slices), _unwrap(value))
+
+
+def scatter_min(a, slices, value):
+    """cupyx.scatter_min"""
+    np.minimum.at(_unwrap(a), _index(slices), _unwrap(value))
 
 
 def __getattr__(name):

@@ -30,6 +30,14 @@ def scatter_add(target, index, values):
     _cupyx.scatter_add(target, index, values)
 
 
+def scatter_max(target, index, values):
+    _cupyx.scatter_max(target, index, values)
+
+
+def scatter_min(target, index, values):
+    _cupyx.scatter_min(target, index, values)
+
+
 def scatter_multiply(target, index, values):
     """target[index] *= values, every repeated index multiplying in. CuPy's ufunc.at covers
     only some ufuncs: where multiply's is missing, the product is made on the host (a rare

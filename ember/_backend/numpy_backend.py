@@ -24,6 +24,15 @@ def scatter_multiply(target, index, values):
     np.multiply.at(target, index, values)
 
 
+def scatter_max(target, index, values):
+    """target[index] = max(target[index], values), over repeated indices too."""
+    np.maximum.at(target, index, values)
+
+
+def scatter_min(target, index, values):
+    np.minimum.at(target, index, values)
+
+
 def windows(array, window_shape, axis):
     """Read-only strided sliding windows (no copy)."""
     return sliding_window_view(array, window_shape, axis=axis)

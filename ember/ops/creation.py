@@ -28,7 +28,10 @@ def _finish(array, dtype, device, requires_grad):
 def _on_device(array, device):
     if device.type == "cpu":
         return array
-    return array_module(device).asarray(array)
+    if array.ndim == 0:
+        # a scalar is filled in on the device (no host-to-device copy)
+        return array_module(device).full((), array.item(), array.dtype)
+    return backend(device.type).from_host(array, device.index)
 
 
 # ----------------------------------------------------------------------------- from data

@@ -694,7 +694,9 @@ def _(ctx, *grads):
     from .creation import zeros
     shape = list(ctx.input_shape())
     del shape[ctx.dim]
-    parts = [g if g is not None else zeros(shape, dtype=ctx.input_dtype()) for g in grads]
+    device = next(g for g in grads if g is not None)._device
+    parts = [g if g is not None else zeros(shape, dtype=ctx.input_dtype(), device=device)
+             for g in grads]
     return stack(parts, ctx.dim)
 
 
@@ -951,7 +953,8 @@ class CopySlices(Node):
     def apply(self, grads, needs):
         grad = grads[0]
         from .creation import empty_strided
-        result = empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype)
+        result = empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype,
+                                device=grad._device)
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
@@ -1133,4 +1136,4 @@ def index_fill_grad(grad, indices, shape, dim, keepdim):
         return grad
     from .creation import zeros
     idx = Tensor._make(indices, D.int64)
-    return zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)
+    return zeros(shape, dtype=grad._dtype, device=grad._device).scatter(dim, idx, grad)
