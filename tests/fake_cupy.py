@@ -114,10 +114,24 @@ def _index(key):
 
 
 class _Memory:
-    __slots__ = ("ptr",)
+    """A device pointer (CuPy's MemoryPointer): an address in an owner array's memory."""
+    __slots__ = ("owner", "ptr")
 
-    def __init__(self, ptr):
-        self.ptr = ptr
+    def __init__(self, owner, ptr):
+        self.owner, self.ptr = owner, ptr
+
+    def __add__(self, offset):
+        return _Memory(self.owner, self.ptr + offset)
+
+
+class _Interface:
+    """NumPy's array interface for a geometry over an owner's memory (kept alive by it)."""
+
+    def __init__(self, owner, ptr, shape, strides, itemsize):
+        self.owner = owner
+        self.__array_interface__ = {"data": (ptr, False), "shape": tuple(shape),
+                                    "strides": tuple(strides), "typestr": f"|V{itemsize}",
+                                    "version": 3}
 
 
 class ndarray:
@@ -125,7 +139,14 @@ class ndarray:
     __slots__ = ("_a", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, a):
+    def __init__(self, a, dtype=None, memptr=None, strides=None):
+        if memptr is not None:
+            # CuPy's ndarray(shape, dtype, memptr=, strides=): a view of existing memory
+            dtype = np.dtype(dtype)
+            strides = strides or tuple(np.cumprod((1,) + tuple(a[:0:-1]))[::-1] *
+                                       dtype.itemsize)
+            a = np.asarray(_Interface(memptr.owner, memptr.ptr, a, strides,
+                                      dtype.itemsize)).view(dtype)
         if not isinstance(a, np.ndarray):
             raise TypeError("fake_cupy.ndarray wraps a NumPy array")
         self._a = a
@@ -165,7 +186,7 @@ class ndarray:
     mT = property(lambda self: ndarray(self._a.mT))
     real = property(lambda self: ndarray(self._a.real))
     imag = property(lambda self: ndarray(self._a.imag))
-    data = property(lambda self: _Memory(self._a.__array_interface__["data"][0]))
+    data = property(lambda self: _Memory(self._a, self._a.__array_interface__["data"][0]))
     device = property(lambda self: cuda.Device(0))
 
     @property
@@ -174,7 +195,10 @@ class ndarray:
             if isinstance(self._a.base, np.ndarray) else None
 
     def __getattr__(self, name):
-        # the methods CuPy's ndarray shares with NumPy's (reshape, astype, sum, ...)
+        # the methods CuPy's ndarray shares with NumPy's (reshape, astype, sum, ...); not
+        # NumPy's protocols (__array_interface__ is host memory)
+        if name.startswith("__"):
+            raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
         attr = getattr(self._a, name)
         if not callable(attr):
             return attr

@@ -60,5 +60,12 @@ def windows(array, window_shape, axis):
     return xp.lib.stride_tricks.sliding_window_view(array, window_shape, axis=axis)
 
 
+def strided_view(array, shape, strides_bytes, offset_bytes, dtype=None):
+    """A view of `array`'s memory from `offset_bytes` past its first element (negative: into
+    the memory of the array it views), with the given geometry and (by default its) dtype."""
+    return xp.ndarray(tuple(shape), dtype or array.dtype, memptr=array.data + offset_bytes,
+                      strides=tuple(strides_bytes))
+
+
 def as_strided(array, shape, strides_bytes):
     return xp.lib.stride_tricks.as_strided(array, shape=shape, strides=strides_bytes)

@@ -75,6 +75,9 @@ def strided_view(data, shape, strides, offset):
     relative to data's first element) may be negative when `data` is itself a view.
     (CPU memory: NumPy's array interface.)"""
     item = data.itemsize
+    if data.__class__ is not np.ndarray:        # device memory: the backend's own view
+        return backend("cuda").strided_view(data, shape, [s * item for s in strides],
+                                            offset * item)
     address = data.__array_interface__["data"][0] + offset * item
     window = np.asarray(_Window(data, address, shape, [s * item for s in strides], item))
     return window.view(data.dtype)
@@ -260,9 +263,13 @@ def _view_dtype(self, dtype):
             shape = a.shape[:-1] + (a.shape[-1] * factor,)
             strides = tuple(s * factor for s in strides[:-1]) + (1,)
         item = new
-        address = a.__array_interface__["data"][0]
-        data = np.asarray(_Window(a, address, shape, [s * item for s in strides], item))
-        data = data.view(dtype.np)
+        if a.__class__ is not np.ndarray:
+            data = backend("cuda").strided_view(a, shape, [s * item for s in strides], 0,
+                                                dtype.np)
+        else:
+            address = a.__array_interface__["data"][0]
+            data = np.asarray(_Window(a, address, shape, [s * item for s in strides], item))
+            data = data.view(dtype.np)
     else:
         data = a.view(dtype.np)
     # shares memory and the version counter but, as in PyTorch, is no autograd view
