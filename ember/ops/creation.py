@@ -26,8 +26,8 @@ def _finish(array, dtype, device, requires_grad):
 
 
 def _on_device(array, device):
-    if device.type == "cpu":
-        return array
+    if device.type == "cpu" or array.__class__ is not np.ndarray:
+        return array                        # (already made on the device)
     if array.ndim == 0:
         # a scalar is filled in on the device (no host-to-device copy)
         return array_module(device).full((), array.item(), array.dtype)
@@ -742,7 +742,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
         sign = 1 if step > 0 else -1
         num = end - start + step - sign
         n = abs(num) // abs(step) * (1 if (num >= 0) == (step > 0) else -1)  # C++ division
-        data = start + step * np.arange(max(n, 0), dtype=np.int64)
+        # (made where it lives: positions, the common int64 range, need no host copy)
+        data = start + step * array_module(device).arange(max(n, 0), dtype=np.int64)
     elif dtype._category == 1:
         # other integer dtypes count in doubles but step in integers
         n = int(np.ceil((float(end) - float(start)) / float(step)))
