@@ -310,7 +310,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    probs = input._data.astype(np.float64)
+    probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
@@ -342,12 +342,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     out = out.astype(np.int64, copy=False)
     if probs.ndim == 1:
         out = out[0]
-    return Tensor._make(out, D.int64, input._device)
+    return Tensor._make(_on_device(out, input._device), D.int64, input._device)
 
 
 def poisson(input, generator=None):
-    return Tensor._make(_rng(generator).poisson(input._data).astype(input._dtype.np),
-                        input._dtype, input._device)
+    draws = _rng(generator).poisson(input._host()).astype(input._dtype.np)
+    return Tensor._make(_on_device(draws, input._device), input._dtype, input._device)
 
 
 

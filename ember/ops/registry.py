@@ -686,6 +686,9 @@ def write_into(target, value):
     try:
         if getattr(value, "ndim", 0) > data.ndim:
             raise ValueError    # (NumPy would drop leading 1s: [1, 3] into [3] is PyTorch's error)
+        if value.__class__ is _ndarray and data.__class__ is not _ndarray:
+            # host values (drawn by the CPU generator) written into device memory
+            value = backend(target._device.type).from_host(value, target._device.index)
         xp_of(target._device).copyto(data, value, casting="unsafe")
     except ValueError:
         if getattr(value, "shape", ()) == data.shape:
