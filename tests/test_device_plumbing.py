@@ -413,3 +413,131 @@ def test_demo_trains_on_cuda(fake, tmp_path, capsys):
     assert result["test_accuracy"] > 0.5
     assert result["reloaded_accuracy"] == result["test_accuracy"]
     assert "test accuracy" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- more ops
+def _arr(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# name -> (input arrays, fn(x, *others) on ember tensors); the first input requires grad when
+# it is float and fn's result is differentiable
+_OPS = {
+    "interpolate_bilinear": ([_arr(1, 2, 4, 4)], lambda x: F.interpolate(
+        x, scale_factor=2, mode="bilinear")),
+    "interpolate_bicubic": ([_arr(1, 1, 4, 4)], lambda x: F.interpolate(
+        x, size=(6, 5), mode="bicubic", align_corners=True)),
+    "interpolate_antialias": ([_arr(1, 1, 8, 8)], lambda x: F.interpolate(
+        x, size=(3, 3), mode="bilinear", antialias=True)),
+    "grid_sample": ([_arr(1, 1, 4, 4), _arr(1, 3, 3, 2, seed=1) * 0.5],
+                    lambda x, g: F.grid_sample(x, g, align_corners=False)),
+    "avg_pool2d": ([_arr(1, 2, 5, 5)], lambda x: F.avg_pool2d(x, 2, ceil_mode=True)),
+    "adaptive_avg_pool2d": ([_arr(1, 2, 5, 5)], lambda x: F.adaptive_avg_pool2d(x, 3)),
+    "max_pool2d_indices": ([_arr(1, 2, 4, 4)], lambda x: F.max_unpool2d(
+        *F.max_pool2d(x, 2, return_indices=True), 2)),
+    "conv1d": ([_arr(2, 3, 7), _arr(4, 3, 3, seed=1)], lambda x, w: F.conv1d(x, w, stride=2)),
+    "conv3d": ([_arr(1, 2, 4, 4, 4), _arr(2, 2, 2, 2, 2, seed=1)], F.conv3d),
+    "conv_transpose2d": ([_arr(1, 2, 3, 3), _arr(2, 3, 2, 2, seed=1)],
+                         lambda x, w: F.conv_transpose2d(x, w, stride=2)),
+    "group_norm": ([_arr(2, 4, 3)], lambda x: F.group_norm(x, 2)),
+    "instance_norm": ([_arr(2, 3, 4)], F.instance_norm),
+    "embedding_bag": ([_arr(5, 3)], lambda w: F.embedding_bag(
+        ember.tensor([0, 2, 4, 1], device=w.device), w, ember.tensor([0, 2], device=w.device))),
+    "ctc_loss": ([_arr(6, 2, 4)], lambda x: F.ctc_loss(
+        x.log_softmax(2), ember.tensor([[1, 2], [3, 3]], device=x.device), [6, 5], [2, 2])),
+    "unfold_fold": ([_arr(1, 2, 4, 4)], lambda x: F.fold(F.unfold(x, 2), (4, 4), 2)),
+    "pad_reflect": ([_arr(1, 1, 4, 4)], lambda x: F.pad(x, (1, 2, 1, 0), mode="reflect")),
+    "pixel_shuffle": ([_arr(1, 4, 2, 2)], lambda x: F.pixel_shuffle(x, 2)),
+    "cdist": ([_arr(3, 2), _arr(4, 2, seed=1)], ember.cdist),
+    "normalize": ([_arr(3, 4)], F.normalize),
+    "kl_div": ([_arr(3, 4)], lambda x: F.kl_div(x.log_softmax(1), x.softmax(1),
+                                                 reduction="batchmean")),
+    "smooth_l1": ([_arr(3, 4), _arr(3, 4, seed=1)], F.smooth_l1_loss),
+    "bce_with_logits": ([_arr(3, 4), _arr(3, 4, seed=1)],
+                        lambda x, y: F.binary_cross_entropy_with_logits(x, y.sigmoid())),
+    "nll_ignore_index": ([_arr(4, 3)], lambda x: F.cross_entropy(
+        x, ember.tensor([0, -100, 2, 1], device=x.device), label_smoothing=0.1)),
+    "sdpa_mask": ([_arr(1, 2, 3, 4), _arr(1, 2, 3, 4, seed=1)],
+                  lambda q, k: F.scaled_dot_product_attention(
+                      q, k, k, attn_mask=ember.ones(3, 3, dtype=ember.bool, device=q.device).tril())),
+    "unique_sorted": ([_arr(6)], lambda x: (x.round().unique(return_inverse=True)[1] + 0.0)),
+    "unique_consecutive": ([_arr(6)], lambda x: x.round().unique_consecutive() + 0.0),
+    "searchsorted": ([_arr(8)], lambda x: ember.searchsorted(x.sort().values, x) + 0.0),
+    "sort_topk": ([_arr(3, 5)], lambda x: x.sort(1).values + x.topk(2, 1).values.sum()),
+    "cumsum_cumprod": ([_arr(3, 4)], lambda x: x.cumsum(1) + x.cumprod(0)),
+    "einsum": ([_arr(2, 3), _arr(3, 4, seed=1)], lambda a, b: ember.einsum("ij,jk->ik", a, b)),
+    "linalg_solve": ([_arr(3, 3) + 3 * np.eye(3, dtype=np.float32), _arr(3, 2, seed=1)],
+                     ember.linalg.solve),
+    "masked_select": ([_arr(3, 4)], lambda x: x[x > 0]),
+    "nonzero_index": ([_arr(3, 4)], lambda x: x[(x > 0).nonzero(as_tuple=True)]),
+    "index_add_scatter": ([_arr(4, 3)], lambda x: x.index_add(
+        0, ember.tensor([0, 0, 2], device=x.device), x[:3]).scatter_add(
+        1, ember.zeros(4, 3, dtype=ember.int64, device=x.device), x)),
+    "one_hot_bincount": ([_arr(3)], lambda x: x * F.one_hot(
+        ember.tensor([0, 2, 1], device=x.device)).sum(0) + ember.bincount(
+        ember.tensor([0, 2, 2], device=x.device))),
+    "fft": ([_arr(8)], lambda x: ember.fft.rfft(x).abs()),
+    "where_scalar": ([_arr(3, 4)], lambda x: ember.where(x > 0, x, 0.5) ** 2),
+    "clamp_tensor": ([_arr(3, 4), _arr(4, seed=1)], lambda x, m: x.clamp(min=m)),
+}
+
+
+# ops that read their integer arguments back to check them, as torch's CPU kernels do
+_HOST_CHECKED = {"ctc_loss"}
+
+
+@pytest.mark.parametrize("name", sorted(_OPS))
+def test_op_on_device_as_on_cpu(fake, name):
+    """Forward and backward on cuda give the CPU's values, on cuda, and bring no array back
+    to the host (host-planned constants, such as interpolation weights, may go over)."""
+    arrays, fn = _OPS[name]
+    results = {}
+    for device in ("cpu", "cuda"):
+        inputs = [ember.tensor(a, device=device) for a in arrays]
+        inputs[0].requires_grad_()
+        fake_cupy.reset_transfers()
+        fake_cupy.record[0] = []
+        out = fn(*inputs)
+        if out.requires_grad:
+            out.backward(ember.ones_like(out))
+        copies = [r for r in fake_cupy.record[0] if r[0] == "to_host"]
+        fake_cupy.record[0] = None
+        if device == "cuda":
+            assert copies == [] or name in _HOST_CHECKED
+            assert out.device == CUDA0 and is_device_array(out)
+        grad = inputs[0].grad
+        results[device] = (out.detach().cpu().numpy(),
+                           None if grad is None else grad.cpu().numpy())
+    np.testing.assert_allclose(results["cuda"][0], results["cpu"][0], rtol=1e-5, atol=1e-6)
+    if results["cpu"][1] is None:
+        assert results["cuda"][1] is None
+    else:
+        np.testing.assert_allclose(results["cuda"][1], results["cpu"][1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["normal_", "uniform_", "kaiming_uniform_", "trunc_normal_",
+                                  "orthogonal_", "bernoulli", "multinomial", "poisson",
+                                  "randint", "randperm", "rand"])
+def test_random_draws_on_device_match_cpu(fake, name):
+    """Draws on cuda are the CPU generator's numbers (torch's CPU stream), moved over."""
+    make = {
+        "normal_": lambda d: ember.empty(3, 4, device=d).normal_(),
+        "uniform_": lambda d: ember.empty(3, 4, device=d).uniform_(-1, 1),
+        "kaiming_uniform_": lambda d: nn.init.kaiming_uniform_(ember.empty(3, 4, device=d)),
+        "trunc_normal_": lambda d: nn.init.trunc_normal_(ember.empty(3, 4, device=d)),
+        "orthogonal_": lambda d: nn.init.orthogonal_(ember.empty(3, 4, device=d)),
+        "bernoulli": lambda d: ember.bernoulli(ember.full((3, 4), 0.3, device=d)),
+        "multinomial": lambda d: ember.multinomial(ember.ones(2, 5, device=d), 3),
+        "poisson": lambda d: ember.poisson(ember.full((3, 4), 2.0, device=d)),
+        "randint": lambda d: ember.randint(0, 9, (3, 4), device=d),
+        "randperm": lambda d: ember.randperm(7, device=d),
+        "rand": lambda d: ember.rand(3, 4, device=d),
+    }[name]
+    values = []
+    for device in ("cpu", "cuda"):
+        ember.manual_seed(3)
+        t = make(device)
+        assert t.device == (CUDA0 if device == "cuda" else ember.device("cpu"))
+        assert is_device_array(t) == (device == "cuda")
+        values.append(t.cpu().numpy())
+    np.testing.assert_allclose(values[1], values[0], rtol=1e-6, atol=1e-6)
