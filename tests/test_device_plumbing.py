@@ -284,6 +284,10 @@ def test_cuda_module_queries(fake):
     assert ember.cuda.current_device() == 0
     ember.cuda.synchronize()
     assert isinstance(ember.cuda.memory_allocated(), int)
+    props = ember.cuda.get_device_properties(0)
+    assert (props.name, props.major, props.minor) == ("fake device", 9, 0)
+    assert ember.cuda.get_device_name() == "fake device"
+    assert ember.cuda.get_device_capability() == (9, 0)
     with ember.cuda.device(1):
         assert ember.cuda.current_device() == 1
     assert ember.cuda.current_device() == 0

@@ -46,7 +46,7 @@ step() {
     echo "$name: rc=$rc ($((SECONDS - t0))s) $(tail -n 1 "$OUT/$name.log")" | tee -a "$SUMMARY"
 }
 
-PYTEST="python -m pytest -p no:cacheprovider -q -rfEs"
+PYTEST="python -m pytest -p no:cacheprovider -q -rfEs --tb=short"
 
 # --- the environment
 {

@@ -197,6 +197,16 @@ def test_training_matches_torch(cuda_device, build, shape):
     assert all(p.device == ember.device("cuda", 0) for p in e_model.parameters())
 
 
+@needs_torch_gpu
+def test_device_properties_as_torch(cuda_device):
+    e, t = ember.cuda.get_device_properties(0), torch.cuda.get_device_properties(0)
+    assert (e.name, e.major, e.minor, e.multi_processor_count) == \
+        (t.name, t.major, t.minor, t.multi_processor_count)
+    assert abs(e.total_memory - t.total_memory) < 64 * 2 ** 20
+    assert ember.cuda.get_device_name() == torch.cuda.get_device_name()
+    assert ember.cuda.get_device_capability() == torch.cuda.get_device_capability()
+
+
 def test_memory_and_sync_queries(cuda_device):
     x = ember.ones(1024, 1024, device="cuda")
     ember.cuda.synchronize()
