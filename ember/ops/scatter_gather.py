@@ -48,7 +48,8 @@ def _gather(xp, self, *, dim, index):
 def _(ctx, grad):
     from .creation import zeros
     idx = Tensor._make(ctx.index, D.int64, grad._device)
-    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter_add(ctx.dim, idx, grad)
+    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter_add(
+        ctx.dim, idx, grad)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):

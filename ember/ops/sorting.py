@@ -34,7 +34,8 @@ def _(ctx, grad):
     if not len(ctx.input_shape()):
         return grad
     idx = Tensor._make(ctx.result1, D.int64)
-    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter(ctx.dim, idx, grad)
+    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter(
+        ctx.dim, idx, grad)
 
 
 def check_sort_dim(name, dim, descending, method=False):
