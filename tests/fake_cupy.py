@@ -113,6 +113,11 @@ def _index(key):
     return key
 
 
+# NumPy ndarray attributes CuPy's ndarray does not have
+_NOT_IN_CUPY = {"setflags", "tofile", "dump", "dumps", "itemset", "byteswap", "newbyteorder",
+                "getfield", "setfield", "ctypes", "resize", "ptp"}
+
+
 class _Memory:
     """A device pointer (CuPy's MemoryPointer): an address in an owner array's memory."""
     __slots__ = ("owner", "ptr")
@@ -122,6 +127,19 @@ class _Memory:
 
     def __add__(self, offset):
         return _Memory(self.owner, self.ptr + offset)
+
+
+class _Flags:
+    """CuPy's ndarray.flags: the contiguity and ownership flags only (no `writeable`)."""
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, flags):
+        self.c_contiguous, self.f_contiguous = flags.c_contiguous, flags.f_contiguous
+        self.owndata = flags.owndata
+
+    def __getitem__(self, name):
+        return getattr(self, {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+                              "OWNDATA": "owndata"}[name])
 
 
 class _Interface:
@@ -181,7 +199,7 @@ class ndarray:
     strides = property(lambda self: self._a.strides)
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
-    flags = property(lambda self: self._a.flags)
+    flags = property(lambda self: _Flags(self._a.flags))
     T = property(lambda self: ndarray(self._a.T))
     mT = property(lambda self: ndarray(self._a.mT))
     real = property(lambda self: ndarray(self._a.real))
@@ -197,7 +215,7 @@ class ndarray:
     def __getattr__(self, name):
         # the methods CuPy's ndarray shares with NumPy's (reshape, astype, sum, ...); not
         # NumPy's protocols (__array_interface__ is host memory)
-        if name.startswith("__"):
+        if name.startswith("__") or name in _NOT_IN_CUPY:
             raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
         attr = getattr(self._a, name)
         if not callable(attr):

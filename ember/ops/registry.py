@@ -681,7 +681,7 @@ def write_into(target, value):
     """Write an array (or scalar) into a tensor's memory and bump its version."""
     check_inference_write(target)
     data = target._data
-    if data.ndim == 0 and not data.flags.writeable:
+    if data.ndim == 0 and data.__class__ is _ndarray and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
     try:
         if getattr(value, "ndim", 0) > data.ndim:
