@@ -412,8 +412,12 @@ def test_dropout_draws_come_from_the_host_generator(fake):
 
 def test_demo_trains_on_cuda(fake, tmp_path, capsys):
     from ember import demo
-    result = demo.run(demo.parse_args(["--device", "cuda", "--epochs", "1",
-                                       "--out", str(tmp_path)]))
+    threads = ember.get_num_threads()
+    try:
+        result = demo.run(demo.parse_args(["--device", "cuda", "--epochs", "1",
+                                           "--out", str(tmp_path)]))
+    finally:
+        ember.set_num_threads(threads)     # (run() sets the demo's; main() would restore it)
     assert result["test_accuracy"] > 0.5
     assert result["reloaded_accuracy"] == result["test_accuracy"]
     assert "test accuracy" in capsys.readouterr().out
