@@ -11,8 +11,8 @@ import weakref
 
 import numpy as np
 
-from . import _dtype as D
-from ._device import CPU, as_device, array_module
+from . import _backend, _dtype as D
+from ._device import CPU, as_device
 from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 
@@ -540,7 +540,7 @@ class Tensor:
     def _host(self):
         if self._device.type == "cpu":
             return self._data
-        return array_module(self._device).asnumpy(self._data)
+        return _backend.backend(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
         if getattr(self._data, "_ember_sparse", False):

@@ -212,7 +212,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     cols = tensor.numel() // rows
     with no_grad():
         sample = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
-    flat = sample.numpy()
+    flat = sample.cpu().numpy()       # (LAPACK on the host; the result is copied back)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

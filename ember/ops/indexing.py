@@ -10,11 +10,12 @@ import operator
 import numpy as np
 
 from .. import _backend, _dtype as D
+from .._backend import backend
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from . import views as V
 from ._utils import wrap_dim
-from .registry import primitive, write_into, check_broadcast
+from .registry import primitive, write_into, check_broadcast, xp_of
 from .tensor_info import _as_int64
 
 
@@ -28,7 +29,7 @@ def _index(xp, self, *, indices):
 @_index.derivative
 def _(ctx, grad):
     from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -61,7 +62,7 @@ def _index_array(item):
     if isinstance(item, Tensor):
         if item._dtype not in (D.int64, D.int32, D.uint8, D.bool_):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        a = item._host()
+        a = item._data              # kept on its device (see _advanced_tuple)
         if a.dtype == np.uint8:
             import warnings
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
@@ -293,7 +294,13 @@ def _advanced_tuple(t, advanced):
     shape = t._data.shape
     index = [slice(None)] * t._data.ndim
     int_shapes = []
+    on_cpu = t._device.type == "cpu"
     for k, (dim, a) in enumerate(sorted(advanced.items())):
+        if isinstance(a, np.ndarray) != on_cpu:
+            if on_cpu:
+                raise RuntimeError("indices should be either on cpu or on the same device as "
+                                   "the indexed tensor (cpu)")
+            a = backend(t._device.type).from_host(a, t._device.index)   # CPU indices
         if a.dtype == np.bool_:
             for j in range(a.ndim):
                 if a.shape[j] != shape[dim + j]:
@@ -303,7 +310,7 @@ def _advanced_tuple(t, advanced):
             index[dim] = a
             for j in range(1, a.ndim):
                 index[dim + j] = None
-            int_shapes.append((a.sum(),) if a.ndim else ())
+            int_shapes.append((int(a.sum()),) if a.ndim else ())
         else:
             _check_index_bounds(a, shape[dim], k)
             index[dim] = a
@@ -463,10 +470,10 @@ def _index_select(xp, self, *, dim, index):
 @_index_select.derivative
 def _(ctx, grad):
     from .creation import zeros
-    out = zeros(ctx.input_shape(), dtype=grad._dtype)
+    out = zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device)
     if not len(ctx.input_shape()):
         return grad
-    return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64), grad)
+    return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64, grad._device), grad)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -502,7 +509,7 @@ def _index_add(xp, self, source, *, dim, index, alpha):
 
 @_index_add.derivative
 def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
+    idx = Tensor._make(ctx.index, D.int64, grad._device)
     g_src = grad.index_select(ctx.dim, idx)
     return grad, g_src * ctx.alpha if ctx.alpha != 1 else g_src
 
@@ -569,17 +576,18 @@ def _masked_select(xp, self, *, indices):
 @_masked_select.derivative
 def _(ctx, grad):
     from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
 def nonzero(input, *, as_tuple=False, out=None):
-    idx = np.nonzero(input._data) if input._data.ndim else \
-        ((np.zeros(1, np.int64),) if input._data.item() else (np.zeros(0, np.int64),))
+    xp = xp_of(input._device)
+    idx = xp.nonzero(input._data) if input._data.ndim else \
+        ((xp.zeros(1, np.int64),) if input._data.item() else (xp.zeros(0, np.int64),))
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64), D.int64, input._device) for i in idx)
-    stacked = np.stack(idx, axis=1) if input._data.ndim else \
-        np.zeros((len(idx[0]), 0), np.int64)
+    stacked = xp.stack(idx, axis=1) if input._data.ndim else \
+        xp.zeros((len(idx[0]), 0), np.int64)
     return Tensor._make(stacked.astype(np.int64), D.int64, input._device)
 
 
@@ -651,7 +659,7 @@ def _take(xp, self, *, index):
 @_take.derivative
 def _(ctx, grad):
     from .creation import zeros
-    flat = zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype)
+    flat = zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype, device=grad._device)
     return flat.index_add(0, _long(ctx.index.reshape(-1)), grad.reshape(-1)).reshape(
         ctx.input_shape())
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _backend, _dtype as D
 from .. import _random_recipes as R
 from .._device import as_device
 from .._generator import Generator, default_generator
@@ -60,8 +60,7 @@ def bernoulli_mask(shape, p, generator=None, like=None):
 
 def _dense_strides(a):
     """a's element strides when it is not C-contiguous but covers its memory without gaps
-    or overlap (empty_like keeps such a layout); else None."""
-    a = np.asarray(a)
+    or overlap (empty_like keeps such a layout); else None. (A NumPy or CuPy array.)"""
     if a.flags.c_contiguous:
         return None
     strides = [st // a.itemsize for st in a.strides]
@@ -314,7 +313,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    probs = input._data.astype(np.float64)
+    probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
@@ -326,7 +325,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
     out = R.multinomial(_gen(generator), input._host(), num_samples, replacement)
-    return Tensor._make(out, D.int64, input._device)
+    return Tensor._make(_on_device(out, input._device), D.int64, input._device)
 
 
 def poisson(input, generator=None):
@@ -364,12 +363,15 @@ def _random_fill(name, node, draw, inputs=1):
     x (uniform_, normal_) is filled as its real view: real and imaginary parts interleaved.
     `inputs`: the tensor operands (x, and bernoulli_'s tensor of probabilities)."""
     def forward(xp, self, *tensors, args, gen):
-        host = np.asarray(self)
+        # the draws come from the CPU generator (torch's CPU stream) and go over once
+        device = _backend.of(xp)
+        host = device.to_host(self)
+        tensors = [device.to_host(t) if hasattr(t, "shape") else t for t in tensors]
         if host.dtype.kind == "c":
             real = host.view(host.real.dtype).reshape(host.shape + (2,))
             vals = _place(real, draw(gen, real, *tensors, *args)).view(host.dtype)
-            return xp.asarray(vals.reshape(host.shape))
-        return xp.asarray(_place(host, draw(gen, host, *tensors, *args)))
+            return device.from_host(vals.reshape(host.shape))
+        return device.from_host(_place(host, draw(gen, host, *tensors, *args)))
     if inputs == 1:
         op = primitive(name, node=node)(lambda xp, self, *, args, gen: forward(
             xp, self, args=args, gen=gen))

@@ -473,8 +473,8 @@ class Op:
                 a = x._data
                 if x._dtype is not dtype:
                     a = a.astype(npd)
-                    if x._device is not device and x._device.type != device.type:
-                        a = xp_of(device).asarray(a)
+                if x._device is not device and x._device.type != device.type:
+                    a = xp_of(device).asarray(a)    # a zero-dim CPU tensor joining in
                 arrays.append(a)
             else:
                 arrays.append(_scalar_operand(x, npd))
@@ -489,7 +489,7 @@ class Op:
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
             if getattr(a, "_ember_sparse", False):      # a sparse result (ember/sparse)
                 return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
-            a = np.asarray(a)
+            a = xp_of(device).asarray(a)      # a scalar result, kept on the device
         if self.view:
             return inputs[0]._make_view(a)
         return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
@@ -719,11 +719,14 @@ def write_into(target, value):
     """Write an array (or scalar) into a tensor's memory and bump its version."""
     check_inference_write(target)
     data = target._data
-    if data.ndim == 0 and not data.flags.writeable:
+    if data.ndim == 0 and data.__class__ is _ndarray and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
     try:
         if getattr(value, "ndim", 0) > data.ndim:
             raise ValueError    # (NumPy would drop leading 1s: [1, 3] into [3] is PyTorch's error)
+        if value.__class__ is _ndarray and data.__class__ is not _ndarray:
+            # host values (drawn by the CPU generator) written into device memory
+            value = backend(target._device.type).from_host(value, target._device.index)
         xp_of(target._device).copyto(data, value, casting="unsafe")
     except ValueError:
         if getattr(value, "shape", ()) == data.shape:

@@ -169,7 +169,7 @@ def _narrow_copy(xp, self, *, dim, start, stop, step, zero_grad):
 @_narrow_copy.derivative
 def _(ctx, grad):
     if ctx.zero_grad:
-        return creation.zeros(ctx.input_shape(), dtype=grad.dtype)
+        return creation.zeros(ctx.input_shape(), dtype=grad.dtype, device=grad._device)
     return V._slice.derivative_fn(ctx, grad)
 
 
