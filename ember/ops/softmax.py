@@ -19,7 +19,8 @@ def _shifted(xp, x, dim):
 def _softmax(xp, self, *, dim):
     # in place on the one new array: each pass as few times as the formula needs
     e = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
-    xp.exp(e, out=e)
+    # (in place for floats; an empty bool or integer input's exp makes its own float array)
+    e = xp.exp(e, out=e) if e.dtype.kind in "fcV" else xp.exp(e)      # (V: bfloat16)
     e /= xp.sum(e, axis=dim, keepdims=True)
     return e.astype(self.dtype, copy=False)
 
