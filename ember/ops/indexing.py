@@ -177,7 +177,7 @@ def _apply_index(self, index, scalar_fill=False):
     for item in items:
         if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if isinstance(item, Tensor) and item._dtype in (D.bool_, D.uint8) and item.ndim or \
+        if isinstance(item, Tensor) and item._dtype in (D.bool_, D.uint8) or \
                 isinstance(item, np.ndarray) and item.dtype in (np.bool_, np.uint8):
             consumed += max(item.ndim, 0)
         else:
