@@ -217,7 +217,7 @@ from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
 from .nn.functional import conv_tbc  # noqa: E402,F401
 from .ops.view_copies import *  # noqa: E402,F401,F403
-from .ops.nn_natives import *  # noqa: E402,F401,F403
+from .nn._native_ops import *  # noqa: E402,F401,F403
 from .ops.random import *  # noqa: E402,F401,F403
 from .ops.linalg_decompositions import *  # noqa: E402,F401,F403
 from .ops.dlpack import *  # noqa: E402,F401,F403

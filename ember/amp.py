@@ -20,6 +20,7 @@ import warnings
 
 from . import _dtype as D
 from ._device import device as _device
+from .ops import hooks as _hooks
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs", "custom_fwd",
            "custom_bwd"]
@@ -47,8 +48,8 @@ class _State(threading.local):
 
 _state = _State()
 # autocast regions open in any thread: the op registry's one cheap check before it looks at
-# this thread's state
-_regions = [0]
+# this thread's state (amp's hook in the registry, filled in at the end of this module)
+_regions = _hooks.autocast_regions
 
 
 def is_autocast_available(device_type):
@@ -347,3 +348,7 @@ def custom_bwd(bwd=None, *, device_type):
         with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
             return bwd(*args, **kwargs)
     return backward
+
+
+# the registry casts the inputs of LOWER_PRECISION_OPS inside autocast regions
+_hooks.register_autocast(LOWER_PRECISION_OPS, cast_inputs)

@@ -23,13 +23,14 @@ from typing import NamedTuple, Optional
 from . import grad_mode
 from .graph import INTERNAL_OVERLAP_ERROR
 from .._dtype import _FROM_NUMPY
+from ..ops import hooks as _hooks
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
 
 # The active dual levels (PyTorch allows one: always [0] or []). ops/registry.py reads this
 # list on every op call: only a non-empty one costs anything.
-_levels = []
+_levels = _hooks.dual_levels
 _current_level = -1
 _duals = []             # weak references to the tensors given a tangent at the active level
 _TANGENT = "fw_grad"    # the tangent's key in Tensor._extra
@@ -403,3 +404,7 @@ def _jvp(op, inputs, outs, params, tangents):
         t = next(found)
         new.append(t if t is not None else zeros_like(o))
     return new
+
+
+# the registry's (and the printer's) forward-AD hook: tangents for every op while a level is active
+_hooks.register_forward_ad(propagate, propagate_inplace, tangent_of)

@@ -171,7 +171,8 @@ def _out(result, out, name, dtype_rule="cast"):
     if out.shape != result.shape:
         warn_resize(out, result.shape, stacklevel=4)
         out.resize_(result.shape)
-    from .registry import write_into, _forward_ad
+    from .registry import write_into
+    from ..autograd import forward_ad as _forward_ad
     write_into(out, result._data)
     if _forward_ad._levels:
         _forward_ad.check_out(result, out, name)     # (PyTorch writes out first, then refuses)

@@ -9,7 +9,6 @@ from .._tensor import Tensor
 from ._pointwise_common import _out
 from ._utils import wrap_dim, return_type as _return_type, return_type
 from .indexing import _scalar_name
-from .nn_natives import _constant
 from .reduction import _parsed, _values_indices, evenly_distribute, _tname
 from .registry import primitive
 
@@ -143,6 +142,11 @@ def _mode_along(xp, x, dim, keepdim):
     if keepdim:
         values, idx = xp.expand_dims(values, dim), xp.expand_dims(idx, dim)
     return values, idx.astype(xp.int64)
+
+
+def _constant(array, like):
+    """A tensor of `array` with the dtype and device of `like` (no graph)."""
+    return Tensor._make(np.asarray(array, like._dtype.np), like._dtype, like._device)
 
 
 @primitive("mode", node="ModeBackward0", n_outputs=2, differentiable_outputs=1,
