@@ -276,4 +276,3 @@ from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, .
     ComplexDoubleStorage)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)
-
