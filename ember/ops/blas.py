@@ -8,10 +8,15 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
-from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out
+from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out, CPP_NAMES
 from ._utils import wrap_dim
 from .indexing import _scalar_name
 from .registry import primitive
+import warnings
+from .creation import eye
+from .linalg_solvers import inverse
+from .reduction import sum as _sum
+from .views import _unsafe_view
 
 
 _BF16 = D.bfloat16.np
@@ -298,7 +303,6 @@ def _should_fold(a, b):
 
 
 def _folded_matmul(a, b):
-    from .views import _unsafe_view
     transpose = b._data.ndim > a._data.ndim
     if transpose:                # (b^T a^T)^T: fold b instead
         big, small = b.mT, (a.t() if a._data.ndim == 2 else a)
@@ -314,7 +318,6 @@ def _folded_matmul(a, b):
 
 
 def _batched_matmul(a, b):
-    from .views import _unsafe_view
     da, db = a._data.ndim, b._data.ndim
     # two 3-D operands, one with a batch of one that needs a gradient: squeeze that batch and
     # fold instead (its gradient is then one mm, not a sum over an expanded batch)
@@ -508,7 +511,6 @@ def _bmm_dims(a, b, contracted):
 def _sum_product(a, b, sum_dims):
     """a * b summed over `sum_dims` (kept as size-1 dims), as one bmm: the dims both operands
     have are the batch, those of one side only are its rows / columns."""
-    from .reduction import sum as _sum
     contracted, a_only, b_only = [], [], []
     for d in sum_dims:
         in_a, in_b = a._data.shape[d] != 1, b._data.shape[d] != 1
@@ -580,7 +582,6 @@ def einsum(*args):
     ops = [_line_up(op, keys, order) for op, keys in zip(operands, keys_of)]
     n_out = len(out_keys)
     if len(ops) == 1:
-        from .reduction import sum as _sum
         return _sum(ops[0], list(range(n_out, len(order)))) if contracted else ops[0]
     # a contracted key is summed at the step of the last operand that has it (keys of the
     # first operand alone: at the first step)
@@ -608,7 +609,6 @@ def _(ctx, grad):
 
 
 def linalg_cross(input, other, *, dim=-1):
-    from ._utils import wrap_dim
     if input._data.ndim != other._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input._dtype is not other._dtype:
@@ -629,7 +629,6 @@ def cross(input, other, dim=None):
     """torch.cross: without `dim`, the first dimension of size 3 of `input` (deprecated)."""
     if dim is None:
         if not _cross_warned:
-            import warnings
             warnings.warn(_CROSS_NO_DIM, UserWarning, stacklevel=2)
             _cross_warned.append(True)
         sizes = input._data.shape
@@ -943,7 +942,6 @@ def _check_batches(batch1, batch2):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     if input._dtype is not batch1._dtype:        # (checked before the shapes)
-        from ._pointwise_common import CPP_NAMES
         raise RuntimeError(f"Input dtypes must be the same, got: input "
                            f"{CPP_NAMES[input._dtype.name]}, batch1: "
                            f"{CPP_NAMES[batch1._dtype.name]}, batch2: "
@@ -978,11 +976,9 @@ def matrix_power(input, n):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
                            f"they are {input.shape[-2]} by {input.shape[-1]} matrices")
     if n == 0:
-        from .creation import eye
         # PyTorch copies the identity into a clone of input (CopyBackwards: a zero gradient)
         return input.clone().copy_(eye(input.shape[-1], dtype=input._dtype).expand(input.shape))
     if n < 0:
-        from .linalg_solvers import inverse
         input, n = inverse(input), -n
     # binary powering: the squares of input, multiplied in where n has a one bit
     result, square = None, input

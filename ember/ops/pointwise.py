@@ -12,6 +12,8 @@ from ._pointwise_common import (_out, unsupported, _zeros, _c, _special, _is_int
                                 _is_tensor, _wrapped, _promote_to, _py_number, _type_name, _BF16,
                                 CPP_NAMES)
 from .registry import FLOAT, primitive, COMMON, check_broadcast
+from .creation import scalar_tensor
+from .indexing import nonzero
 
 
 # ----------------------------------------------------------------------------- unary
@@ -400,7 +402,6 @@ def _clamp_bound(bound, input):
     if _is_tensor(bound):
         return bound
     if bound is None:
-        from .creation import scalar_tensor
         return scalar_tensor(0, input, input._dtype)
     return _wrapped(bound, input)
 
@@ -501,7 +502,6 @@ def _(ctx, grad):
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     if condition._dtype is not D.bool_:
         if condition._dtype is D.uint8:
@@ -511,7 +511,6 @@ def where(condition, input=None, other=None, *, out=None):
                                f"tensor with dtype {_type_name(condition._dtype)}")
     input, other = _py_number(input), _py_number(other)
     if not _is_tensor(input) and not _is_tensor(other):
-        from .creation import scalar_tensor
         dtype = D.result_dtype([input, other])
         input = scalar_tensor(input, condition, dtype)
     if not _is_tensor(input):

@@ -9,7 +9,12 @@ from .._device import as_device
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
                        _type_name)
-from .registry import primitive
+from .registry import primitive, check_inplace_allowed
+import pickle
+import secrets
+import warnings
+from .._printing import scalar_type_name
+from ..autograd import grad_mode
 
 
 # ----------------------------------------------------------------------------- random
@@ -32,7 +37,6 @@ class Generator:
         return self
 
     def seed(self):
-        import secrets
         self.manual_seed(secrets.randbits(63))
         return self._seed
 
@@ -40,12 +44,10 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        import pickle
         state = pickle.dumps(self._rng.bit_generator.state)
         return Tensor._make(np.frombuffer(state, np.uint8).copy(), D.uint8)
 
     def set_state(self, state):
-        import pickle
         if not isinstance(state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
         if state._dtype is not D.uint8:
@@ -83,7 +85,6 @@ def _rng(generator):
 
 
 def _not_implemented(kernel, dtype):
-    from .._printing import scalar_type_name
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
@@ -218,7 +219,6 @@ def _check_random_bounds(low, high, dtype):
         if high - 1 > hi:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
         return
-    import warnings
     digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
     for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
         if abs(value) > 2 ** digits and (which, dtype) not in _warned_bounds:
@@ -400,8 +400,6 @@ _bernoulli_tensor = _random_fill("bernoulli_", "BernoulliBackward1",
 
 def _check_fill(self):
     """PyTorch refuses a leaf that requires grad before it looks at the fill's arguments."""
-    from ..autograd import grad_mode
-    from .registry import check_inplace_allowed
     if grad_mode.state.enabled and self._requires_grad:
         check_inplace_allowed(self)
 
@@ -415,7 +413,6 @@ def _continuous_only(self, kind, name=None):
 
 
 def _scalar_type_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -563,7 +560,6 @@ def _(ctx, grad):
 
 def binomial(count, prob, generator=None):
     """Samples of Binomial(count, prob), elementwise (count rounded down; prob clamped)."""
-    from .._printing import scalar_type_name
     if not count._dtype.is_floating_point:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count._dtype)}")

@@ -34,6 +34,7 @@ from ._utils import int_arg
 from .arithmetic import _ones_like, _add_scalar, _mul_scalar, _require_tensors
 from .pointwise import where
 from .registry import FLOAT, primitive, COMMON
+from .creation import arange, _type_name
 
 
 # Constants, to 17+ significant digits (Python rounds the literals correctly).
@@ -548,7 +549,6 @@ def _unary(name, node, kernel, derivative, save=("self",), halves=True, param="i
     if param == "x":                    # (PyTorch's name for a few of them)
         def public(x, *, out=None):
             if not isinstance(x, Tensor):
-                from .creation import _type_name
                 raise TypeError(f"{name}(): argument 'x' (position 1) must be Tensor, not "
                                 f"{_type_name(x)}")
             return _out(op(x), out, name)
@@ -946,7 +946,6 @@ def _mvlgamma(xp, self, *, p):
 @_mvlgamma.derivative
 def _(ctx, grad):
     from .pointwise_math import digamma
-    from .creation import arange
     p = ctx.p
     shifted = ctx.self.unsqueeze(-1) - arange(p, dtype=ctx.self._dtype) / 2
     return grad * digamma(shifted).sum(-1)

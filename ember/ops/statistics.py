@@ -11,6 +11,9 @@ from ._utils import wrap_dim, return_type as _return_type, return_type
 from .indexing import _scalar_name
 from .reduction import _parsed, _values_indices, evenly_distribute, _tname
 from .registry import primitive
+from .creation import tensor, linspace
+from .pointwise import where
+from .views import index_fill_grad
 
 
 # ----------------------------------------------------------------------------- median
@@ -60,7 +63,6 @@ def _median_ops(name, ignore_nan):
 
     @dim_op.derivative
     def _(ctx, grad):
-        from .views import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
     @_parsed(name, "Tensor input",
@@ -157,7 +159,6 @@ def _mode(xp, self, *, dim, keepdim):
 
 @_mode.derivative
 def _(ctx, grad):
-    from .views import index_fill_grad
     return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
 
@@ -184,8 +185,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, out):
     """Composed of ember ops (sort, gather, lerp), so the gradient comes for free. (Its errors,
     in PyTorch's order, all say quantile(), nanquantile's too.)"""
-    from .creation import tensor
-    from .pointwise import where
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
@@ -405,7 +404,6 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                                f"{lo:g} max {hi:g} for dimension 0")
         if lo == hi:                         # an empty range widens to one unit, as torch
             lo, hi = lo - 0.5, hi + 0.5
-        from .creation import linspace  # (torch's rounding of the edges)
         edges = linspace(lo, hi, bins + 1, dtype=dtype)._data
     weights = None if weight is None else weight._data.reshape(-1)
     inside = (data >= edges[0]) & (data <= edges[-1])

@@ -1,7 +1,7 @@
 """The *_copy ops: each view op's result as a fresh tensor (torch.select_copy, ...)."""
 import inspect
 
-from .. import _dtype as D
+from .. import _dtype as D, contiguous_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import creation, views as V
@@ -50,7 +50,6 @@ def _copied(views, input):
 
 
 def _plain_copy(t):
-    from .. import contiguous_format
     with grad_mode.no_grad():
         return creation.clone(t, memory_format=contiguous_format)
 
