@@ -6,6 +6,8 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops.creation import tensor as make
+from ..ops.random import _rng, rand
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -121,7 +123,6 @@ def dirac_(tensor, groups=1):
         centre = tuple(s // 2 for s in sizes[2:])
         g, d = np.meshgrid(np.arange(groups), np.arange(n), indexing="ij")
         data[(g * out_per_group + d).ravel(), d.ravel(), *centre] = 1
-        from ..ops.creation import tensor as make
         tensor.copy_(make(data, dtype=tensor.dtype))
     return tensor
 
@@ -166,8 +167,6 @@ def orthogonal_(tensor, gain=1, generator=None):
     if tensor.numel() == 0:
         return tensor
     import numpy as np
-    from ..ops.random import _rng
-    from ..ops.creation import tensor as make
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flat = _rng(generator).standard_normal((rows, cols))
@@ -187,7 +186,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     zeroed, at rows chosen at random for each column."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.random import rand
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():

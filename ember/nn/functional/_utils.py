@@ -8,16 +8,16 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
-from ...ops.registry import primitive
-from ...ops import reduction as R
+from ...ops.registry import primitive, xp_of
+from ...ops import reduction as R, special
 from ...ops import pointwise as P
-from ...ops.creation import zeros
+from ...ops.creation import zeros, full_like
 from ...ops import norms as _norms
 from ...ops import arithmetic as _arith
+from ..._printing import scalar_type_name
 
 
 def _special():
-    from ...ops import special
     return special
 
 
@@ -28,12 +28,10 @@ def _const(array, like):
 
 def _xp(t):
     """The array module (numpy or cupy) of a tensor's device."""
-    from ...ops.registry import xp_of
     return xp_of(t._device)
 
 
 def _dtype_word(dtype):
-    from ..._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -62,7 +60,6 @@ def _clamp_min_scalar(input, min):
 def _scalar_minus(value, tensor):
     """value - tensor as torch's C++ writes it: a filled tensor minus tensor (SubBackward0 with
     an empty first edge; Python's `value - tensor` is RsubBackward1)."""
-    from ...ops.creation import full_like
     return full_like(tensor, value) - tensor
 
 
@@ -188,5 +185,4 @@ def _tuple(value, n, name, what="convolution dimensions"):
 
 
 def _type_name(dtype):
-    from ..._printing import scalar_type_name
     return scalar_type_name(dtype)

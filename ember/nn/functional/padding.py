@@ -1,7 +1,8 @@
 """Padding: F.pad in its constant, reflect, replicate and circular modes."""
-from ...ops.creation import _check_sizes
+from ...ops.creation import _check_sizes, zeros
 from ...ops.registry import primitive
 from ._utils import _pad_last, _crop_last, _zero_input_grad
+from ...ops.views import slice_dim
 
 
 # ============================================================================ padding
@@ -177,8 +178,6 @@ def _circular_pad(input, pairs):
     copy the (cropped) input into the middle of a new tensor, then each padded border from the
     opposite side of that tensor, last dim first. The pieces are clamped slices (as torch's), so
     a dimension cropped to nothing gives an empty result rather than an error."""
-    from ...ops.creation import zeros
-    from ...ops.views import slice_dim
     d = len(pairs)
     axes = range(input.dim() - d, input.dim())
     out_shape = list(input.shape)
