@@ -69,6 +69,7 @@ from .ops.creation import make_legacy_types as _make_legacy_types
 globals().update(_make_legacy_types())
 
 from ._tensor import layout, memory_format  # noqa: E402
+from .ops.registry import check_broadcast
 strided = layout("torch.strided")
 contiguous_format = memory_format("torch.contiguous_format")
 preserve_format = memory_format("torch.preserve_format")
@@ -138,7 +139,6 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    from .ops.registry import check_broadcast
     check_broadcast(tensors)                        # (PyTorch's message for tensors)
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)

@@ -18,9 +18,13 @@ import functools
 import threading
 import warnings
 
-from . import _dtype as D
+from . import _dtype as D, cuda
 from ._device import device as _device
 from .ops import hooks as _hooks
+from ._tensor import Tensor
+from .autograd.grad_mode import no_grad
+from .ops.creation import tensor
+from .ops.pointwise import isfinite
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs", "custom_fwd",
            "custom_bwd"]
@@ -89,7 +93,6 @@ class autocast:
                           "torch.float16 currently.")
             self._enabled = False
         if self._enabled and self.device == "cuda":
-            from . import cuda
             if not cuda.is_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
                               "autocast.")
@@ -130,7 +133,6 @@ def cast_inputs(inputs, device_type="cpu"):
     """
     if not _state.enabled[device_type]:
         return inputs
-    from ._tensor import Tensor
     dtype = _state.dtype[device_type]
     out = []
     for x in inputs:
@@ -159,7 +161,6 @@ class GradScaler:
                  backoff_factor=0.5, growth_interval=2000, enabled=True):
         self._device = str(device)
         if enabled and _device(self._device).type == "cuda":
-            from . import cuda
             if not cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
                               "available.  Disabling.")
@@ -198,7 +199,6 @@ class GradScaler:
             return outputs
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
-        from .ops.creation import tensor
         return outputs * tensor(self._scale, dtype=D.float32, device=outputs.device)
 
     def _optimizer_state(self, optimizer):
@@ -215,8 +215,6 @@ class GradScaler:
                                "the last update().")
         if state["stage"] is _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from .autograd.grad_mode import no_grad
-        from .ops.pointwise import isfinite
         inv_scale = 1.0 / self._scale
         found_inf = False
         with no_grad():
@@ -296,7 +294,6 @@ def _check_device_type(device_type):
 
 def _cast_for_forward(value, device_type, dtype):
     """Floating tensors on `device_type` (not float64) cast to `dtype`, through containers."""
-    from ._tensor import Tensor
     if isinstance(value, Tensor):
         if value.is_floating_point() and value.dtype is not D.float64 \
                 and value.device.type == device_type:

@@ -25,6 +25,7 @@ import numpy as np
 
 import ember as torch
 from ember.utils.data import DataLoader, Subset, TensorDataset, random_split
+from ember.viz import make_dot, GraphvizNotFoundError
 
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "digits.npz")
 
@@ -153,7 +154,6 @@ def plot_losses(batch_losses, epoch_losses, path):
 
 
 def draw_graph(model, x, y, loss_fn, directory):
-    from ember.viz import make_dot, GraphvizNotFoundError
     loss = loss_fn(model(x), y)
     dot = make_dot(loss, params=dict(model.named_parameters()))
     try:
