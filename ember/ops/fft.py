@@ -24,7 +24,7 @@ from .complex import conj, conj_physical
 from .registry import primitive
 from .shape import roll
 from .views import narrow
-from ..nn.functional.padding import _constant_pad_nd
+from .padding import _constant_pad_nd
 from .creation import tensor
 
 

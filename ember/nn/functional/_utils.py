@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
+from ...ops.padding import _pad_last
 from ...ops.registry import primitive, xp_of
 from ...ops import reduction as R, special
 from ...ops import pointwise as P
@@ -147,17 +148,6 @@ def _fold(buf, pieces, kernel, stride, dilation, out):
         region = tuple(slice(ki * dl, ki * dl + (o - 1) * s + 1, s)
                        for ki, dl, o, s in zip(k, dilation, out, stride))
         buf[(Ellipsis,) + region] += pieces(k)
-
-
-def _pad_last(xp, x, pads, value=0):
-    """Pad x's last len(pads) axes by (before, after) pairs with a constant."""
-    if not any(lo or hi for lo, hi in pads):
-        return x
-    d = len(pads)
-    shape = x.shape[:-d] + tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[-d:], pads))
-    out = xp.full(shape, value, dtype=x.dtype) if value else xp.zeros(shape, dtype=x.dtype)
-    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape[-d:], pads))] = x
-    return out
 
 
 def _crop_last(x, pads, sizes):
