@@ -15,6 +15,10 @@ from . import _dtype as D
 from ._device import CPU, as_device, array_module
 from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
+import copy
+from ._printing import tensor_repr, legacy_type_name
+from ._storage import UntypedStorage
+from .autograd.grad_mode import no_grad
 
 
 _new_object = object.__new__
@@ -260,7 +264,6 @@ class Tensor:
         return self._data_ptr()
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
         return UntypedStorage._of(self)
 
     def is_contiguous(self, memory_format=None):
@@ -625,7 +628,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -647,7 +649,6 @@ class Tensor:
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
         if self.__dict__:
-            import copy
             t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = t
         return t
@@ -667,7 +668,6 @@ class Tensor:
         if self is root:
             t = new_root
         else:
-            from .autograd.grad_mode import no_grad
             with no_grad():
                 t = new_root.as_strided(tuple(self._data.shape), self.stride(),
                                         self.storage_offset())
@@ -699,7 +699,6 @@ class Tensor:
         return self.to(as_device("cuda" if device is None else device))
 
     def type(self, dtype=None, non_blocking=False):
-        from ._printing import legacy_type_name
         if dtype is None:
             return "torch." + legacy_type_name(self._dtype, self._device)
         from .ops.creation import legacy_type_dtype
@@ -814,7 +813,6 @@ def _warn_scalar_of_grad_tensor():
     # PyTorch warns once per process (float() and complex() of a tensor that requires grad)
     if not _warned_scalar:
         _warned_scalar.append(True)
-        import warnings
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                       "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
                       "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"

@@ -14,7 +14,7 @@ from .layout import (dense_in_order as _dense_in_order,
 from .._backend import backend
 from .._printing import scalar_type_name
 from .indexing import _check_fits, checked_number
-from .views import element_strides
+from .views import element_strides, _extent, restride, strided_view
 
 
 def _finish(array, dtype, device, requires_grad):
@@ -568,7 +568,6 @@ def copy_strides(a, memory_format=None):
 
 def strided_empty(xp, shape, strides, np_dtype):
     """A new (zero-filled) array with the given shape and element strides."""
-    from .views import _extent, restride
     return restride(xp.zeros(max(_extent(shape, strides, 0), 1), np_dtype), shape, strides)
 
 
@@ -594,7 +593,6 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
                            f"strides ({len(stride)})")
     _check_sizes(size)
-    from .views import _extent, strided_view
     buf = xp_of(device).zeros(max(_extent(size, stride, 0), 1), dtype.np)
     # (an empty tensor has a one-element buffer, which no reshape turns into its shape)
     arr = buf.reshape(size) if _dense(size, stride) and buf.size == int(np.prod(size)) else \
@@ -1087,13 +1085,11 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
                       requires_grad=False, pin_memory=False):
-    from .creation import empty_strided
     return empty_strided(size, stride, dtype=dtype or self._dtype,
                          device=device or self._device, requires_grad=requires_grad)
 
 
 def fill(input, value):
-    from .creation import fill_
     return fill_(input.clone(), value)
 
 

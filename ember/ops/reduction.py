@@ -12,7 +12,7 @@ from .registry import primitive
 import warnings
 from .._printing import scalar_type_name
 from .arithmetic import maximum, minimum
-from .creation import ones, zeros, eye
+from .creation import ones, zeros, eye, zeros_like, ones_like
 from .joining import cat
 from .pointwise import where
 from .views import index_fill_grad
@@ -304,7 +304,6 @@ def _exclusive_prod(x, dim):
     (product of those before) * (product of those after), from two cumulative products."""
     n = x.shape[dim]
     if n <= 1:
-        from .creation import ones_like
         return ones_like(x)
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
@@ -337,7 +336,6 @@ def evenly_distribute(grad, x, result):
     """The gradient of max()/min()/median() of all elements: shared evenly by the elements
     equal to the result (by the NaNs when it is NaN); the others get exact zeros, even where
     the gradient is not finite."""
-    from .creation import zeros_like
     mask = x.isnan() if result.isnan().item() else x == result
     return where(mask, grad / mask.sum(), zeros_like(x))
 
@@ -587,7 +585,6 @@ def _std(xp, self, *, dims, correction, keepdim, count):
 def _std_grad(ctx, grad, result):
     # d std = d var / (2 std), where a zero std sends no gradient (as PyTorch; divided by a 1
     # there instead, so that the double backward of those lanes is 0 too)
-    from .creation import ones_like, zeros_like
     zero = result == 0
     return _var_grad(ctx, where(zero, zeros_like(grad),
                                 grad / (where(zero, ones_like(result), result) * 2)))
