@@ -16,6 +16,10 @@ from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as hal
                      float32 as float, float64 as double, complex64 as cfloat,
                      complex128 as cdouble)
 from ._device import device, set_default_device, get_default_device
+# autograd before the Tensor class: its graph and grad-mode modules (which the Tensor class
+# and the op registry build on) then load first, and its modules built on Tensor load once
+# the class exists
+from . import autograd
 from ._tensor import Tensor, Size
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods and operators)
 from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
