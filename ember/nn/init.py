@@ -8,6 +8,7 @@ import warnings
 from ..autograd.grad_mode import no_grad
 from ..ops.creation import tensor as make
 from ..ops.random import _rng, rand
+import numpy as np
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -118,7 +119,6 @@ def dirac_(tensor, groups=1):
     n = min(out_per_group, sizes[1])
     with no_grad():
         tensor.zero_()
-        import numpy as np
         data = np.zeros(tuple(sizes), dtype=np.float64)
         centre = tuple(s // 2 for s in sizes[2:])
         g, d = np.meshgrid(np.arange(groups), np.arange(n), indexing="ij")
@@ -166,7 +166,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import numpy as np
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flat = _rng(generator).standard_normal((rows, cols))

@@ -3,6 +3,7 @@ import types
 from .. import _dtype as D
 from .._tensor import Tensor
 from collections import namedtuple
+import numpy as np
 
 
 def wrap_dim(dim, ndim):
@@ -123,7 +124,6 @@ def type_name(x):
 
 def _is_int(x):
     """An int as PyTorch's parser takes one: not a bool; a 0-dim integer tensor too."""
-    import numpy as np
     if x.__class__ is int or isinstance(x, np.integer):
         return True
     return isinstance(x, Tensor) and x._data.ndim == 0 and x._dtype._category == 1
@@ -147,7 +147,6 @@ def _is_dtype(x):
 
 
 def _is_number(x):
-    import numpy as np
     # (a 0-dim tensor that requires grad is not read as a number)
     return isinstance(x, (int, float, complex, np.number, np.bool_)) or \
         isinstance(x, Tensor) and x._data.ndim == 0 and not x._requires_grad
@@ -156,7 +155,6 @@ def _is_number(x):
 def _is_float(x):
     """A float as PyTorch's parser takes one: a Python or NumPy number (bools and NumPy complex
     numbers too: their real part), or a 0-dim tensor that does not require grad."""
-    import numpy as np
     if isinstance(x, (int, float, np.number, np.bool_)):
         return True
     return _is_tensor(x) and x._data.ndim == 0 and not x._requires_grad

@@ -229,7 +229,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
                            f"Target sizes: [{want[0]}, {want[1]}].  Tensor sizes: "
                            f"[{', '.join(map(str, input.shape))}]") from None
-    from .blas import _check_scalars
     beta, alpha = _check_scalars(mat1, beta, alpha)
     return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, "addmm", "mm")
 
@@ -771,7 +770,6 @@ def tensordot(a, b, dims=2, out=None):
     left = a.permute(free_a + dims_a).reshape(-1, size)
     right = b.permute(dims_b + free_b).reshape(size, -1)
     result = left.mm(right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
-    from ._pointwise_common import _out
     return _out(result, out, "tensordot")
 
 
@@ -785,7 +783,6 @@ def inner(input, other, *, out=None):
             raise RuntimeError(f"inner() the last dimension must match on both input tensors "
                                f"but got shapes {list(input.shape)} and {list(other.shape)}")
         result = tensordot(input, other, ([-1], [-1]))
-    from ._pointwise_common import _out
     return _out(result, out, "inner")
 
 
@@ -909,7 +906,6 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None, _inplace=False):
                            f"{_scalar_name(vec._dtype)}")
     beta, alpha = _check_scalars(mat, beta, alpha)
     _check_broadcasts(input, (mat.shape[0],), "addmv")
-    from ._pointwise_common import _out
     if _inplace:
         return _addmv.inplace(input, mat, vec, beta=beta, alpha=alpha)
     return _out(_addmv(input, mat, vec, beta=beta, alpha=alpha), out, "addmv")
@@ -923,7 +919,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_same_dtype(input, vec1, vec2)
     _check_scalars(vec1, beta, alpha, strict=True)
     _check_broadcasts(input, (vec1.shape[0], vec2.shape[0]), "addr")
-    from ._pointwise_common import _out
     if _inplace:
         return _addr.inplace(input, vec1, vec2, beta=beta, alpha=alpha)
     return _out(_addr(input, vec1, vec2, beta=beta, alpha=alpha), out, "addr")
@@ -950,7 +945,6 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
     _check_same_dtype(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
-    from ._pointwise_common import _out
     if _inplace:
         return _baddbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
     return _out(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "baddbmm")
@@ -958,11 +952,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
-    from .blas import check_addmm_dtypes
     check_addmm_dtypes(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
-    from ._pointwise_common import _out
     if _inplace:
         return _addbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
     return _out(_addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "addbmm")

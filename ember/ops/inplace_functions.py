@@ -22,7 +22,6 @@ globals().update({name: _inplace_function(name) for name in _INPLACE_FUNCTIONS})
 
 # ----------------------------------------------------------------------------- in-place forms
 def _inplace_functions():
-    from .inplace_functions import _inplace_function
     return {name: _inplace_function(name) for name in ("addmv_", "as_strided_", "index_put_")}
 
 

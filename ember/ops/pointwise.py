@@ -14,6 +14,7 @@ from ._pointwise_common import (_out, unsupported, _zeros, _c, _special, _is_int
 from .registry import FLOAT, primitive, COMMON, check_broadcast
 from .creation import scalar_tensor
 from .indexing import nonzero
+import ml_dtypes
 
 
 # ----------------------------------------------------------------------------- unary
@@ -320,7 +321,6 @@ def _nan_to_num(xp, self, *, nan, posinf, neginf):
         return self.copy()
     if self.dtype.kind == "c":
         return xp.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
-    import ml_dtypes                     # finfo that knows bfloat16
     big = float(ml_dtypes.finfo(self.dtype).max)
     hi = _cast_like(big if posinf is None else posinf, self)
     lo = _cast_like(-big if neginf is None else neginf, self)
@@ -536,7 +536,6 @@ def _check_fill_value(value, dtype):
         info = np.iinfo(dtype.np)
         ok = info.min <= value <= info.max if math.isfinite(value) else False
     else:
-        import ml_dtypes
         big = float(ml_dtypes.finfo(dtype.np).max)
         ok = not math.isfinite(value) or -big <= value <= big
     if not ok:
@@ -580,7 +579,6 @@ def masked_fill(input, mask, value):
             return _masked_fill_tensor(input, value, mask=mask)
         return _masked_fill(input, mask=mask, value=value)
     except ValueError:
-        from .registry import check_broadcast
         check_broadcast((mask, input))        # PyTorch's message names the mask first
         raise
 

@@ -9,7 +9,7 @@ from .reduction import _sum_dtype, _acc, _parsed, _values_indices, _tname
 from .registry import primitive
 from .statistics import _no_complex
 from ..autograd import grad_mode
-from .creation import zeros
+from .creation import zeros, ones_like, zeros_like, ones
 from .joining import cat
 from .pointwise import where
 
@@ -73,7 +73,6 @@ def _cumprod_grad_first_zero(grad, x, out, dim):
     its masks (so that non-finite values past a zero do not leak into it): before the first
     zero of a slice the no-zero formula; at it out[z-1] * sum_{z<=i<z2} g_i prod_{z<j<=i} x_j
     (z2 the second zero); after it nothing."""
-    from .creation import ones_like, zeros_like
     zeros_seen = (x == 0).cumsum(dim)
     before = zeros_seen == 0
     grad_before = _reversed_cumsum(where(before, out * grad, zeros_like(out)), dim) / x
@@ -91,7 +90,6 @@ def _cumprod_grad_with_zeros(grad, x, dim):
     """The cumprod gradient where x has zeros, without dividing: with dim moved last,
     grad_k = (prod_{j<k} x_j) * sum_{i>=k} g_i * prod_{k<j<=i} x_j, the inner products read off
     one cumulative product of an (n, n) matrix per row (O(n^2) memory along dim)."""
-    from .creation import ones, ones_like
     xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
     n = xl.shape[-1]
     k = np.arange(n)

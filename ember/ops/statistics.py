@@ -424,7 +424,6 @@ _histogramdd_tuple = return_type("histogramdd", ["hist", "bin_edges"])
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """The histogram of the points input[..., :] (D coordinates each) over a D-dim grid of
     bins: each dim binned as torch.histogram bins its values."""
-    from .statistics import histogram
     n = input.shape[-1]
     points = input.reshape(-1, n)
     if isinstance(bins, int):
