@@ -30,6 +30,7 @@ import numpy as np
 from . import _dtype as D, cuda
 from ._device import device as _device_cls
 from ._tensor import Tensor, Size, contiguous_strides
+from .nn.parameter import Parameter
 from ._storage import UntypedStorage
 from .nn import parameter
 from .nn.parameter import UninitializedTensorMixin
@@ -332,10 +333,6 @@ def _to_location(t, storage):
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
-    try:
-        from .nn import Parameter
-    except ImportError:              # ember.nn not available: a plain tensor
-        return data.requires_grad_(requires_grad) if requires_grad else data
     return Parameter(data, requires_grad)
 
 

@@ -2,6 +2,7 @@
 import cupy as cp
 import cupyx
 from cupy.lib.stride_tricks import as_strided as _cp_as_strided
+import numpy as np
 
 xp = cp
 name = "cuda"
@@ -25,7 +26,6 @@ def scatter_multiply(target, index, values):
     try:
         cp.multiply.at(target, index, values)
     except (AttributeError, NotImplementedError, TypeError):
-        import numpy as np
         host = cp.asnumpy(target)
         index = tuple(map(_host, index)) if isinstance(index, tuple) else _host(index)
         np.multiply.at(host, index, _host(values))

@@ -6,7 +6,7 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
-from ..ops.creation import tensor as make
+from ..ops.creation import eye as _eye, tensor as make
 from ..ops.random import _rng, rand
 import numpy as np
 
@@ -101,9 +101,8 @@ def zeros_(tensor):
 def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation import eye
     with no_grad():
-        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+        tensor.copy_(_eye(*tensor.shape, dtype=tensor.dtype))
     return tensor
 
 
