@@ -13,6 +13,7 @@ import sys
 import weakref
 
 from . import anomaly_mode, grad_mode
+from .._printing import legacy_type_name
 
 _sequence = itertools.count()    # creation order: the engine runs newer nodes first
 
@@ -308,7 +309,6 @@ def _checked_values(fn, old, new):
 
 
 def _check_value(fn, old, new):
-    from .._printing import legacy_type_name
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, SavedTensor.tensor_class):
@@ -610,7 +610,6 @@ _ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that fai
 
 
 def modified_message(saved, node):
-    from .._printing import legacy_type_name
     if saved.tensor is not None:
         t = saved.tensor
         shape, dtype, device = t.shape, t._dtype, t._device

@@ -5,6 +5,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+import warnings
+from .._printing import scalar_type_name
+from ..autograd import forward_ad as _forward_ad
+from ..autograd.grad_mode import state
+from .registry import write_into
 
 
 _BF16 = D.bfloat16.np
@@ -152,7 +157,6 @@ def _is_int_array(x):
 
 
 def _type_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -171,8 +175,6 @@ def _out(result, out, name, dtype_rule="cast"):
     if out.shape != result.shape:
         warn_resize(out, result.shape, stacklevel=4)
         out.resize_(result.shape)
-    from .registry import write_into
-    from ..autograd import forward_ad as _forward_ad
     write_into(out, result._data)
     if _forward_ad._levels:
         _forward_ad.check_out(result, out, name)     # (PyTorch writes out first, then refuses)
@@ -182,7 +184,6 @@ def _out(result, out, name, dtype_rule="cast"):
 def warn_resize(out, shape, stacklevel=3):
     """PyTorch's deprecation warning for an out= with elements resized to another shape."""
     if out._data.size and tuple(out.shape) != tuple(shape):
-        import warnings
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
                       f"{list(shape)}. This behavior is deprecated, and in a future "
@@ -222,7 +223,6 @@ def _check_out_dtype(rule, name, have, want):
 
 
 def _grad_enabled():
-    from ..autograd.grad_mode import state
     return state.enabled
 
 

@@ -13,6 +13,9 @@ from . import views as V
 from ._utils import wrap_dim
 from .registry import primitive, write_into, check_broadcast
 from .tensor_info import _as_int64
+import warnings
+from .._printing import legacy_type_name, scalar_type_name
+from .views import diagonal_backward
 
 
 # ----------------------------------------------------------------------------- advanced index
@@ -60,7 +63,6 @@ def _index_array(item):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = item._host()
         if a.dtype == np.uint8:
-            import warnings
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                           "torch.bool instead. (Triggered internally at "
                           "/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)", UserWarning,
@@ -87,7 +89,6 @@ def _as_index_tuple(index):
     if isinstance(index, list) and len(index) < 32 and any(
             isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
             for i in index):
-        import warnings
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
                       "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
                       "In pytorch 2.9 this will be interpreted as tensor index, "
@@ -313,7 +314,6 @@ def _value_tensor(self, value):
     if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
         return scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
-    from .._printing import legacy_type_name
     from .creation import _type_name
     raise TypeError(f"can't assign a {_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
@@ -457,7 +457,6 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def _check_index_add(input, d, index, source):
     """index_add's argument checks, in PyTorch's order."""
-    from .._printing import scalar_type_name
     if index._data.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
                          f"{index._data.ndim} with type: {scalar_type_name(index._dtype)} and "
@@ -548,7 +547,6 @@ def _diagonal_copy(xp, self, *, offset):
 
 @_diagonal_copy.derivative
 def _(ctx, grad):
-    from .views import diagonal_backward
     return diagonal_backward(grad, ctx.input_shape(), ctx.offset, 0, 1)
 
 
@@ -619,7 +617,6 @@ def take_along_dim(input, indices, dim=None):
 
 
 def _scalar_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 

@@ -12,6 +12,10 @@ from ._utils import wrap_dim, Overloads, with_method, REQUIRED, as_shape, requir
 from .indexing import _scalar_name
 from .reduction import _restore_dims, _count, _reduce_dims, _tname
 from .registry import primitive, COMMON
+import warnings
+from .arithmetic import _check_bool_sub
+from .creation import ones_like, zeros_like
+from .pointwise import where
 
 
 # ----------------------------------------------------------------------------- norms
@@ -38,8 +42,6 @@ def _vector_norm(xp, self, *, ord, dims, keepdim, trivial=False):
 
 @_vector_norm.derivative
 def _(ctx, grad):
-    from .creation import ones_like, zeros_like
-    from .pointwise import where
     x, p = ctx.self, ctx.ord
     shape = ctx.input_shape()
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
@@ -190,7 +192,6 @@ def _pnorm_grad(diff, norm, grad, p, split_ties=False):
     p = 0 has no gradient (None, as PyTorch leaves it undefined); for p = inf every element
     at the maximum gets the gradient, shared among them with split_ties (PyTorch's dist does,
     its cdist does not)."""
-    from .pointwise import where
     if p == 0:
         return None
     if p == 1:
@@ -257,7 +258,6 @@ def _(ctx, grad):
 
 def dist(input, other, p=2):
     # PyTorch's dist is norm(input - other): the subtraction's bool error, then norm's dtype one
-    from .arithmetic import _check_bool_sub
     if D.bool_ in (input._dtype, other._dtype):
         _check_bool_sub(input, other)
     dtype = D.result_dtype([input, other])
@@ -336,7 +336,6 @@ _warned_norms = set()
 def _warn_norm_once(name, replacement):
     """torch warns once per process (TORCH_WARN_ONCE)."""
     if name not in _warned_norms:
-        import warnings
         _warned_norms.add(name)
         warnings.warn(_DEPRECATED_NORM.format(name, replacement), UserWarning, stacklevel=3)
 
@@ -349,7 +348,6 @@ def frobenius_norm(input, dim=REQUIRED, keepdim=False, *, out=None):
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
                            f"instead.")
     from ..nn.functional._utils import _norm         # (torch.norm's node: NormBackward1)
-    from ._pointwise_common import _out
     dims = tuple(wrap_dim(d, input.dim()) for d in dim) or tuple(builtins.range(input.dim()))
     return _out(_norm(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")
 

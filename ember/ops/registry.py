@@ -31,6 +31,8 @@ from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
 from . import hooks as _hooks
 from .layout import conform_layout
+from .._printing import scalar_type_name
+from ..autograd.graph import pack_saved
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -114,7 +116,6 @@ class OpNode(Node):
 def _saved_property(k, name):
     """ctx.<name> for the k-th saved value: checked against in-place changes since it was
     saved, or PyTorch's error once backward has freed it."""
-    from ..autograd.graph import PackedSaved       # (saved under saved_tensors_hooks)
 
     def get(node):
         saved = node._saved
@@ -571,7 +572,6 @@ class Op:
             saved.append(value)
             versions.append(version)
         if SavedTensor.hooks:       # saved_tensors_hooks is active: pack what was saved
-            from ..autograd.graph import pack_saved
             return pack_saved(self.save_plan, saved, outs, in_place), tuple(versions)
         return tuple(saved), tuple(versions)
 
@@ -749,7 +749,6 @@ def rebase_history(target, op, node):
 
 
 def _type_word(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 

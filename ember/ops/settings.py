@@ -4,6 +4,7 @@ import builtins
 import warnings
 
 from .. import _dtype as D
+import os
 
 
 # ----------------------------------------------------------------------------- global switches
@@ -65,7 +66,6 @@ _interop_threads = [None]
 
 def get_num_interop_threads():
     """As set, else torch's default: one per usable CPU."""
-    import os
     usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else \
         builtins.range(os.cpu_count())
     return _interop_threads[0] or len(usable)

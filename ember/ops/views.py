@@ -15,6 +15,9 @@ from .._tensor import contiguous_strides, Tensor, _VIEW_MODE
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
 from .registry import primitive
+import warnings
+from .._printing import scalar_type_name, legacy_type_name
+from .joining import stack, cat
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -233,7 +236,6 @@ def _view_size(args):
 
 def _view_dtype(self, dtype):
     """Reinterpret the memory as another dtype (no graph: bits are not differentiable)."""
-    from .._printing import scalar_type_name
     old, new = self._dtype.itemsize, dtype.itemsize
     a = self._data
     if old != new:
@@ -480,7 +482,6 @@ def T(self):
     n = self._data.ndim
     if n != 2 and (n == 0) not in _warned_T:
         _warned_T.add(n == 0)               # PyTorch warns once per process (each message)
-        import warnings
         if n == 0:
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
                           "in these cases. (Triggered internally at "
@@ -508,7 +509,6 @@ def _matrix_transpose(self, name, advice, line, shown=None):
     if n == 0:
         if name not in _warned_matrix_of_scalar:
             _warned_matrix_of_scalar.add(name)
-            import warnings
             warnings.warn(f"{shown or 'Tensor.' + name} is deprecated on 0-D tensors. {advice} "
                           f"(Triggered internally at "
                           f"/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
@@ -557,7 +557,6 @@ def expand(self, *sizes):
     strides = element_strides(self._data)
     n, lead = len(sizes), len(sizes) - len(shape)
     if lead < 0:
-        from .._printing import legacy_type_name
         raise RuntimeError(f"expand(torch.{legacy_type_name(self._dtype, self._device)}"
                            f"{{{_dims(shape)}}}, size={_dims(sizes)}): the number of sizes "
                            f"provided ({n}) must be greater or equal to the number of "
@@ -598,7 +597,6 @@ def _select(xp, self, *, dim, index):
 
 @_select.derivative
 def _(ctx, grad):
-    from .views import select_backward
     return select_backward(grad, ctx.input_shape(), ctx.dim, ctx.index)
 
 
@@ -630,7 +628,6 @@ def _slice(xp, self, *, dim, start, stop, step):
 
 @_slice.derivative
 def _(ctx, grad):
-    from .views import slice_backward
     return slice_backward(grad, ctx.input_shape(), ctx.dim, ctx.start, ctx.stop, ctx.step)
 
 
@@ -690,7 +687,6 @@ def _unbind(xp, self, *, dim, n_outputs):
 
 @_unbind.derivative
 def _(ctx, *grads):
-    from .joining import stack
     from .creation import zeros
     shape = list(ctx.input_shape())
     del shape[ctx.dim]
@@ -725,7 +721,6 @@ def _split_with_sizes(xp, self, *, dim, sizes, n_outputs):
 
 
 def _split_derivative(ctx, *grads):
-    from .joining import cat
     from .creation import zeros
     parts = []
     for g, size in zip(grads, ctx.sizes):
@@ -829,7 +824,6 @@ def _diagonal(xp, self, *, offset, dim1, dim2):
 
 @_diagonal.derivative
 def _(ctx, grad):
-    from .views import diagonal_backward
     return diagonal_backward(grad, ctx.input_shape(), ctx.offset, ctx.dim1, ctx.dim2)
 
 
@@ -854,7 +848,6 @@ def _unfold(xp, self, *, dimension, size, step):
 
 @_unfold.derivative
 def _(ctx, grad):
-    from .views import unfold_backward
     if not len(ctx.input_shape()):
         return grad.reshape(())
     return unfold_backward(grad, ctx.input_shape(), ctx.dimension, ctx.size, ctx.step)
@@ -879,7 +872,6 @@ def _as_strided(xp, self, *, size, stride, storage_offset, base_offset, base_str
 
 @_as_strided.derivative
 def _(ctx, grad):
-    from .views import as_strided_backward
     shape = ctx.input_shape()
     # (an as_strided node made before base_stride was recorded: a contiguous input)
     in_strides = getattr(ctx, "base_stride", None) or contiguous_strides(shape)
