@@ -10,6 +10,7 @@ from .._printing import scalar_type_name
 from ..autograd import forward_ad as _forward_ad
 from ..autograd.grad_mode import state
 from .registry import write_into
+from . import creation as _creation
 
 
 _BF16 = D.bfloat16.np
@@ -35,13 +36,11 @@ def _c(x):
 def _zeros(t):
     """Zeros like t, for derivatives: a constant, where `t * 0` would turn an inf or nan
     gradient into nan (PyTorch's derivatives give exact zeros there)."""
-    from .creation import zeros_like
-    return zeros_like(t)
+    return _creation.zeros_like(t)
 
 
 def _ones(t):
-    from .creation import ones_like
-    return ones_like(t)
+    return _creation.ones_like(t)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -58,9 +57,8 @@ def _cast_like(value, array):
 def _wrapped(value, like):
     """A Python number as the zero-dim tensor PyTorch wraps it in when an op has no Scalar
     overload: its dtype is the result dtype with `like`, so it never raises the result type."""
-    from .creation import scalar_tensor
     dtype = D.result_dtype([like, value])
-    return scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
+    return _creation.scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
 
 
 def _promote_to(input, *numbers):
@@ -85,8 +83,7 @@ def _number_as_tensor(input, other):
     torch.sub(2, 3) is tensor(-1)."""
     if _is_tensor(input) or _is_tensor(other):
         return input
-    from .creation import tensor
-    return tensor(input)
+    return _creation.tensor(input)
 
 
 def _numbers_only(name, args, overloads, number_first=None):
@@ -95,8 +92,7 @@ def _numbers_only(name, args, overloads, number_first=None):
     number-first overload) says which arguments were of the wrong type."""
     if any(_is_tensor(a) for a in args):
         return
-    from .creation import _type_name
-    names = [_type_name(a) for a in args]
+    names = [_creation._type_name(a) for a in args]
     lines = ""
     for i, sig in enumerate(overloads):
         lines += f" * ({sig})\n"
