@@ -626,7 +626,7 @@ erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", lambda xp, x: _erfcx_ke
 def ndtr(input, *, out=None):
     # PyTorch composes it (its graph shows MulBackward1 <- AddBackward1 <- ErfBackward0 <- ...)
     scaled = _mul_scalar(_promote_to(input, _SQRT_HALF), other=_SQRT_HALF)
-    # (pointwise's erf: this module's own `erf` is torch.special.erf)
+    # (pointwise's erf op: this module's own `erf` is an array kernel)
     return _out(_mul_scalar(_add_scalar(_pointwise.erf(scaled), other=1), other=0.5), out,
                 "special_ndtr")
 

@@ -18,6 +18,7 @@ from .registry import primitive
 import warnings
 from .._printing import scalar_type_name, legacy_type_name
 from .joining import stack, cat
+from . import creation as _creation
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -274,10 +275,9 @@ def _view_dtype(self, dtype):
 
 
 def reshape(self, *shape):
-    from .creation import _sizes
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = infer_shape(_sizes("reshape", shape, "shape"), self._data.size)
+    shape = infer_shape(_creation._sizes("reshape", shape, "shape"), self._data.size)
     if view_strides(self._data.shape, element_strides(self._data), shape) is None:
         return _unsafe_view(self.clone(), shape=shape)
     if not self.is_contiguous():
