@@ -70,6 +70,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(_vector_norm_of(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm", "mm")
 
 
+# torch.norm(x, p, dim): linalg.vector_norm's forward and derivative on its own node
+_norm_op = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
+    _vector_norm.forward)
+_norm_op.derivative(_vector_norm.derivative_fn)
+
+
 def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if x._dtype._category < 2:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
@@ -347,9 +353,8 @@ def frobenius_norm(input, dim=REQUIRED, keepdim=False, *, out=None):
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
                            f"instead.")
-    from ..nn.functional._utils import _norm         # (torch.norm's node: NormBackward1)
     dims = tuple(wrap_dim(d, input.dim()) for d in dim) or tuple(builtins.range(input.dim()))
-    return _out(_norm(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")
+    return _out(_norm_op(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")
 
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):

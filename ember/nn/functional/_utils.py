@@ -48,10 +48,8 @@ def _on_device(array, like):
 # empty edge. Those ops (declared in ops/pointwise.py) make ember's composites show torch's graphs.
 _add_scalar, _sub_scalar = _arith._add_scalar, _arith._sub_scalar
 _mul_scalar, _div_scalar = _arith._mul_scalar, _arith._div_scalar
-# torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
-_norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
-    _norms._vector_norm.forward)
-_norm.derivative(_norms._vector_norm.derivative_fn)
+# torch.norm(x, p, dim) (NormBackward1), declared beside linalg.vector_norm in ops/norms.py
+_norm = _norms._norm_op
 
 
 def _clamp_min_scalar(input, min):
