@@ -16,6 +16,7 @@ from .tensor_info import _as_int64
 import warnings
 from .._printing import legacy_type_name, scalar_type_name
 from .views import diagonal_backward
+from . import creation as _creation
 
 
 # ----------------------------------------------------------------------------- advanced index
@@ -27,8 +28,7 @@ def _index(xp, self, *, indices):
 
 @_index.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -75,8 +75,7 @@ def _index_array(item):
         return np.zeros(0, np.int64)
     a = np.asarray(item) if not isinstance(item, str) else None
     if a is None or a.dtype == object or a.dtype.kind in "cUSV":
-        from .creation import tensor
-        return _index_array(tensor(item))
+        return _index_array(_creation.tensor(item))
     # a list (or array) of numbers becomes a long index: floats are truncated, as in PyTorch
     return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
@@ -295,8 +294,7 @@ def setitem(self, index, value):
         value = V._view(value, shape=shape[lead:])
     if value._data.shape != target._data.shape:
         value = V.expand(value, target._data.shape)
-    from .creation import copy_
-    copy_(target, value)
+    _creation.copy_(target, value)
 
 
 _CPP_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
@@ -309,11 +307,10 @@ def _value_tensor(self, value):
     """The right-hand side of `x[i] = value` as a tensor, with PyTorch's checks for numbers."""
     if isinstance(value, Tensor):
         return value
-    from .creation import scalar_tensor
     # (NumPy's integers count as Python ints; its bool, float32 and complex64 as no number)
     if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
-        return scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
+        return _creation.scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
     from .creation import _type_name
     raise TypeError(f"can't assign a {_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
@@ -401,8 +398,7 @@ def _index_select(xp, self, *, dim, index):
 
 @_index_select.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    out = zeros(ctx.input_shape(), dtype=grad._dtype)
+    out = _creation.zeros(ctx.input_shape(), dtype=grad._dtype)
     if not len(ctx.input_shape()):
         return grad
     return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64), grad)
@@ -506,8 +502,7 @@ def _masked_select(xp, self, *, indices):
 
 @_masked_select.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -587,8 +582,7 @@ def _take(xp, self, *, index):
 
 @_take.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    flat = zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype)
+    flat = _creation.zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype)
     return flat.index_add(0, _long(ctx.index.reshape(-1)), grad.reshape(-1)).reshape(
         ctx.input_shape())
 

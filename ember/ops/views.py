@@ -687,10 +687,9 @@ def _unbind(xp, self, *, dim, n_outputs):
 
 @_unbind.derivative
 def _(ctx, *grads):
-    from .creation import zeros
     shape = list(ctx.input_shape())
     del shape[ctx.dim]
-    parts = [g if g is not None else zeros(shape, dtype=ctx.input_dtype()) for g in grads]
+    parts = [g if g is not None else _creation.zeros(shape, dtype=ctx.input_dtype()) for g in grads]
     return stack(parts, ctx.dim)
 
 
@@ -721,13 +720,12 @@ def _split_with_sizes(xp, self, *, dim, sizes, n_outputs):
 
 
 def _split_derivative(ctx, *grads):
-    from .creation import zeros
     parts = []
     for g, size in zip(grads, ctx.sizes):
         if g is None:
             shape = list(ctx.input_shape())
             shape[ctx.dim] = size
-            g = zeros(shape, dtype=ctx.input_dtype())
+            g = _creation.zeros(shape, dtype=ctx.input_dtype())
         parts.append(g)
     return cat(parts, ctx.dim)
 
@@ -942,8 +940,7 @@ class CopySlices(Node):
 
     def apply(self, grads, needs):
         grad = grads[0]
-        from .creation import empty_strided
-        result = empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype)
+        result = _creation.empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype)
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
@@ -1123,6 +1120,5 @@ def index_fill_grad(grad, indices, shape, dim, keepdim):
         indices = np.expand_dims(indices, dim)
     if not len(shape):
         return grad
-    from .creation import zeros
     idx = Tensor._make(indices, D.int64)
-    return zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)
+    return _creation.zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)
