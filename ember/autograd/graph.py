@@ -14,7 +14,6 @@ import weakref
 
 from . import anomaly_mode, grad_mode
 from .._printing import legacy_type_name
-from . import engine as _engine
 
 _sequence = itertools.count()    # creation order: the engine runs newer nodes first
 
@@ -220,12 +219,13 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     with the first of their gradients computed in each backward. Built on tensor hooks."""
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    from .engine import current_run
     tensors = list(tensors)
     key = object()          # this hook's entry in each backward's state
 
     if mode == "any":
         def first_only(grad):
-            state = _engine.current_run().hook_state
+            state = current_run().hook_state
             if key not in state:
                 state[key] = True
                 fn(grad)
@@ -240,7 +240,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     def collector(i):
         def hook(grad):
-            run = _engine.current_run()
+            run = current_run()
             progress = run.hook_state.get(key)
             if progress is None:        # the first of them in this backward: how many will come
                 expected = sum(1 for n in nodes if run.will_execute(n))

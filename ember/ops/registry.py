@@ -33,7 +33,6 @@ from . import hooks as _hooks
 from .layout import conform_layout
 from .._printing import scalar_type_name
 from ..autograd.graph import pack_saved
-from . import creation as _creation
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -443,7 +442,8 @@ class Op:
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
                 # numbers alone (ember.add(2, 3)): the first taken as a tensor, as PyTorch's
                 # argument parser does (2 -> int64, 2.5 -> the default float dtype)
-                return self._prepare((_creation.tensor(inputs[0]),) + tuple(inputs[1:]))
+                from .creation import tensor
+                return self._prepare((tensor(inputs[0]),) + tuple(inputs[1:]))
             raise TypeError(f"{self.name}(): expected at least one Tensor argument")
         promote = self.promote
         if promote is None:
