@@ -111,7 +111,7 @@ class Tensor:
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, device=None, dtype=None):
-        from .ops.creation import legacy_tensor
+        from .ops.creation import legacy_tensor  # (cycle: ops.creation imports this module)
         return legacy_tensor(cls, args, device=device, dtype=dtype)
 
     def __init__(self, *args, **kwargs):
@@ -292,7 +292,7 @@ class Tensor:
         return self._wrap_dim(dim)
 
     def _wrap_dim(self, dim):
-        from .ops._utils import wrap_dim
+        from .ops._utils import wrap_dim  # (cycle: ops._utils imports this module)
         return wrap_dim(dim, self._data.ndim)
 
     def get_device(self):
@@ -300,7 +300,7 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided
+        from . import strided  # (cycle: ember/__init__.py defines it after importing this module)
         return strided
 
     @property
@@ -338,7 +338,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad.__class__ is not bool:
-            from .ops.creation import _type_name
+            from .ops.creation import _type_name  # (cycle: ops.creation imports this module)
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {_type_name(requires_grad)}")
         if self.grad_fn is not None:             # not a leaf
@@ -700,11 +700,11 @@ class Tensor:
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return "torch." + legacy_type_name(self._dtype, self._device)
-        from .ops.creation import legacy_type_dtype
+        from .ops.creation import legacy_type_dtype  # (cycle: ops.creation imports this module)
         return self.to(legacy_type_dtype(dtype))
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import new_tensor
+        from .ops.creation import new_tensor  # (cycle: ops.creation imports this module)
         return new_tensor(self, data, dtype, device, requires_grad)
 
 

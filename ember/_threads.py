@@ -14,7 +14,7 @@ _requested = None       # the value last given to set_num_threads
 
 def _threadpoolctl():
     try:
-        import threadpoolctl
+        import threadpoolctl  # (optional dependency: threadpoolctl)
     except ImportError:
         return None
     return threadpoolctl

@@ -122,7 +122,7 @@ class _PlainBar:
 
 def progress(iterable, desc, total):
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # (optional dependency: tqdm)
     except ImportError:
         return _PlainBar(iterable, desc, total)
     return tqdm(iterable, desc=desc, total=total, leave=False, ncols=80,
@@ -132,9 +132,9 @@ def progress(iterable, desc, total):
 # ------------------------------------------------------------------------------- outputs
 def plot_losses(batch_losses, epoch_losses, path):
     try:
-        import matplotlib
+        import matplotlib  # (optional dependency: matplotlib)
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # (optional dependency: matplotlib)
     except ImportError:
         return "matplotlib is not installed: skipped loss.png (pip install matplotlib)"
     fig, ax = plt.subplots(figsize=(6, 3.5))

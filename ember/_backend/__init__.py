@@ -41,7 +41,7 @@ def cuda_available():
 def cuda_device_count():
     if not cuda_available():
         return 0
-    import cupy
+    import cupy  # (optional dependency: cupy)
     return cupy.cuda.runtime.getDeviceCount()
 
 

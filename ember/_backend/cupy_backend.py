@@ -37,7 +37,7 @@ def _host(x):
 
 
 def windows(array, window_shape, axis):
-    from cupy.lib.stride_tricks import sliding_window_view
+    from cupy.lib.stride_tricks import sliding_window_view  # (optional dependency: cupy)
     return sliding_window_view(array, window_shape, axis=axis)
 
 

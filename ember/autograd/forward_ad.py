@@ -356,6 +356,7 @@ def check_out(result, out, name):
 
 def _jvp(op, inputs, outs, params, tangents):
     """J t for each output (None for a non-differentiable one) by the double-backward trick."""
+    # (cycle: ember/autograd/__init__.py defines it after importing this module)
     from . import grad as autograd_grad
     # the tangents keep a graph when grad mode is on and they, or the inputs, require grad
     create = grad_mode.state.enabled and any(

@@ -47,7 +47,7 @@ def _(ctx, grad):
     g_self = grad if ctx.accumulate else _index_put(grad, grad.new_zeros(()),
                                                     indices=ctx.indices, accumulate=False)
     g_values = _index(grad, indices=ctx.indices)
-    from .reduction import sum_to_size
+    from .reduction import sum_to_size  # (cycle: ops.reduction -> ops.pointwise -> this module)
     return g_self, sum_to_size(g_values, ctx.input_shape(1)) if \
         g_values.shape != ctx.input_shape(1) else g_values
 
@@ -311,7 +311,7 @@ def _value_tensor(self, value):
     if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
         return _creation.scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
-    from .creation import _type_name
+    from .creation import _type_name  # (cycle: ops.creation imports this module)
     raise TypeError(f"can't assign a {_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
 

@@ -89,7 +89,7 @@ def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if (ord < 0 or ord == float("inf")) and x._data.size == 0:
         _check_norm_identity(ord, x.shape, dim, dims)
     if dtype is not None:       # checked after the empty reduction, as PyTorch does
-        from .linalg_norms import _check_norm_dtype
+        from .linalg_norms import _check_norm_dtype  # (cycle: ops.linalg_norms imports this module)
         _check_norm_dtype("linalg.vector_norm", x, dtype)
         x = x.to(dtype)
     # one element per result (though a dim given for a 0-dim input runs PyTorch's kernel)
@@ -129,7 +129,7 @@ def _norm(input, p, dim, keepdim, out, dtype):
     kwargs = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
     if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
                                                    len(dim) <= 2)):
-        from .linalg_norms import matrix_norm
+        from .linalg_norms import matrix_norm  # (cycle: ops.linalg_norms imports this module)
         # (int[] takes no lone int: an int dim is the list holding it)
         dims = list(range(input._data.ndim)) if dim is None else [dim] if \
             isinstance(dim, int) else dim
@@ -359,7 +359,7 @@ def frobenius_norm(input, dim=REQUIRED, keepdim=False, *, out=None):
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """nuclear_norm(input, keepdim=False) or nuclear_norm(input, dim, keepdim=False)."""
-    from .. import linalg
+    from .. import linalg  # (cycle: linalg imports this module)
     if isinstance(dim, bool):
         dim, keepdim = None, dim
     _warn_norm_once("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")

@@ -436,7 +436,7 @@ class Op:
                       if isinstance(x, np.generic) else x for x in inputs]
         if device is None:
             if len(inputs) == 1 and not self.varargs:
-                from .creation import _type_name
+                from .creation import _type_name  # (cycle: ops.creation imports this module)
                 raise TypeError(f"{self.name}(): argument 'input' (position 1) must be Tensor, "
                                 f"not {_type_name(given[0])}")
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
@@ -744,7 +744,7 @@ def rebase_history(target, op, node):
     base = target._base
     if base is None:
         return
-    from .views import CopySlices
+    from .views import CopySlices  # (cycle: ops.views imports this module)
     CopySlices.rebase(base, target, node)
 
 

@@ -315,6 +315,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # (PyTorch's graph: ViewBackward0 over CloneBackward0 over the expand; a clone even where
     # the expansion is already contiguous, so the result never views the input)
     out_shape = shape[:d] + [shape[d] * repeats] + shape[d + 1:]
+    # (cycle: ember/__init__.py defines it after importing this module)
     from .. import contiguous_format
     return expanded.clone(memory_format=contiguous_format).view(out_shape)
 

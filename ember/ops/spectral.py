@@ -107,6 +107,7 @@ def _full_window(window, win_length, n_fft, like):
         window = creation.ones(win_length, dtype=like._dtype.to_real() if like._dtype.is_complex
                                else like._dtype)
     if win_length < n_fft:
+        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
         from ..nn.functional import pad
         left = (n_fft - win_length) // 2
         window = pad(window, (left, n_fft - win_length - left))
@@ -124,6 +125,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is None:
         _warn_once(_NO_WINDOW)
     if center:
+        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
         from ..nn.functional import pad
         shape = input._data.shape
         flat = input.reshape((1,) * (3 - len(shape)) + shape) if len(shape) < 3 else input
@@ -176,6 +178,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
+    # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
     from ..nn.functional import fold, pad
     if not input._dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "

@@ -221,7 +221,7 @@ def view(self, *shape):
 def _view_size(args):
     """view()'s size, with PyTorch's errors: view has two overloads (a dtype, a size), so a
     wrong first argument fails them both."""
-    from .creation import _sizes, _is_size, arg_kind
+    from .creation import _sizes, _is_size, arg_kind  # (cycle: ops.creation imports this module)
     first = args[0] if args else None
     items = first if len(args) == 1 and isinstance(first, (tuple, list)) else args
     if not args or items and not _is_size(items[0], first=True):
@@ -545,7 +545,7 @@ def _expand(xp, self, *, shape, strides):
 
 @_expand.derivative
 def _(ctx, grad):
-    from .reduction import sum_to_size
+    from .reduction import sum_to_size  # (cycle: ops.reduction imports this module)
     return sum_to_size(grad, ctx.input_shape())
 
 
@@ -944,7 +944,7 @@ class CopySlices(Node):
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
-            from .complex import view_as_real
+            from .complex import view_as_real  # (cycle: ops.complex imports this module)
             region = _as_strided(view_as_real(result), size=shape, stride=strides,
                                  storage_offset=offset, base_offset=0)
         else:
@@ -983,7 +983,7 @@ def regenerate_view_grad_fn(view_tensor):
     # need not be contiguous (an elementwise result keeps a permuted input's layout)
     base_strides = base.stride()
     if view_tensor._dtype is not base._dtype:
-        from .complex import _view_as_real
+        from .complex import _view_as_real  # (cycle: ops.complex imports this module)
         edge = (_view_node(_view_as_real, edge, meta, {}), 0)
         meta = (base._data.shape + (2,), view_tensor._dtype.np)
         base_strides = tuple(2 * s for s in base_strides) + (1,)
