@@ -164,6 +164,20 @@ def worker_syncbn(T, dist, r, n):
         dist.all_reduce(g)
         assert T.allclose(g, w, atol=1e-10)
     assert T.allclose(got[4], want[4], atol=1e-12) and T.allclose(got[5], want[5], atol=1e-12)
+    # the module: nn.SyncBatchNorm in the group equals BatchNorm1d of the whole batch
+    synced, whole = T.nn.SyncBatchNorm(3).double(), T.nn.BatchNorm1d(3).double()
+    xs = T.from_numpy(full[mine].copy()).requires_grad_()
+    xf = T.from_numpy(full.copy()).requires_grad_()
+    ys, yf = synced(xs), whole(xf)
+    assert T.allclose(ys, yf[mine], atol=1e-10)
+    (ys * T.from_numpy(upstream[mine])).sum().backward()
+    (yf * T.from_numpy(upstream)).sum().backward()
+    assert T.allclose(xs.grad, xf.grad[mine], atol=1e-10)
+    assert T.allclose(synced.running_mean, whole.running_mean, atol=1e-12)
+    assert T.allclose(synced.running_var, whole.running_var, atol=1e-12)
+    g = synced.weight.grad.clone()
+    dist.all_reduce(g)
+    assert T.allclose(g, whole.weight.grad, atol=1e-10)
 
 
 
