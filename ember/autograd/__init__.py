@@ -9,12 +9,9 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from . import engine, graph, grad_mode
 from .function import Function, once_differentiable, FunctionCtx
+from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.joining import stack
-
-
-# ember.Tensor, set by ember/_tensor.py once it is defined (it imports this package first)
-Tensor = None
 
 
 def _as_tuple(x):
