@@ -21,7 +21,7 @@ from ._device import device, set_default_device, get_default_device
 # the class exists
 from . import autograd
 from ._tensor import Tensor, Size
-from .ops import methods as _methods  # noqa: F401  (binds Tensor methods and operators)
+from .ops import tensor_methods as _tensor_methods  # noqa: F401  (binds Tensor's methods)
 from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
                            zeros_like, ones_like, empty_like, full_like, empty_strided, eye,
                            arange, linspace, logspace, clone, scalar_tensor)
@@ -75,6 +75,7 @@ globals().update(_make_legacy_types())
 from ._tensor import layout, memory_format  # noqa: E402
 from .ops.registry import check_broadcast
 strided = layout("torch.strided")
+sparse_coo = layout("torch.sparse_coo")
 contiguous_format = memory_format("torch.contiguous_format")
 preserve_format = memory_format("torch.preserve_format")
 channels_last = memory_format("torch.channels_last")
@@ -279,4 +280,7 @@ from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, .
     IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
     ComplexDoubleStorage)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
+from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
+from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
+spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

@@ -1,13 +1,14 @@
 """torch's CPU random generator: a 32-bit Mersenne Twister (mt19937) with torch's seeding,
 state layout and cached normal sample, so that seeded programs draw torch's very numbers.
 
-The words come from NumPy's MT19937 bit generator (the same twist), driven from our own copy of
-torch's bookkeeping. torch keeps the twister as (key[624], left, next): each word first counts
-`left` down and, when it reaches 0, twists the key and restarts at next = 0; otherwise it returns
-key[next] and steps next. NumPy keeps (key, pos) and twists when pos reaches 624. The two agree
-whenever left + next == 625; a state set by hand may break that, so the words still due before
-the next twist (key[next : next + left - 1]) are served from the key directly, and NumPy takes
-over from a twist.
+The words come from NumPy's MT19937 bit generator (the same twist), which is kept live between
+draws so that a draw costs one random_raw call. torch keeps the twister as (key[624], left,
+next): each word first counts `left` down and, when it reaches 0, twists the key and restarts
+at next = 0; otherwise it returns key[next] and steps next. NumPy keeps (key, pos) and twists
+when pos reaches 624. The two agree whenever left + next == 625. After seeding or set_state the
+words still due before the next twist (key[next : next + left - 1]) are served from the key
+directly (a state set by hand may have any left and next), and NumPy takes over from the twist;
+get_state reads NumPy's (key, pos) back once it has produced a word.
 
 The state as a ByteTensor (5056 bytes, little-endian, natural C alignment):
   0    uint64  initial seed
@@ -64,10 +65,25 @@ class Generator:
     # -- seeding
     def _set_seed(self, seed):
         self._seed = seed
-        self._key = _seeded_key(seed)
-        self._left, self._next = 1, 0
+        self._sync(_seeded_key(seed), 1, 0)
         self._normal = None            # the cached second normal (a Python float) or None
         self._extra = bytes(STATE_SIZE - 5016)   # the tail fields, rebuilt on get_state
+
+    def _sync(self, key, left, nxt):
+        """Start from torch's (key, left, next): the words due before the twist are tempered
+        now and served first; NumPy's twister holds the key for the twist after them."""
+        self._key, self._left, self._next = key, left, nxt
+        self._due = _temper(key[nxt:nxt + left - 1].astype(np.uint64))
+        self._used = 0                 # how many of the due words were taken
+        self._live = False             # whether NumPy's twister has produced a word since
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": N}}
+
+    def _torch_state(self):
+        """(key, left, next) as torch would hold them now."""
+        if self._live:
+            st = self._mt.state["state"]
+            return st["key"], N + 1 - int(st["pos"]), int(st["pos"])
+        return self._key, self._left - self._used, self._next + self._used
 
     def manual_seed(self, seed):
         if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
@@ -92,10 +108,11 @@ class Generator:
         buf = bytearray(STATE_SIZE)
         mv = memoryview(buf)
         mv[0:8] = np.uint64(self._seed).tobytes()
-        mv[8:12] = np.int32(self._left).tobytes()
+        key, left, nxt = self._torch_state()
+        mv[8:12] = np.int32(left).tobytes()
         mv[12:16] = np.int32(1).tobytes()
-        mv[16:24] = np.uint64(self._next).tobytes()
-        mv[24:5016] = self._key.astype(np.uint64).tobytes()
+        mv[16:24] = np.uint64(nxt).tobytes()
+        mv[24:5016] = key.astype(np.uint64).tobytes()
         tail = bytearray(self._extra)
         tail[8:16] = np.float64(self._normal if self._normal is not None else 0.0).tobytes()
         tail[24:28] = np.int32(self._normal is not None).tobytes()
@@ -118,8 +135,7 @@ class Generator:
         if not (seeded and 0 < left <= N and nxt <= N):
             raise RuntimeError("Invalid mt19937 state")
         self._seed = int(np.frombuffer(b, np.uint64, 1, 0)[0])
-        self._left, self._next = left, nxt
-        self._key = np.frombuffer(b, np.uint64, N, 24).astype(np.uint32)
+        self._sync(np.frombuffer(b, np.uint64, N, 24).astype(np.uint32), left, nxt)
         valid = int(np.frombuffer(b, np.int32, 1, 5040)[0])
         self._normal = float(np.frombuffer(b, np.float64, 1, 5024)[0]) if valid else None
         self._extra = b[5016:]
@@ -155,23 +171,16 @@ class Generator:
     # -- the word source
     def words(self, n):
         """The next n 32-bit words of the stream, as a uint64 array (low 32 bits set)."""
-        n = int(n)
-        out = np.empty(n, np.uint64)
-        k = min(n, self._left - 1)          # words still due before the next twist
-        if k > 0:
-            out[:k] = _temper(self._key[self._next:self._next + k].astype(np.uint64))
-            self._left -= k
-            self._next += k
-        m = n - k
-        if m > 0:
-            self._mt.state = {"bit_generator": "MT19937",
-                              "state": {"key": self._key, "pos": N}}
-            out[k:] = self._mt.random_raw(m)
-            st = self._mt.state["state"]
-            self._key = st["key"].copy()
-            self._next = int(st["pos"])
-            self._left = N + 1 - self._next
-        return out
+        if self._used < len(self._due):
+            k = min(n, len(self._due) - self._used)
+            head = self._due[self._used:self._used + k]
+            self._used += k
+            if k == n:
+                return head.copy()
+            return np.concatenate([head, self.words(n - k)])
+        if n:
+            self._live = True
+        return self._mt.random_raw(n)
 
     def random(self):
         """One 32-bit word."""

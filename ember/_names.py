@@ -136,4 +136,7 @@ def apply():
         for _, space, name, obj, _ in entries[1:]:
             qualname = _torch_name(space, name)
             if qualname != function.__qualname__:
-                setattr(spaces[space], name, _renamed(obj, space == "Tensor", qualname))
+                if space == "Tensor":   # (tensor_methods binds renamed copies, once: see there)
+                    raise RuntimeError(f"Tensor.{name} would report its errors as "
+                                       f"{function.__qualname__}(): bind a renamed copy")
+                setattr(spaces[space], name, _renamed(obj, False, qualname))

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import _dtype as _dtypes
+from ._backend import backend as _backend
 from .ops import hooks as _hooks
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr",
@@ -313,8 +314,58 @@ def _append_suffixes(text, suffixes):
     return text + ")"
 
 
+def _inner_repr(data, dtype, indent):
+    """A sparse tensor's indices or values as torch prints them inside its repr: the body
+    indented under `indent` characters, with a size for an empty one, and no dtype."""
+    if data.size == 0:
+        return f"tensor([], size={tuple(data.shape)})"
+    summarise = data.size > _OPTS.threshold and _OPTS.edgeitems
+    cut = [False] * data.ndim
+    if summarise:
+        data, cut = _summarise(data, _OPTS.edgeitems)
+    formatter, values = _make_formatter(data, dtype)
+    return f"tensor({_Layout(values, formatter, cut, _OPTS.edgeitems).body(indent)})"
+
+
+def _sparse_repr(t):
+    """torch's repr of a COO tensor: its indices, values, size, nnz and layout."""
+    from . import int64         # (ember/__init__ defines the dtypes after this module)
+    coo = t._data
+    host = _backend(t._device.type).to_host
+    head = _PREFIX + "indices="
+    text = head + _inner_repr(host(coo.indices), int64, len(head) + len(_PREFIX))
+    pad = " " * len(_PREFIX)
+    text += ",\n" + pad + "values=" + _inner_repr(host(coo.values), t._dtype,
+                                                    len(pad) + len("values=") + len(_PREFIX))
+    text += ",\n" + pad + f"size={tuple(coo.shape)}"
+    suffixes = [f"nnz={coo.nnz}"]
+    if t._device.type != "cpu":
+        suffixes.insert(0, f"device='{t._device}'")
+    if coo.nnz == 0 and t._dtype.name != _dtypes.get_default_dtype().name or \
+            coo.nnz and t._dtype.name not in _default_dtype_names():
+        suffixes.append(f"dtype=ember.{t._dtype.name}")
+    suffixes.append("layout=ember.sparse_coo")
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    # (torch wraps a sparse tensor's suffixes by their exact length, without the dense
+    # repr's two characters of margin)
+    line_len = len(pad) + len(f"size={tuple(coo.shape)}")
+    for suffix in suffixes:
+        if line_len + len(suffix) + 2 > _OPTS.linewidth:
+            text += ",\n" + pad + suffix
+            line_len = len(pad) + len(suffix)
+        else:
+            text += ", " + suffix
+            line_len += len(suffix) + 2
+    return text + ")"
+
+
 def tensor_repr(t):
     """``repr`` of an ember tensor, identical to PyTorch's with ``ember.`` for ``torch.``."""
+    if getattr(t._data, "_ember_sparse", False):
+        return _sparse_repr(t)
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
     suffixes = _suffixes(t, data, size_suffix)

@@ -64,13 +64,37 @@ def fma32(a, b, c):
 
 
 # ----------------------------------------------------------------------------- helpers
-# the C library's functions elementwise (NumPy's own SIMD log/cos/sin round differently)
-_log = np.frompyfunc(math.log, 1, 1)
-_log1p = np.frompyfunc(math.log1p, 1, 1)
-_cos = np.frompyfunc(math.cos, 1, 1)
-_sin = np.frompyfunc(math.sin, 1, 1)
-_tan = np.frompyfunc(math.tan, 1, 1)
-_exp = np.frompyfunc(math.exp, 1, 1)
+class _Libm:
+    """A C library function over a float64 array, as torch calls it one element at a time.
+    NumPy's own version is used where it gives the C library's bits (checked once, on first
+    use, against Python's math over a sample of the domain: NumPy's float64 cos and sin call
+    the C library, its log, log1p, tan and exp are SIMD versions that round differently);
+    otherwise Python's math function is mapped over the elements."""
+
+    def __init__(self, math_fn, np_fn, low, high):
+        self.math_fn, self.np_fn, self.domain = math_fn, np_fn, (low, high)
+        self.fast = None
+
+    def _mapped(self, x):
+        x = np.asarray(x, np.float64)
+        return np.fromiter(map(self.math_fn, x.ravel().tolist()), np.float64,
+                           x.size).reshape(x.shape)
+
+    def __call__(self, x):
+        if self.fast is None:
+            probe = np.linspace(*self.domain, 20011)[1:-1]
+            self.fast = bool(np.array_equal(self.np_fn(probe), self._mapped(probe)))
+        if self.fast:
+            return self.np_fn(np.asarray(x, np.float64))
+        return self._mapped(x)
+
+
+_log = _Libm(math.log, np.log, 0.0, 1.0)
+_log1p = _Libm(math.log1p, np.log1p, -1.0, 0.0)
+_cos = _Libm(math.cos, np.cos, 0.0, 2 * np.pi)
+_sin = _Libm(math.sin, np.sin, 0.0, 2 * np.pi)
+_tan = _Libm(math.tan, np.tan, -np.pi / 2, np.pi / 2)
+_exp = _Libm(math.exp, np.exp, -20.0, 20.0)
 
 
 def _np_dtype(dtype):
@@ -78,7 +102,7 @@ def _np_dtype(dtype):
 
 
 def _count(shape):
-    return int(np.prod(shape, dtype=np.int64)) if isinstance(shape, tuple) else int(shape)
+    return math.prod(shape) if isinstance(shape, tuple) else int(shape)
 
 
 def fill_order(shape, strides):
@@ -91,14 +115,34 @@ def fill_order(shape, strides):
     return np.argsort(offsets, kind="stable")
 
 
+# (the in-place steps below matter for speed: fresh large temporaries cost page faults)
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+SCALE24 = np.float32(2.0 ** -24)
+
+
 def uniform01_float(gen, n):
-    """n float32 uniforms in [0, 1) from one word each."""
-    return (gen.words(n) & M24).astype(np.float32) * np.float32(2.0 ** -24)
+    """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24."""
+    w = gen.words(n)
+    w &= M24
+    out = w.astype(F32)
+    out *= SCALE24
+    return out
+
+
+M21 = np.uint64((1 << 21) - 1)
 
 
 def uniform01_double(gen, n):
-    """n float64 uniforms in [0, 1) from one 64-bit draw each."""
-    return (gen.words64(n) & M53).astype(np.float64) * 2.0 ** -53
+    """n float64 uniforms in [0, 1) from one 64-bit draw each (first word high): its low 53
+    bits * 2**-53."""
+    w = gen.words(2 * n).reshape(n, 2)
+    bits = w[:, 0] & M21
+    bits <<= np.uint64(32)
+    bits |= w[:, 1]
+    out = bits.astype(np.float64)
+    out *= 2.0 ** -53
+    return out
 
 
 # ----------------------------------------------------------------------------- uniform_
@@ -107,8 +151,10 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
     n = _count(shape)
     npd = _np_dtype(dtype)
     if low == 0 and high == 1:               # fma(x, 1, 0) is x: torch.rand's fast case
-        out = uniform01_double(gen, n) if npd == np.float64 else uniform01_float(gen, n)
-        if npd not in (np.float64, np.float32):
+        if npd is F32:
+            return uniform01_float(gen, n).reshape(shape)
+        out = uniform01_double(gen, n) if npd == F64 else uniform01_float(gen, n)
+        if npd != F64:
             out = out.astype(npd)
             out[out == 1] = 0
     elif npd == np.float64:
@@ -124,60 +170,95 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
 
 
 # ----------------------------------------------------------------------------- normal_
-def normal_scalar(gen, n):
+def normal_scalar(gen, n, as_list=False):
     """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
 
     Each pair takes two float64 uniforms u1, u2; r = sqrt(-2 log(1 - u2)); the value is
     r cos(2 pi u1) and r sin(2 pi u1) is kept in the generator for the next call. The C
-    library's log1p/cos/sin (Python's math), not NumPy's SIMD versions, give torch's bits."""
-    out = np.empty(n, np.float64)
+    library's log1p/cos/sin (not NumPy's SIMD versions) give torch's bits. as_list: return a
+    list of Python floats (for small n)."""
+    out = [] if as_list else np.empty(n, np.float64)
     i = 0
     if n and gen._normal is not None:
-        out[0] = gen._normal
+        out[:1] = [gen._normal]
         gen._normal = None
         i = 1
     pairs = (n - i + 1) // 2
-    if pairs:
+    if pairs <= 8:                      # small draws: plain Python floats are quickest
+        w = gen.words(4 * pairs).tolist()
+        both = []
+        for k in range(0, 4 * pairs, 4):
+            u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
+            u2 = (((w[k + 2] & 0x1FFFFF) << 32) | w[k + 3]) * 2.0 ** -53
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            both += (r * math.cos(theta), r * math.sin(theta))
+    else:
         u = uniform01_double(gen, 2 * pairs).reshape(pairs, 2)
-        r = np.sqrt(-2.0 * _log1p(-u[:, 1]).astype(np.float64))
+        r = np.sqrt(-2.0 * _log1p(-u[:, 1]))
         theta = 2.0 * np.pi * u[:, 0]
-        both = np.stack([r * _cos(theta).astype(np.float64),
-                         r * _sin(theta).astype(np.float64)], 1).reshape(-1)
-        out[i:] = both[:n - i]
-        if (n - i) % 2:
-            gen._normal = float(both[-1])
+        both = np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+    out[i:] = both[:n - i]
+    if pairs and (n - i) % 2:
+        gen._normal = float(both[-1])
     return out
 
 
 def _box_muller_blocks(u, f64):
-    """torch's 16-wide Box-Muller over rows of 16 uniforms: u1 = 1 - u[:8], u2 = u[8:],
-    r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
-    float64 uses the C library's log/cos/sin (Python's math, not NumPy's SIMD versions)."""
+    """torch's 16-wide Box-Muller, in place over rows of 16 uniforms: u1 = 1 - u[:8],
+    u2 = u[8:], r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
+    float64 uses the C library's log/cos/sin (not NumPy's SIMD versions).
+    float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
+    rounded; NumPy's float32 ones agree to within 4 ulp (3e-7 absolute) but not bit for bit
+    (about 1 value in 7 differs in its last bit or two)."""
     if f64:
-        u1, u2 = 1.0 - u[:, :8], u[:, 8:]
-        r = np.sqrt(-2.0 * _log(u1).astype(np.float64))
-        th = 2.0 * np.pi * u2
-        return np.concatenate([r * _cos(th).astype(np.float64),
-                               r * _sin(th).astype(np.float64)], 1)
-    # float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
-    # rounded; this float32 formula agrees to within 2 ulp but not bit for bit (about 1 value
-    # in 6 differs in its last bit or two).
-    # (NumPy's float64 functions, rounded to float32, are as close and much faster here)
-    f = np.float32
-    u1, u2 = f(1) - u[:, :8], u[:, 8:]
-    r = np.sqrt(f(-2) * np.log(u1.astype(np.float64)).astype(f))
-    th = (f(2 * np.pi) * u2).astype(np.float64)
-    return np.concatenate([r * np.cos(th).astype(f), r * np.sin(th).astype(f)], 1)
+        r = _log(1.0 - u[:, :8])
+        th = 2.0 * np.pi * u[:, 8:]
+        cos, sin = _cos, _sin
+    else:
+        f = np.float32
+        r = np.log(f(1) - u[:, :8])
+        th = f(2 * np.pi) * u[:, 8:]
+        cos, sin = np.cos, np.sin
+    r *= -2
+    np.sqrt(r, out=r)
+    c = cos(th)
+    c *= r
+    u[:, :8] = c
+    s = sin(th)
+    s *= r
+    u[:, 8:] = s
+    return u
+
+
+BLOCK = 1 << 17      # values per step of the large fills (their temporaries stay in cache)
+
+
+def _uniform_rows_into(gen, out, f64):
+    """Fill out (a contiguous float array, a multiple of 16 long) with uniforms and turn
+    them into normals 16 at a time, a block at a time (the same words in the same order as
+    all at once)."""
+    for i in range(0, len(out), BLOCK):
+        part = out[i:i + BLOCK]
+        if f64:
+            part[:] = uniform01_double(gen, len(part))
+        else:
+            w = gen.words(len(part))
+            w &= M24
+            part[:] = w
+            part *= np.float32(2.0 ** -24)
+        _box_muller_blocks(part.reshape(-1, 16), f64)
 
 
 def normal_fill(gen, n, f64):
     """torch's path for 16 or more contiguous elements: n uniforms (float64 or float32 ones),
     turned into normals 16 at a time in place; a ragged tail redraws the last 16 positions
     (overlapping the previous block) and transforms them again."""
-    u = uniform01_double(gen, n) if f64 else uniform01_float(gen, n)
+    u = np.empty(n, np.float64 if f64 else np.float32)
     full = n // 16 * 16
-    u[:full] = _box_muller_blocks(u[:full].reshape(-1, 16), f64).reshape(-1)
+    _uniform_rows_into(gen, u[:full], f64)
     if n % 16:
+        gen.words((n - full) * (2 if f64 else 1))    # drawn as uniforms, then overwritten
         tail = uniform01_double(gen, 16) if f64 else uniform01_float(gen, 16)
         u[n - 16:] = _box_muller_blocks(tail.reshape(1, 16), f64).reshape(-1)
     return u
@@ -188,7 +269,8 @@ def normal_fill_half(gen, n):
     multiple of 16, transformed 16 at a time; a ragged tail takes the last transformed block's
     16 values as the output's last 16 (overwriting the overlap)."""
     p = -(-n // 16) * 16
-    z = _box_muller_blocks(uniform01_float(gen, p).reshape(-1, 16), False).reshape(-1)
+    z = np.empty(p, np.float32)
+    _uniform_rows_into(gen, z, False)
     out = z[:n].copy()
     out[n - 16:] = z[p - 16:]
     return out
@@ -200,6 +282,11 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     view, however large) takes the one-at-a-time sampler, in memory order (fill_order)."""
     n = _count(shape)
     npd = _np_dtype(dtype)
+    if n < 16 and std == 1 and (npd is F32 or npd is F64):
+        # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
+        z = normal_scalar(gen, n, as_list=True)
+        mean = float(mean)
+        return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)
     if not contiguous:
         z = normal_scalar(gen, n)
     elif n >= 16 and npd in (np.float16, ml_dtypes.bfloat16):
@@ -208,10 +295,15 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
         z = normal_fill(gen, n, npd == np.float64)
     else:
         z = normal_scalar(gen, n)
-    if npd == np.float64 or n < 16 or not contiguous:
-        out = _cast(fma64(z.astype(np.float64), float(std), float(mean)), dtype, (n,))
+    wide = npd == np.float64 or n < 16 or not contiguous
+    if float(std) == 1:
+        # fma(z, 1, mean) is z + mean rounded once (and turns -0 into +0 when mean is 0)
+        z += float(mean) if wide else np.float32(mean)
+        out = _cast(z, dtype, (n,)) if wide else z.astype(npd, copy=False)
+    elif wide:
+        out = _cast(fma64(z, float(std), float(mean)), dtype, (n,))
     else:
-        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd)
+        out = fma32(z, np.float32(std), np.float32(mean)).astype(npd, copy=False)
     return out.reshape(shape)
 
 
@@ -286,19 +378,64 @@ RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by 
 
 def randperm(gen, n, dtype):
     """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
-    with i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
+    with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
     At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
     not found yet: from there this takes the same draws, so the stream position afterwards is
     torch's, but the permutation is not."""
     n = int(n)
-    perm = list(range(n))
-    if n > 1:
-        draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
-        offs = (draws % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        for i, z in enumerate(offs):
-            j = i + z
-            perm[i], perm[j] = perm[j], perm[i]
-    return np.array(perm, dtype=np.int64).astype(_np_dtype(dtype))
+    if n <= 1:
+        return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
+    draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
+    offs = draws % np.arange(n, 1, -1, dtype=np.uint64)
+    if n <= 64:                          # a short loop is quicker than the array steps
+        perm = list(range(n))
+        for i, z in enumerate(offs.tolist()):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+        return np.array(perm, np.int64).astype(_np_dtype(dtype), copy=False)
+    j = np.arange(n, dtype=np.int64)
+    j[:-1] += offs.astype(np.int64)
+    return _apply_swaps(j).astype(_np_dtype(dtype), copy=False)
+
+
+def _apply_swaps(j):
+    """The result of swapping position i with j[i] (j[i] >= i) for i = 0, 1, ..., n - 1 in
+    turn on 0..n-1, without the sequential loop.
+
+    Position i is final after step i (later steps touch only later positions), so out[i] is
+    what position j[i] holds just before step i. A position p >= i holds p itself until some
+    step k < i targets it (j[k] = p), and then what position k held just before step k: call
+    that A[k]. So out[i] = A[k] for the last k < i with j[k] = j[i], else j[i]; and A[k]
+    likewise = A[k'] for the last k' < k with j[k'] = k, else k: A[k] is the end of a chain of
+    such k', found by pointer doubling."""
+    n = len(j)
+    it = np.int32 if n < 2 ** 31 else np.int64     # (smaller indices: faster gathers)
+    # steps grouped by target, in step order within a group: sort the unique keys j * n + k
+    key = j * n
+    key += np.arange(n, dtype=np.int64)
+    key.sort()
+    tgt, step = np.divmod(key, n)
+    tgt, step = tgt.astype(it), step.astype(it)
+    j = j.astype(it)
+    same = tgt[1:] == tgt[:-1]
+    pred = np.full(n, -1, it)          # the previous step with the same target
+    pred[step[1:]] = np.where(same, step[:-1], -1)
+    # prev[p]: the last step k < p targeting position p (a step p targeting itself is the
+    # last of its group, so its predecessor is that step)
+    ends = np.append(~same, True)
+    prev = np.full(n, -1, it)
+    prev[tgt[ends]] = step[ends]
+    idx = np.arange(n, dtype=it)
+    self_swap = j == idx
+    prev[self_swap] = pred[self_swap]
+    # A[k]: follow prev to the chain's end, doubling; only the unfinished entries are redone
+    a = np.where(prev >= 0, prev, idx)
+    todo = np.flatnonzero(prev >= 0)
+    while todo.size:
+        nxt = a[a[todo]]
+        moved = nxt != a[todo]
+        a[todo] = nxt
+        todo = todo[moved]
+    return np.where(pred >= 0, a[pred], j)
 
 
 # ----------------------------------------------------------------------------- bernoulli
@@ -350,21 +487,21 @@ def _cast(x, dtype, shape):
 def exponential(gen, shape, dtype, lambd=1.0):
     """Tensor.exponential_(lambd): (-1 / lambd) * log1p(-u) (the reciprocal first)."""
     u = uniform01_double(gen, _count(shape))
-    return _cast((-1.0 / float(lambd)) * _log1p(-u).astype(np.float64), dtype, shape)
+    return _cast((-1.0 / float(lambd)) * _log1p(-u), dtype, shape)
 
 
 def geometric(gen, shape, dtype, p):
     """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) (the number of trials to a success)."""
     u = uniform01_double(gen, _count(shape))
     with np.errstate(divide="ignore"):
-        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)).astype(np.float64), -np.inf)
+        logu = np.where(u > 0, _log(np.where(u > 0, u, 1.0)), -np.inf)
     return _cast(np.ceil(logu / math.log1p(-float(p))), dtype, shape)
 
 
 def cauchy(gen, shape, dtype, median=0.0, sigma=1.0):
     """Tensor.cauchy_(median, sigma): fma(sigma, tan(pi * (u - 1/2)), median)."""
     u = uniform01_double(gen, _count(shape))
-    t = _tan(np.pi * (u - 0.5)).astype(np.float64)
+    t = _tan(np.pi * (u - 0.5))
     return _cast(fma64(float(sigma), t, float(median)), dtype, shape)
 
 
@@ -373,7 +510,7 @@ def log_normal(gen, shape, dtype, mean=1.0, std=2.0):
     element at a time whatever the size (so the cached second normal is used and left)."""
     n = _count(shape)
     z = fma64(normal_scalar(gen, n), float(std), float(mean))
-    return _cast(_exp(z).astype(np.float64), dtype, shape)
+    return _cast(_exp(z), dtype, shape)
 
 
 # ----------------------------------------------------------------------------- multinomial
@@ -409,7 +546,7 @@ class _Uniforms:
 
     def __init__(self, gen, block=256):
         self.gen, self.block = gen, block
-        self.snap = (gen._key.copy(), gen._left, gen._next)
+        self.snap = gen.get_state()
         self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
 
     def __call__(self):
@@ -420,9 +557,8 @@ class _Uniforms:
         return float(self.buf[self.pos - 1])
 
     def finish(self):
-        g = self.gen
-        g._key, g._left, g._next = self.snap
-        g.words(2 * self.used)
+        self.gen.set_state(self.snap)
+        self.gen.words(2 * self.used)
 
 
 def _poisson_one(lam, uniform):

@@ -1,7 +1,7 @@
 """The Tensor: an array on a device, plus what autograd needs to know about it.
 
-Ops are not defined here: `ember/ops/` declares them once and `ember/ops/methods.py` binds them
-as methods and operators. This file holds the data model: storage and views, the autograd
+Ops are not defined here: `ember/ops/` declares them once and `ember/ops/tensor_methods.py`
+binds them as methods and operators. This file holds the data model: storage and views, the autograd
 fields, conversions, and the few methods that are about the tensor itself.
 """
 import warnings
@@ -11,8 +11,8 @@ import weakref
 
 import numpy as np
 
-from . import _dtype as D
-from ._device import CPU, as_device, array_module
+from . import _backend, _dtype as D
+from ._device import CPU, as_device
 from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 import copy
@@ -222,7 +222,6 @@ class Tensor:
     def numel(self):
         return self._data.size
 
-    nelement = numel
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -238,7 +237,10 @@ class Tensor:
 
     @property
     def nbytes(self):
-        return self._data.size * self._dtype.itemsize
+        data = self._data
+        if data.__class__ is not np.ndarray and getattr(data, "_ember_sparse", False):
+            return data.nbytes          # (torch's error for a sparse tensor)
+        return data.size * self._dtype.itemsize
 
     def stride(self, dim=None):
         size = self._dtype.itemsize
@@ -300,12 +302,13 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided  # (cycle: ember/__init__.py defines it after importing this module)
-        return strided
+        from . import strided, sparse_coo  # (cycle: ember/__init__.py defines them after importing this module)
+        return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
     def is_sparse(self):
-        return False
+        """A sparse COO tensor (its `_data` a COOArrays: see ember/sparse)."""
+        return getattr(self._data, "_ember_sparse", False)
 
     @property
     def is_quantized(self):
@@ -539,9 +542,12 @@ class Tensor:
     def _host(self):
         if self._device.type == "cpu":
             return self._data
-        return array_module(self._device).asnumpy(self._data)
+        return _backend.backend(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
+        if getattr(self._data, "_ember_sparse", False):
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
+                            "Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:
@@ -655,6 +661,9 @@ class Tensor:
     def _deepcopy_data(self, memo):
         """A copy with the same strides and storage offset, whose memory the copies of other
         tensors on the same storage (in this deepcopy) share, as in PyTorch."""
+        if getattr(self._data, "_ember_sparse", False):         # a sparse tensor's arrays
+            return Tensor._make(self._data.copy(), self._dtype, self._device,
+                                self._requires_grad)
         root = self._base if self._base is not None else self
         if not (root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0):
             return Tensor._make(self._data.copy(), self._dtype, self._device,
@@ -677,6 +686,11 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         # as in PyTorch, a tensor travels with its whole storage and its place in it (a view
         # keeps its strides and offset) unless that memory is not laid out plainly
+        if getattr(self._data, "_ember_sparse", False):
+            from .sparse._coo import rebuild_sparse    # (ember.sparse is built on Tensor)
+            coo = self._data
+            return (rebuild_sparse, (coo.indices, coo.values, coo.shape, coo.coalesced,
+                                     str(self._device), self._requires_grad))
         root = self._base if self._base is not None else self
         geometry = None
         if root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0:
@@ -699,7 +713,8 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
-            return "torch." + legacy_type_name(self._dtype, self._device)
+            sparse = "sparse." if self.is_sparse else ""        # (torch.sparse.FloatTensor)
+            return "torch." + sparse + legacy_type_name(self._dtype, self._device)
         from .ops.creation import legacy_type_dtype  # (cycle: ops.creation imports this module)
         return self.to(legacy_type_dtype(dtype))
 

@@ -124,20 +124,20 @@ class autocast:
         return run_under_autocast
 
 
-def cast_inputs(inputs, device_type="cpu"):
+def cast_inputs(inputs):
     """The inputs of a lower-precision op under autocast, cast as torch casts them.
 
-    Floating tensors on `device_type` other than float64 are cast to the autocast dtype; the
-    cast of a leaf that requires grad is made once per autocast region and reused (so a weight
-    used twice gets one ToCopyBackward0 node, as in torch).
+    Floating tensors (other than float64) on a device type whose autocast is on are cast to
+    that device type's autocast dtype; the cast of a leaf that requires grad is made once per
+    autocast region and reused (so a weight used twice gets one ToCopyBackward0 node, as in
+    torch).
     """
-    if not _state.enabled[device_type]:
-        return inputs
-    dtype = _state.dtype[device_type]
+    enabled, dtypes = _state.enabled, _state.dtype
     out = []
     for x in inputs:
-        if isinstance(x, Tensor) and x._dtype.is_floating_point and x._dtype is not D.float64 \
-                and x._dtype is not dtype and x._device.type == device_type:
+        if isinstance(x, Tensor) and enabled[x._device.type] and x._dtype.is_floating_point \
+                and x._dtype is not D.float64 and x._dtype is not dtypes[x._device.type]:
+            dtype = dtypes[x._device.type]
             cacheable = x._requires_grad and x._grad_fn is None
             hit = _state.cast_cache.get(id(x)) if cacheable else None
             if hit is not None and hit[0] is x:
@@ -216,17 +216,18 @@ class GradScaler:
         if state["stage"] is _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = 1.0 / self._scale
-        found_inf = False
+        finite = {}         # device -> "all gradients there are finite", read once at the end
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
                         continue
-                    if not bool(isfinite(g).all()):
-                        found_inf = True
+                    ok = isfinite(g).all()
+                    seen = finite.get(g._device)
+                    finite[g._device] = ok if seen is None else seen & ok
                     g.mul_(inv_scale)
-        state["found_inf"] = found_inf
+        state["found_inf"] = not all(bool(ok) for ok in finite.values())
         state["stage"] = _UNSCALED
 
     def step(self, optimizer, *args, **kwargs):

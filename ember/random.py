@@ -1,4 +1,4 @@
-"""ember.random: the global random state, as torch.random (ember's own stream of numbers)."""
+"""ember.random: the global random state, as torch.random (torch's CPU stream, bit for bit)."""
 import contextlib
 
 from .ops.random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state,

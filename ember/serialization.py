@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _dtype as D, cuda
 from ._device import device as _device_cls
-from ._tensor import Tensor, Size, contiguous_strides
+from ._tensor import Tensor, Size, contiguous_strides, layout as _layout_cls
 from .nn.parameter import Parameter
 from ._storage import UntypedStorage
 from .nn import parameter
@@ -69,6 +69,8 @@ _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _TORCH_DEVICE = _Global("torch", "device")
 _TORCH_SIZE = _Global("torch", "Size")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _STORAGE_GLOBALS = {dt: _Global("torch", name) for dt, name in _STORAGE_NAME.items()}
 _DTYPE_GLOBALS = {dt: _Global("torch", dt.name) for dt in D.ALL_DTYPES}
 
@@ -121,7 +123,13 @@ class _Pickler(pickle._Pickler):
             if type(obj).__name__ == "Parameter":
                 return (_REBUILD_PARAMETER, (_PlainTensor(obj), obj._requires_grad,
                                              collections.OrderedDict()))
+            if obj.is_sparse:
+                # torch's form: the layout, then (indices, values, size, is_coalesced)
+                return (_REBUILD_SPARSE, (obj.layout, (obj._indices(), obj._values(),
+                                                       obj.shape, obj.is_coalesced())))
             return self._reduce_tensor(obj, obj._requires_grad)
+        if isinstance(obj, _layout_cls):
+            return (_GET_LAYOUT, (str.__str__(obj),))
         if type(obj) is _PlainTensor:
             return self._reduce_tensor(obj.tensor, False)
         if isinstance(obj, _device_cls):
@@ -344,6 +352,22 @@ def _rebuild_size(dims=()):
     return Size(dims)
 
 
+def _get_layout(name):
+    """A layout by torch's name ("torch.sparse_coo")."""
+    from . import strided, sparse_coo       # (defined by ember/__init__ after this module)
+    layouts = {"torch.strided": strided, "torch.sparse_coo": sparse_coo}
+    if name not in layouts:
+        raise pickle.UnpicklingError(f"ember does not load tensors of layout {name}")
+    return layouts[name]
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse COO tensor saved as torch saves it: (indices, values, size, is_coalesced)."""
+    from .sparse._conversions import sparse_coo_tensor  # (ember.sparse is built on the ops)
+    indices, values, size, coalesced = data
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+
+
 def _codecs_encode(text, encoding="utf-8"):
     # protocol 2 writes bytes as _codecs.encode(<latin-1 text>, "latin1")
     if encoding not in ("latin1", "latin-1"):
@@ -359,6 +383,8 @@ _ALLOWED = {
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch", "device"): _rebuild_device,
     ("torch", "Size"): _rebuild_size,
+    ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
+    ("torch.serialization", "_get_layout"): _get_layout,
     ("_codecs", "encode"): _codecs_encode,
     ("builtins", "set"): set, ("__builtin__", "set"): set,
     ("builtins", "frozenset"): frozenset, ("__builtin__", "frozenset"): frozenset,

@@ -8,6 +8,7 @@ import torch
 
 import ember
 from differential import same, catch
+import warnings
 
 _rng = np.random.default_rng(0)
 

@@ -123,3 +123,22 @@ def test_np_array_copies_np_asarray_shares():
             np.array(x, dtype=np.float64)[2] = 9
         got.append(x.tolist())
     assert got[1] == got[0] == [1., 7., 3.]
+
+
+def test_dlpack_round_trips():
+    t = torch.arange(6.).reshape(2, 3)
+    e = ember.from_dlpack(t)
+    assert e.dtype is ember.float32 and e.tolist() == t.tolist()
+    t.add_(1)                                   # shares torch's memory
+    assert e.tolist() == t.tolist()
+    e2 = ember.arange(4, dtype=ember.int64)
+    back = torch.from_dlpack(e2)
+    assert back.dtype == torch.int64 and back.tolist() == [0, 1, 2, 3]
+    e2.add_(5)
+    assert back.tolist() == [5, 6, 7, 8]
+    caps = ember.to_dlpack(ember.tensor([1., 2.]))
+    assert torch.from_dlpack(caps).tolist() == [1., 2.]
+    assert ember.from_dlpack(torch.to_dlpack(torch.tensor([3, 4]))).tolist() == [3, 4]
+    assert ember.from_dlpack(np.array([True, False])).dtype is ember.bool
+    assert type(ember.to_dlpack(ember.ones(1))).__name__ == type(torch.to_dlpack(
+        torch.ones(1))).__name__

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 import ember
 from tensor_compare import check
+import warnings
+from differential import same, catch, warnings_of
 
 NP = "np."
 
@@ -360,3 +362,28 @@ def test_multinomial_rows_draw_their_own_frequencies_and_never_an_empty_class():
         freq = np.bincount(row, minlength=6) / n
         assert np.all(freq[probs == 0] == 0)
         assert np.allclose(freq, probs, atol=4 * np.sqrt(0.25 / n))     # ~4 standard errors
+
+
+# ----------------------------------------------------------------------------- small functions
+def test_range_deprecated():
+    def f(T):
+        r = [warnings_of(lambda: T.range(0, 4))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r += [T.range(0, 1, 0.25), T.range(1, 4, dtype=T.int64), T.range(3, 1, -1),
+                  T.range(0., 3.5), T.range(0, 4, dtype=T.float64, requires_grad=True).requires_grad,
+                  catch(T.range, 0, 4, 0), catch(T.range, 0, 4, -1), catch(T.range, 4),
+                  catch(T.range, 0, 4, dtype=T.int32, requires_grad=True)]
+        return r
+    same(f)
+
+
+# ----------------------------------------------------------------------------- creation, runtime
+def test_empty_permuted():
+    def f(T):
+        a = T.empty_permuted((2, 3, 4), (0, 2, 1))
+        b = T.empty_permuted((2, 3), (1, 0), dtype=T.int64, requires_grad=False)
+        return (a.shape, a.stride(), a.dtype, b.stride(), b.dtype,
+                T.empty_permuted([2, 3], [0, 1], requires_grad=True).requires_grad,
+                catch(T.empty_permuted, (2, 3), (0,)))
+    same(f)

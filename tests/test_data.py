@@ -14,6 +14,7 @@ import torch.utils.data as tdata
 
 import ember
 import ember.utils.data as edata
+from differential import catch, same, warnings_of
 
 
 def assert_same(e, t):
@@ -459,3 +460,90 @@ def test_default_collate_random_structures(spec, batch):
     e = edata.default_collate([build(spec, ember, i) for i in range(batch)])
     t = tdata.default_collate([build(spec, torch, i) for i in range(batch)])
     assert_same(e, t)
+
+
+def batches(T, data, **kw):
+    return list(T.utils.data.DataLoader(data, **kw))
+
+
+def test_default_collate_element_types():
+    samples = [{"f": 1.5, "i": 2, "b": True, "s": "a", "np": np.ones(2, np.float16),
+                "n32": np.int32(4), "t": (1, 2.0), "pt": Point(1, np.arange(2))}] * 5
+    same(lambda T: [(b, type(b["pt"]).__name__, type(b["t"]).__name__)
+                    for b in batches(T, samples, batch_size=2)])
+    same(lambda T: batches(T, samples, batch_size=None))
+    same(lambda T: batches(T, samples, batch_size=2, drop_last=True))
+
+
+def test_loader_lengths_and_custom_collate():
+    same(lambda T: [len(T.utils.data.DataLoader(list(range(7)), **kw)) for kw in
+                    [{}, {"batch_size": 3}, {"batch_size": 3, "drop_last": True},
+                     {"batch_size": None}, {"batch_sampler": [[0, 1], [4]]}]])
+    same(lambda T: batches(T, list(range(5)), batch_size=2, collate_fn=lambda b: b[::-1]))
+
+
+def test_shuffle_with_generator_is_a_permutation():
+    def scenario(T):
+        got = batches(T, list(range(10)), batch_size=3, shuffle=True,
+                      generator=T.Generator().manual_seed(3))
+        again = batches(T, list(range(10)), batch_size=3, shuffle=True,
+                        generator=T.Generator().manual_seed(3))
+        flat = [v for b in got for v in b.tolist()]
+        return [len(b) for b in got], sorted(flat), [b.dtype for b in got], \
+            all(a.tolist() == b.tolist() for a, b in zip(got, again))
+    same(scenario)
+
+
+def test_sampler_option_errors():
+    def scenario(T):
+        DL = T.utils.data.DataLoader
+        data = list(range(5))
+        return [catch(DL, data, sampler=[0, 1], shuffle=True),
+                catch(DL, data, batch_sampler=[[0]], batch_size=2),
+                catch(DL, data, batch_sampler=[[0]], shuffle=True),
+                catch(DL, data, batch_sampler=[[0]], sampler=[0]),
+                catch(DL, data, batch_sampler=[[0]], drop_last=True),
+                catch(DL, data, batch_size=None, drop_last=True)]
+    same(scenario)
+
+
+def make_stream(T, n, with_len):
+    class Stream(T.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(n))
+    if with_len:
+        Stream.__len__ = lambda self: n
+    return Stream()
+
+
+def test_iterable_dataset_batches_and_len():
+    for kw in [{"batch_size": 3}, {"batch_size": 3, "drop_last": True}, {"batch_size": None}]:
+        same(lambda T: (batches(T, make_stream(T, 7, False), **kw),
+                        len(T.utils.data.DataLoader(make_stream(T, 7, True), **kw)),
+                        catch(len, T.utils.data.DataLoader(make_stream(T, 7, False), **kw))))
+
+
+@pytest.mark.parametrize("n,lengths", [(10, [0.3, 0.7]), (7, [0.5, 0.5]), (3, [0.1, 0.1, 0.8]),
+                                       (10, [0.25] * 4), (10, [-0.5, 1.5]), (10, [0.5, 0.6]),
+                                       (10, [1.2, -0.2]), (10, [3, 4]), (10, [11, -1])])
+def test_random_split_lengths_and_errors(n, lengths):
+    def scenario(T):
+        def split():
+            parts = T.utils.data.random_split(range(n), lengths,
+                                              generator=T.Generator().manual_seed(0))
+            return [len(p) for p in parts], sorted(i for p in parts for i in p)
+        return warnings_of(lambda: catch(split))
+    same(scenario)
+
+
+def test_concat_subset_tensor_dataset():
+    def scenario(T):
+        D = T.utils.data
+        c = D.ConcatDataset([list(range(3)), list(range(10, 14))])
+        sub = D.Subset(D.TensorDataset(T.arange(10)), [5, 2, 7])
+        return ([catch(lambda i=i: c[i]) for i in (0, 3, 6, -1, -7, -8, 7)], len(c),
+                c.cumulative_sizes, sub[1], sub[[0, 2]], len(sub), sub[-1],
+                catch(D.TensorDataset, T.ones(3), T.ones(4)),
+                catch(D.ConcatDataset, []),
+                catch(D.ConcatDataset, [make_stream(T, 2, True)]))
+    same(scenario)

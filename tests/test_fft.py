@@ -226,3 +226,21 @@ def test_errors_match_torch():
                 T.fft.irfft(z, n=1), T.fft.hfft(z, n=1), T.fft.fftn(z, dim=()),
                 T.fft.fftn(x, dim=()), T.fft.fftn(x, s=(-1, 3))]
     same(lambda T: _resolved(scenario(T)))
+
+
+@pytest.mark.parametrize("fn", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+@pytest.mark.parametrize("n", [None, 0, -1, 3])
+@pytest.mark.parametrize("complex_input", [False, True])
+def test_one_dim_fft_checks_sizes_and_dtypes_before_norm(fn, n, complex_input):
+    def scenario(T):
+        x = T.arange(4.0) * (1 + 1j if complex_input else 1)
+        return catch(getattr(T.fft, fn), x, n=n, norm="bad")
+    same(scenario)
+
+
+@pytest.mark.parametrize("fn", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("n", [-5, -4, -3, -2, -1, 0, 1, 2, 5])
+@pytest.mark.parametrize("d", [1.0, -2.0, 0.0])
+def test_frequencies_at_small_and_negative_n(fn, n, d):
+    same(lambda T: catch(getattr(T.fft, fn), n, d))
+    same(lambda T: catch(getattr(T.fft, fn), n, d, dtype=T.float64))

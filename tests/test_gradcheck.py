@@ -8,6 +8,8 @@ import torch
 
 import ember
 from differential import same, catch, warnings_of
+import numpy as np
+import pytest
 
 
 def checked(call):
@@ -425,3 +427,55 @@ def test_gradgradcheck_failures():
                 checked(lambda: T.autograd.gradgradcheck(cube, (x,), check_rev_over_rev=False)),
                 checked(lambda: T.autograd.gradcheck(cube, (x,), check_backward_ad=False))]
     same(scenario)
+
+
+# ----------------------------------------------------------------------------- gradcheck
+def _rand(*shape, positive=False, seed=0):
+    values = np.random.default_rng(seed).standard_normal(shape)
+    if positive:
+        values = np.abs(values) + 0.5
+    return ember.tensor(values, dtype=ember.float64, requires_grad=True)
+
+
+_INDEX = ember.tensor([[0, 1, 0, 2], [1, 1, 0, 0]])
+
+
+_MASK = ember.tensor([[True, False, True], [False, True, False]])
+
+
+_GRADCHECK_CASES = {
+    "i0": (lambda x: ember.i0(x), [(5,)]),
+    "polar": (lambda r, a: ember.view_as_real(ember.polar(r, a)), [(4,), (4,)]),
+    "complex": (lambda r, i: ember.view_as_real(ember.complex(r, i)), [(4,), (4,)]),
+    "vdot": (lambda a, b: ember.vdot(a, b), [(4,), (4,)]),
+    "frexp": (lambda x: ember.frexp(x).mantissa, [(5,)]),
+    "renorm2": (lambda x: ember.renorm(x, 2, 0, 0.8), [(3, 4)]),
+    "renorm3": (lambda x: ember.renorm(x, 3, 1, 0.8), [(3, 4)]),
+    "put": (lambda x, s: ember.put(x, ember.tensor([0, 4, -1]), s), [(2, 3), (3,)]),
+    "put_acc": (lambda x, s: ember.put(x, ember.tensor([0, 4, 4]), s, True), [(2, 3), (3,)]),
+    "masked_scatter": (lambda x, s: ember.masked_scatter(x, _MASK, s), [(2, 3), (5,)]),
+    "scatter_sum": (lambda x, s: x.scatter_reduce(0, _INDEX, s, "sum"), [(3, 4), (2, 4)]),
+    "scatter_mean": (lambda x, s: x.scatter_reduce(0, _INDEX, s, "mean", include_self=False),
+                     [(3, 4), (2, 4)]),
+    "scatter_amax": (lambda x, s: x.scatter_reduce(0, _INDEX, s, "amax"), [(3, 4), (2, 4)]),
+    "scatter_prod": (lambda x, s: x.scatter_reduce(0, _INDEX, s, "prod"), [(3, 4), (2, 4)]),
+    "select_scatter": (lambda x, s: ember.select_scatter(x, s, 1, -1), [(3, 4), (3,)]),
+    "slice_scatter": (lambda x, s: ember.slice_scatter(x, s, 1, 0, 4, 2), [(3, 4), (3, 2)]),
+    "diagonal_scatter": (lambda x, s: ember.diagonal_scatter(x, s, 1), [(3, 4), (3,)]),
+    "mvlgamma": (lambda x: ember.mvlgamma(x, 3), [(4,)]),
+    "unsafe_split": (lambda x: ember.unsafe_split(x, 2)[1] * 2, [(5,)]),
+    "trapezoid": (lambda y, x: ember.trapezoid(y, x), [(2, 4), (4,)]),
+    "cumulative_trapezoid": (lambda y: ember.cumulative_trapezoid(y, dx=0.3), [(2, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GRADCHECK_CASES))
+def test_gradcheck_and_gradgradcheck(name):
+    fn, shapes = _GRADCHECK_CASES[name]
+    # (polar: torch's gradient for a negative abs is not the derivative, by its definition)
+    positive = name in ("mvlgamma", "scatter_prod", "polar")
+    inputs = [_rand(*s, positive=positive, seed=k) for k, s in enumerate(shapes)]
+    if name == "mvlgamma":
+        inputs = [(x.detach() + 1.5).requires_grad_() for x in inputs]
+    assert ember.autograd.gradcheck(fn, inputs)
+    assert ember.autograd.gradgradcheck(fn, inputs)

@@ -8,6 +8,7 @@ import torch
 import ember
 from opinfo import NoGrad, OpInfo, Sample, make, table_tests
 from tensor_compare import check, fresh_process_output
+from differential import catch, same
 
 X = "t.arange(12).view(3, 4)"
 
@@ -324,3 +325,131 @@ def test_scatter_reduce_argument():
         "        {lib}.ones(3).scatter(0, {lib}.tensor([2, 0]), {lib}.ones(2), reduce=r)\n"
         "for x in w: print(x.category.__name__, x.message)")
     assert ember_out == torch_out and torch_out.count("\n") == 0 and torch_out
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _x(T):
+    return T.arange(6).reshape(2, 3)
+
+
+# ----------------------------------------------------------------------------- indexing
+INDEXING = {
+    # topk/kthvalue have no CPU kernel for bool or complex (checked after k's range)
+    "topk_bool": lambda T: catch(T.topk, T.tensor([True, False]), 1),
+    "topk_bool_k_out_of_range": lambda T: catch(T.topk, T.tensor([True]), 5),
+    "topk_bool_scalar": lambda T: catch(T.topk, T.tensor(True), 1),
+    "topk_complex": lambda T: catch(T.topk, T.tensor([1j, 2]), 1),
+    "topk_dim_bool": lambda T: catch(T.topk, T.tensor([3., 1., 2.]), 1, True),
+    "kthvalue_bool": lambda T: catch(T.kthvalue, T.tensor([True, False]), 1),
+    "kthvalue_bool_scalar": lambda T: T.kthvalue(T.tensor(True), 1),
+    "kthvalue_bool_k_out_of_range": lambda T: catch(T.kthvalue, T.tensor([True]), 2),
+    "kthvalue_complex": lambda T: catch(T.kthvalue, T.tensor([1j, 2]), 1),
+    "kthvalue_empty": lambda T: catch(T.kthvalue, T.tensor([]), 1),
+    "kthvalue_empty_other_dim": lambda T: T.kthvalue(T.ones(2, 0), 1, 0),
+    # a 1-d input gives 0-d results (NaN counts as the largest)
+    "kthvalue_1d_nan": lambda T: tuple(T.kthvalue(T.tensor([3., NAN, 1.]), 3)),
+    "kthvalue_1d": lambda T: tuple(T.kthvalue(T.tensor([3., 2., 1.]), 2)),
+    "kthvalue_1d_keepdim": lambda T: tuple(T.kthvalue(T.tensor([3., 2., 1.]), 2, keepdim=True)),
+    # gather/scatter take no negative index; the first bad index is the one reported
+    "gather_negative": lambda T: catch(T.gather, T.ones(2, 3), 1, T.tensor([[-1]])),
+    "gather_first_bad": lambda T: catch(T.gather, T.ones(2, 3), 1, T.tensor([[0, 4], [5, 0]])),
+    "gather_first_bad_dim0": lambda T: catch(T.gather, T.ones(2, 3), 0,
+                                             T.tensor([[0, 5], [4, 0]])),
+    "scatter_too_big": lambda T: catch(T.scatter, T.ones(2, 3), 1, T.tensor([[3]]),
+                                       T.zeros(1, 1)),
+    "scatter_value_negative": lambda T: catch(T.scatter, T.ones(2, 3), 1, T.tensor([[-1]]), 1.),
+    "scatter_add_too_big": lambda T: catch(T.scatter_add, T.ones(2, 3), 1, T.tensor([[3]]),
+                                           T.zeros(1, 1)),
+    "scatter_inplace_negative": lambda T: catch(lambda: T.ones(2, 3).scatter_(
+        1, T.tensor([[-2]]), T.zeros(1, 1))),
+    "scatter_reduce_max": lambda T: catch(T.scatter, T.ones(2, 3), 1, T.tensor([[0]]), 2.,
+                                          reduce="max"),
+    "scatter_inplace_reduce_mean": lambda T: catch(lambda: T.ones(2, 3).scatter_(
+        1, T.tensor([[0]]), 2., reduce="mean")),
+    "scatter_reduce_multiply": lambda T: T.scatter(T.ones(2, 3), 1, T.tensor([[0]]), 2.,
+                                                   reduce="multiply"),
+    # index_select: its dim-1 kernel has its own message; negative indices are out of range
+    "index_select_dim1_too_big": lambda T: catch(T.index_select, T.ones(2, 3), 1,
+                                                 T.tensor([0, 5, -1])),
+    "index_select_dim1_negative": lambda T: catch(T.index_select, T.ones(2, 3, 4), -2,
+                                                  T.tensor([-1])),
+    "index_select_dim0_negative": lambda T: catch(T.index_select, T.ones(2, 3), 0,
+                                                  T.tensor([-1])),
+    "index_select_last_dim_3d": lambda T: catch(T.index_select, T.ones(2, 3, 4), 2,
+                                                T.tensor([4])),
+    "index_select_1d_negative": lambda T: catch(T.index_select, T.ones(3), 0, T.tensor([-1])),
+    "index_select_scalar_two": lambda T: catch(T.index_select, T.tensor(1.), 0,
+                                               T.tensor([0, 0])),
+    "index_select_scalar_one": lambda T: catch(T.index_select, T.tensor(1.), 0, T.tensor([1])),
+    "index_select_scalar_ok": lambda T: T.index_select(T.tensor(1.), 0, T.tensor(0)),
+    # sort: a bool dim matches no signature; complex has no CPU kernel
+    "sort_bool_dim": lambda T: catch(T.sort, T.ones(3), True),
+    "sort_bool_dim_descending": lambda T: catch(T.sort, T.ones(3), True, True),
+    "sort_method_bool_dim": lambda T: catch(lambda: T.ones(3).sort(True)),
+    "sort_method_float_dim": lambda T: catch(lambda: T.ones(3).sort(1.5)),
+    "argsort_bool_dim": lambda T: catch(T.argsort, T.ones(3), True),
+    "argsort_method_bool_dim": lambda T: catch(lambda: T.ones(3).argsort(True)),
+    "sort_complex": lambda T: catch(T.sort, T.tensor([1j, 2])),
+    "sort_complex_scalar": lambda T: catch(T.sort, T.tensor(1j)),
+    "argsort_complex": lambda T: catch(T.argsort, T.tensor([1j, 2])),
+    "msort_complex": lambda T: catch(T.msort, T.tensor([1j, 2])),
+    "sort_bool": lambda T: tuple(T.sort(T.tensor([True, False]))),
+    # flip: torch.flip takes a sequence; the method takes ints, a sequence or dims=
+    "flip_repeated_dim": lambda T: catch(T.flip, _x(T), (0, -2)),
+    "flip_method_repeated_dim": lambda T: catch(lambda: _x(T).flip(1, -1)),
+    "flip_int": lambda T: catch(T.flip, _x(T), 0),
+    "flip_two_ints": lambda T: catch(T.flip, _x(T), 0, 1),
+    "flip_no_dims": lambda T: catch(T.flip, _x(T)),
+    "flip_none": lambda T: catch(T.flip, _x(T), None),
+    "flip_float_element": lambda T: catch(T.flip, _x(T), (0.5,)),
+    "flip_bool_element": lambda T: catch(T.flip, _x(T), (True,)),
+    "flip_keyword": lambda T: T.flip(_x(T), dims=(0,)),
+    "flip_keyword_input": lambda T: T.flip(input=_x(T), dims=[1]),
+    "flip_keyword_int": lambda T: catch(T.flip, _x(T), dims=0),
+    "flip_keyword_float_element": lambda T: catch(T.flip, _x(T), dims=(0.5,)),
+    "flip_method_int": lambda T: _x(T).flip(0),
+    "flip_method_ints": lambda T: _x(T).flip(0, 1),
+    "flip_method_list": lambda T: _x(T).flip([0]),
+    "flip_method_keyword": lambda T: _x(T).flip(dims=[0, 1]),
+    "flip_method_keyword_int": lambda T: catch(lambda: _x(T).flip(dims=1)),
+    "flip_method_both": lambda T: catch(lambda: _x(T).flip(0, dims=1)),
+    "flip_method_none": lambda T: catch(lambda: _x(T).flip()),
+    "flip_method_float": lambda T: catch(lambda: _x(T).flip(0.5)),
+    "flip_method_float_later": lambda T: catch(lambda: _x(T).flip(0, 0.5)),
+    "flip_method_tuple_then_int": lambda T: catch(lambda: _x(T).flip((0,), 1)),
+    "flip_scalar": lambda T: T.flip(T.tensor(1.), (0,)),
+    "flip_scalar_repeated": lambda T: catch(T.flip, T.tensor(1.), (0, -1)),
+    "flip_grad": lambda T: (lambda x: (x.flip(0).mul(T.arange(3.)).sum().backward(), x.grad))(
+        T.ones(3, requires_grad=True)),
+    "fliplr_1d": lambda T: catch(T.fliplr, T.ones(3)),
+    "flipud_scalar": lambda T: catch(T.flipud, T.tensor(1.)),
+    # roll: shifts and dims pair up
+    "roll_more_shifts": lambda T: catch(T.roll, _x(T), (1, 2), (0,)),
+    "roll_more_dims": lambda T: catch(T.roll, _x(T), 1, (0, 1)),
+    "roll_shifts_no_dims": lambda T: catch(T.roll, _x(T), (1, 2)),
+    "roll_method_more_shifts": lambda T: catch(lambda: _x(T).roll((1, 2), 1)),
+    "roll_no_shifts": lambda T: catch(T.roll, _x(T), (), ()),
+    "roll_empty_dims": lambda T: T.roll(_x(T), 1, ()),
+    "roll_one_shift_list": lambda T: T.roll(_x(T), [2]),
+    "roll_pairs": lambda T: T.roll(_x(T), (1, 2), (0, 1)),
+    "roll_scalar_dim": lambda T: catch(T.roll, T.tensor(1.), 1, -1),
+    "roll_scalar_flat": lambda T: T.roll(T.tensor(1.), 1),
+    # repeat: the result's size is checked
+    "repeat_negative": lambda T: catch(lambda: T.ones(2).repeat(-1)),
+    "repeat_negative_second": lambda T: catch(lambda: T.ones(2).repeat(2, -3)),
+    "repeat_negative_of_empty": lambda T: T.ones(0).repeat(-1),
+    "repeat_negative_scalar": lambda T: catch(lambda: T.tensor(1.).repeat(-1, 1)),
+    # masked_select: PyTorch's broadcast error, mask first
+    "masked_select_mismatch": lambda T: catch(T.masked_select, T.ones(2),
+                                              T.tensor([True, False, True])),
+    "masked_select_mismatch_2d": lambda T: catch(T.masked_select, T.ones(3, 2),
+                                                 T.tensor([True, False, True])),
+    "masked_select_broadcast": lambda T: T.masked_select(T.ones(3, 1), T.tensor([True, False])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEXING))
+def test_indexing(name):
+    same(INDEXING[name])

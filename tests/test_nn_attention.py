@@ -10,6 +10,7 @@ import ember
 from ember.autograd import gradcheck, gradgradcheck
 from ember.nn.functional import attention as EF
 from ember.nn.modules.activation import MultiheadAttention
+from differential import catch, same, warnings_of
 
 RNG = np.random.default_rng(7)
 
@@ -231,3 +232,78 @@ def test_multihead_attention_errors_match_torch(case):
     assert raised(lambda: fn(MultiheadAttention(8, 2), ember)) == expected
     assert raised(lambda: MultiheadAttention(8, 3)) == \
         raised(lambda: torch.nn.MultiheadAttention(8, 3))
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+def _load_same(T, module, seed=1):
+    """Give every parameter and buffer of `module` seeded values (the same under both)."""
+    state = {k: _x(T, tuple(v.shape), str(v.dtype).split(".")[-1], seed + i)
+             if v.dtype.is_floating_point else v
+             for i, (k, v) in enumerate(module.state_dict().items())}
+    module.load_state_dict(state)
+    return module
+
+
+def _grads(module):
+    return {k: p.grad for k, p in module.named_parameters()}
+
+
+# ----------------------------------------------------------------------------- F.multi_head_attention_forward
+MHA_CASES_late = [dict(), dict(bias=False), dict(add_bias_kv=True), dict(add_zero_attn=True),
+             dict(kdim=3, vdim=5), dict(attn_mask="float"), dict(key_padding_mask=True),
+             dict(need_weights=False), dict(average_attn_weights=False),
+             dict(attn_mask="bool", key_padding_mask=True, add_zero_attn=True),
+             dict(unbatched=True)]
+
+
+@pytest.mark.parametrize("case", MHA_CASES_late)
+def test_multi_head_attention_forward(case):
+    def scenario(T):
+        case2 = dict(case)
+        attn_mask, kpm = case2.pop("attn_mask", None), case2.pop("key_padding_mask", None)
+        need_weights = case2.pop("need_weights", True)
+        average = case2.pop("average_attn_weights", True)
+        unbatched = case2.pop("unbatched", False)
+        mha = _load_same(T, T.nn.MultiheadAttention(6, 2, dtype=T.float64, **case2))
+        L, S, N = 3, 4, 2
+        batch = () if unbatched else (N,)
+        q = _x(T, (L,) + batch + (6,), seed=10, requires_grad=True)
+        k = _x(T, (S,) + batch + (mha.kdim,), seed=11)
+        v = _x(T, (S,) + batch + (mha.vdim,), seed=12)
+        kw = dict(need_weights=need_weights, average_attn_weights=average)
+        if attn_mask == "float":
+            kw["attn_mask"] = _x(T, (L, S), seed=13)
+        elif attn_mask == "bool":
+            kw["attn_mask"] = T.tensor(np.random.default_rng(3).random((L, S)) < 0.3)
+        if kpm:
+            kw["key_padding_mask"] = T.tensor([[False, False, True, False],
+                                               [False, True, False, False]])
+        sep = not mha._qkv_same_embed_dim
+        out, weights = T.nn.functional.multi_head_attention_forward(
+            q, k, v, 6, 2, mha.in_proj_weight, mha.in_proj_bias, mha.bias_k, mha.bias_v,
+            mha.add_zero_attn, 0.0, mha.out_proj.weight, mha.out_proj.bias,
+            use_separate_proj_weight=sep, q_proj_weight=mha.q_proj_weight,
+            k_proj_weight=mha.k_proj_weight, v_proj_weight=mha.v_proj_weight, **kw)
+        out.sum().backward()
+        return out, weights, q.grad, _grads(mha)
+    same(scenario)
+
+
+def test_multi_head_attention_forward_errors():
+    def scenario(T):
+        F = T.nn.functional
+        q = _x(T, (3, 2, 6))
+        w, ow = _x(T, (18, 6)), _x(T, (6, 6))
+        return [catch(F.multi_head_attention_forward, q, q, q, 6, 4, w, None, None, None, False,
+                      0.0, ow, None),
+                catch(F.multi_head_attention_forward, q, q, q, 8, 2, w, None, None, None, False,
+                      0.0, ow, None),
+                catch(F.multi_head_attention_forward, q, q, q, 6, 2, None, None, None, None,
+                      False, 0.0, ow, None),
+                catch(F.multi_head_attention_forward, q, q, q, 6, 2, None, None, None, None,
+                      False, 0.0, ow, None, use_separate_proj_weight=True, q_proj_weight=ow)]
+    same(scenario)

@@ -9,6 +9,7 @@ import torch
 
 import ember
 from nn_helpers import outcome
+from differential import catch, same, warnings_of
 
 EI, TI = ember.nn.init, torch.nn.init
 
@@ -142,3 +143,28 @@ def test_init_is_not_recorded_and_bumps_version():
     with ember.enable_grad():
         EI.zeros_(p)
     assert p.grad_fn is None and p.abs().sum().item() == 0.0
+
+
+# ----------------------------------------------------------------------------- init
+def test_init_sparse():
+    def scenario(T):
+        init = T.nn.init
+        out = []
+        for rows, cols, sparsity in [(5, 4, 0.5), (10, 3, 0.25), (4, 6, 0.0), (3, 3, 1.0)]:
+            w = init.sparse_(T.empty(rows, cols), sparsity, std=0.5)
+            out += [(w == 0).sum(0), bool(w.abs().max() < 5)]
+        w, warns = warnings_of(lambda: init.sparse(T.empty(6, 2), 0.5))
+        out += [(w == 0).sum(0), warns, catch(init.sparse_, T.empty(2, 2, 2), 0.1),
+                init.sparse_(T.empty(3, 3, requires_grad=True), 0.3).grad_fn]
+        return out
+    same(scenario)
+
+
+def test_init_deprecated_aliases():
+    def scenario(T):
+        init = T.nn.init
+        return [warnings_of(lambda: init.eye(T.empty(3, 4))),
+                warnings_of(lambda: init.dirac(T.empty(4, 2, 3))),
+                warnings_of(lambda: init.constant(T.empty(2), 1.5)),
+                sorted(init.__all__)]
+    same(scenario)

@@ -9,6 +9,7 @@ import torch
 import ember
 from nn_helpers import (compare_module, copy_weights, assert_close, em, rand, node_name,
                         torch_repr, outcome)
+from differential import catch, same, warnings_of
 
 R = np.random.default_rng(1)
 
@@ -347,3 +348,83 @@ def test_modules_to_double_and_back():
     x = rand(5, 3)
     assert_close(e(ember.tensor(x, dtype=ember.float32)), t(torch.tensor(x, dtype=torch.float32)),
                  rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- layers: errors
+def test_feature_dropout_of_a_vector():
+    def f(T):
+        F = T.nn.functional
+        x = T.ones(3)
+        return [warnings_of(lambda: catch(lambda: fn(x, 0.5, training=tr).shape))
+                for fn in (F.dropout2d, F.dropout3d) for tr in (True, False)]
+    same(f)
+
+
+def test_group_norm_affine_size_errors():
+    def f(T):
+        F = T.nn.functional
+        x = T.ones(2, 6, 3)
+        return [catch(F.group_norm, x, 2, w, b) for w, b in [
+            (T.ones(4), T.ones(6)), (T.ones(6), T.ones(4)), (None, T.ones(4)),
+            (T.ones(2, 3), None), (T.ones(6, 1), None), (T.ones(6), T.ones(6))]] + \
+            [catch(T.nn.GroupNorm(2, 4), T.ones(2, 6, 3))]
+    same(f)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- CrossMapLRN2d
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 9])
+@pytest.mark.parametrize("channels", [1, 3, 6])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_map_lrn2d(size, channels, dtype):
+    def scenario(T):
+        m = T.nn.CrossMapLRN2d(size, alpha=0.5, beta=0.6, k=2.0)
+        x = _x(T, (2, channels, 3, 4), dtype, requires_grad=True)
+        y = m(x)
+        y.backward(_x(T, tuple(y.shape), dtype, seed=5))
+        return repr(m), y, x.grad, type(y.grad_fn).__name__, m.state_dict()
+    same(scenario, rtol=1e-4, atol=1e-5)
+
+
+def test_cross_map_lrn2d_errors():
+    def scenario(T):
+        m = T.nn.CrossMapLRN2d(3)
+        out = [catch(m, _x(T, s, "float32")) for s in [(5, 4, 4), (2, 5, 4), (2, 5, 4, 4, 3)]]
+        # size 1: the forward works, torch's backward fails on its narrow
+        x = _x(T, (2, 3, 2, 2), requires_grad=True)
+        y = T.nn.CrossMapLRN2d(1, 0.1)(x)
+        out += [repr(T.nn.CrossMapLRN2d(4)), y, catch(lambda: y.sum().backward())]
+        return out
+    same(scenario)
+
+
+def test_functional_norms_keep_their_checks():
+    def scenario(T):
+        F = T.nn.functional
+        return [catch(F.batch_norm, T.ones(1, 3), None, None, training=True),
+                catch(F.batch_norm, T.ones(1, 3, 1), T.zeros(2), T.ones(2), training=True),
+                catch(F.batch_norm, T.ones(1), None, None, training=True),
+                catch(F.batch_norm, T.ones(3), None, None, training=True),
+                catch(F.batch_norm, T.ones(1, 3), T.zeros(3), T.ones(3)),     # eval: fine
+                catch(F.instance_norm, T.ones(2, 3, 1)),
+                catch(F.instance_norm, T.ones(3)),
+                catch(F.instance_norm, T.ones(2, 3, 1), use_input_stats=False),
+                catch(T.batch_norm, T.ones(3), None, None, None, None, True, 0.1, 1e-5, False),
+                catch(T.instance_norm, T.ones(3), None, None, None, None, True, 0.1, 1e-5,
+                      False)]
+    same(scenario)
+
+
+def test_empty_batch_leaves_running_stats():
+    def scenario(T):
+        rm, rv = T.zeros(3), T.ones(3)
+        out = [catch(T.nn.functional.batch_norm, T.ones(0, 3), rm, rv, training=True),
+               catch(T.nn.functional.batch_norm, T.ones(2, 3, 0), rm, rv, training=True),
+               catch(T.batch_norm, T.ones(0, 3), None, None, rm, rv, True, 0.1, 1e-5, False),
+               catch(T.nn.functional.instance_norm, T.ones(0, 3, 2))]
+        return out, rm, rv
+    same(scenario)

@@ -10,6 +10,8 @@ import torch
 import ember
 from differential import same, catch
 from nn_helpers import assert_close, copy_weights, em
+from differential import catch, same, warnings_of
+import io
 
 RNG = np.random.default_rng(5)
 
@@ -190,3 +192,109 @@ def test_copies_pickles_and_optimizers_of_lazy_modules():
     net(x).sum().backward()
     opt.step()
     assert not bool((net[0].weight == before).all())
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+def _load_same(T, module, seed=1):
+    """Give every parameter and buffer of `module` seeded values (the same under both)."""
+    state = {k: _x(T, tuple(v.shape), str(v.dtype).split(".")[-1], seed + i)
+             if v.dtype.is_floating_point else v
+             for i, (k, v) in enumerate(module.state_dict().items())}
+    module.load_state_dict(state)
+    return module
+
+
+def _grads(module):
+    return {k: p.grad for k, p in module.named_parameters()}
+
+
+# ----------------------------------------------------------------------------- lazy modules
+@pytest.mark.parametrize("d,kw", [(1, dict()), (1, dict(stride=2, output_padding=1)),
+                                  (1, dict(groups=2, bias=False)),
+                                  (2, dict(stride=2, padding=1, dilation=2)),
+                                  (2, dict(groups=2, output_padding=(1, 0), stride=(2, 1))),
+                                  (3, dict(stride=1, padding=1))])
+def test_lazy_conv_transpose(d, kw):
+    def scenario(T):
+        cls = getattr(T.nn, f"LazyConvTranspose{d}d")
+        m = cls(4, 3, **kw)
+        before = [repr(m), repr(m.weight), str(list(m.state_dict())), m.in_channels]
+        x = _x(T, (2, 4) + (5,) * d, requires_grad=True)
+        m = m.double()
+        m(x)                                   # materializes
+        _load_same(T, m)
+        y = m(x)
+        y.backward(_x(T, tuple(y.shape), seed=7))
+        return before, repr(m), type(m).__name__, y, x.grad, _grads(m), tuple(m.weight.shape)
+    same(scenario)
+
+
+def test_lazy_conv_transpose_errors():
+    def scenario(T):
+        nn = T.nn
+        return [catch(lambda: nn.LazyConvTranspose1d(4, 3, groups=2)(_x(T, (3, 7), "float32"))),
+                catch(lambda: nn.LazyConvTranspose1d(4, 3)(_x(T, (2, 3, 4, 7), "float32"))),
+                catch(lambda: nn.LazyConvTranspose2d(4, 3, padding_mode="reflect")),
+                # unbatched input: in_channels from dim 0
+                tuple(nn.LazyConvTranspose1d(4, 3, groups=2)(_x(T, (4, 7), "float32")).shape)]
+    same(scenario)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("kw", [dict(), dict(affine=False), dict(track_running_stats=False),
+                                dict(affine=False, track_running_stats=False),
+                                dict(bias=False, momentum=0.3)])
+def test_lazy_instance_norm(d, kw):
+    def scenario(T):
+        m = getattr(T.nn, f"LazyInstanceNorm{d}d")(**kw)
+        before = [repr(m), str(list(m.state_dict()))]
+        x = _x(T, (2, 3) + (4,) * d, "float32", requires_grad=True)
+        y, warns = warnings_of(lambda: m(x))
+        y.backward(_x(T, tuple(y.shape), "float32", seed=3))
+        return before, repr(m), type(m).__name__, y, x.grad, warns, m.state_dict(), _grads(m)
+    same(scenario)
+
+
+def test_lazy_instance_norm_unbatched():
+    # the lazy norm reads num_features from dim 1 even for an unbatched input, as torch does
+    def scenario(T):
+        nn = T.nn
+        return [catch(lambda: nn.LazyInstanceNorm1d(affine=True)(_x(T, (4, 5), "float32"))),
+                catch(lambda: nn.LazyInstanceNorm2d()(_x(T, (3, 4, 5), "float32"))),
+                catch(lambda: nn.LazyInstanceNorm1d()(_x(T, (2, 4, 5, 6), "float32"))),
+                warnings_of(lambda: nn.LazyInstanceNorm1d(affine=False, track_running_stats=False)(
+                    _x(T, (4, 5), "float32")))]
+    same(scenario)
+
+
+# ---------------------------------------------------------------------------- lazy state_dict
+def _lazy_state(T):
+    m = T.nn.LazyLinear(3)
+    m.register_buffer("running", T.nn.parameter.UninitializedBuffer())
+    return m.state_dict()
+
+
+def _describe(state):
+    return {k: (type(v).__name__, v.requires_grad) for k, v in state.items()}
+
+
+@pytest.mark.parametrize("writer,reader", [(ember, torch), (torch, ember), (ember, ember)])
+def test_save_lazy_state_dict(writer, reader):
+    state = _lazy_state(writer)
+    buf = io.BytesIO()
+    writer.save(state, buf)
+    buf.seek(0)
+    loaded = reader.load(buf, weights_only=False)
+    assert _describe(loaded) == _describe(_lazy_state(torch)) == {
+        "weight": ("UninitializedParameter", True), "bias": ("UninitializedParameter", True),
+        "running": ("UninitializedBuffer", False)}
+    assert isinstance(loaded["weight"], reader.nn.parameter.UninitializedParameter)
+    buf.seek(0)
+    # a placeholder is not one of the types a weights-only load accepts, in torch as in ember
+    refused = catch(reader.load, buf)
+    assert refused[:2] == ("raised", "UnpicklingError")
+    assert "UninitializedParameter" in refused[2]

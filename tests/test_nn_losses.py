@@ -12,6 +12,8 @@ import ember.nn.functional as EF
 from ember.autograd import gradcheck, gradgradcheck
 from nn_helpers import (compare_function, rand, node_name, outcome, em,
                         torch_repr, make_inputs, compare_outputs_and_grads)
+from differential import catch, same, warnings_of
+from opinfo import graph_names
 
 RNG = np.random.default_rng(0)
 
@@ -357,3 +359,285 @@ def test_cross_entropy_sweep(n, c, spatial, smoothing, weighted, reduction, seed
     if weighted:
         kwargs["weight"] = rng.uniform(0.1, 2.0, c)
     run_loss("cross_entropy", [x, target], kwargs, torch.float64)
+
+
+def randn(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# ---------------------------------------------------------------- losses
+@pytest.mark.parametrize("loss", ["MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
+                                  "BCEWithLogitsLoss", "L1Loss", "KLDivLoss"])
+def test_mean_loss_of_nothing_is_nan_without_warnings(loss):
+    def f(T):
+        fn = getattr(T.nn, loss)(reduction="mean" if loss != "KLDivLoss" else "batchmean")
+        return warnings_of(lambda: catch(fn, T.zeros(0), T.zeros(0)))
+    same(f)
+
+
+def test_cross_entropy_probability_target_refuses_ignore_index():
+    x = randn(3, 4)
+    same(lambda T: [catch(T.nn.functional.cross_entropy, T.tensor(x),
+                          T.softmax(T.tensor(x), 1), ignore_index=i) for i in (1, -100)])
+
+
+@pytest.mark.parametrize("smoothing", [-0.1, -1.0, float("nan"), 1.0, 1.5])
+def test_cross_entropy_label_smoothing_out_of_range(smoothing):
+    x = randn(3, 4)
+    same(lambda T: [catch(T.nn.functional.cross_entropy, T.tensor(x), y,
+                          label_smoothing=smoothing)
+                    for y in (T.tensor([0, 1, 2]), T.softmax(T.tensor(x) * 2, 1))])
+
+
+def test_binary_cross_entropy_range_and_dtype_errors():
+    def f(T):
+        F = T.nn.functional
+        h = T.full((2,), 0.5)
+        return [catch(F.binary_cross_entropy, x, y) for x, y in [
+            (T.tensor([0.5, 1.5]), T.tensor([0., 1.])), (T.tensor([0.5, 0.5]), T.tensor([2., -1.])),
+            (T.tensor([0.5, float("nan")]), T.tensor([1., 0.])),
+            (T.tensor([0.5, 0.5]), T.tensor([float("nan"), 0.])),
+            (h.double(), h), (h, h.double()), (h, h.half())]] + \
+            [catch(F.binary_cross_entropy, h, h, weight=h.double())]
+    same(f)
+
+
+def test_binary_cross_entropy_weight_broadcast_errors():
+    def f(T):
+        x = T.full((2, 3), 0.5)
+        return [catch(T.nn.functional.binary_cross_entropy, x, x, weight=T.ones(*s))
+                for s in [(4,), (2, 1), (1, 3), (3, 2, 3), (2, 2, 3), (3, 1), (5, 3), (5, 4)]]
+    same(f)
+
+
+def test_bce_with_logits_weight_shape_errors_and_result_dtype():
+    def f(T):
+        F = T.nn.functional
+        x, y = T.zeros(2, 3, 4), T.zeros(2, 3, 4)
+        out = [catch(F.binary_cross_entropy_with_logits, x, y, pos_weight=T.ones(3)),
+               catch(F.binary_cross_entropy_with_logits, x, y, weight=T.ones(3))]
+        h = T.full((2,), 0.3)
+        for a, b in [(h.double(), h), (h, h.double())]:
+            for reduction in ("mean", "none"):
+                a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+                loss = F.binary_cross_entropy_with_logits(a, b, pos_weight=T.tensor([2., 3.]),
+                                                          reduction=reduction)
+                out += [loss, T.autograd.grad(loss.sum(), (a, b))]
+        return out
+    same(f)
+
+
+def test_soft_margin_loss_broadcasting():
+    same(lambda T: [catch(T.nn.functional.soft_margin_loss, T.zeros(a), T.ones(b)) for a, b in
+                    [((3,), (3, 1)), ((3, 1), (3,)), ((3,), (4,)), ((1, 3), (2, 3)),
+                     ((2, 3), (3,))]])
+
+
+RNG_more = np.random.default_rng(11)
+
+
+def randn_more(*shape, dtype=np.float32):
+    return RNG_more.standard_normal(shape).astype(dtype)
+
+
+# ---------------------------------------------------------------- NLLLoss2d
+def test_nll_loss_2d_deprecated_alias():
+    x = randn_more(2, 3, 4, 5)
+    target = RNG_more.integers(0, 3, (2, 4, 5))
+
+    def scenario(T):
+        module, caught = warnings_of(lambda: T.nn.NLLLoss2d(ignore_index=1, reduction="sum"))
+        logp = T.tensor(x, requires_grad=True).log_softmax(1)
+        loss = module(logp, T.tensor(target))
+        return (repr(module), caught, isinstance(module, T.nn.NLLLoss), loss,
+                graph_names(loss.grad_fn))
+    same(scenario)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+def _load_same(T, module, seed=1):
+    """Give every parameter and buffer of `module` seeded values (the same under both)."""
+    state = {k: _x(T, tuple(v.shape), str(v.dtype).split(".")[-1], seed + i)
+             if v.dtype.is_floating_point else v
+             for i, (k, v) in enumerate(module.state_dict().items())}
+    module.load_state_dict(state)
+    return module
+
+
+def _grads(module):
+    return {k: p.grad for k, p in module.named_parameters()}
+
+
+# ----------------------------------------------------------------------------- linear_cross_entropy
+LCE_CASES = [dict(), dict(reduction="sum"), dict(reduction="none"), dict(ignore_index=1),
+             dict(label_smoothing=0.2), dict(weight=True), dict(weight=True, reduction="none"),
+             dict(bias=True)]
+
+
+@pytest.mark.parametrize("kw", LCE_CASES)
+@pytest.mark.parametrize("out_features", [(), (2,), (2, 3)])
+def test_linear_cross_entropy_loss(kw, out_features):
+    def scenario(T):
+        kw2 = dict(kw)
+        if kw2.pop("weight", False):
+            kw2["weight"] = _x(T, (5,), seed=9).abs()
+        m = _load_same(T, T.nn.LinearCrossEntropyLoss(4, 5, out_features=out_features,
+                                                       dtype=T.float64, **kw2))
+        x = _x(T, (3, 4), requires_grad=True)
+        t = T.tensor(np.random.default_rng(2).integers(0, 5, (3,) + out_features))
+        t[0].fill_(1)
+        loss = m(x, t)
+        loss.sum().backward()
+        # class probabilities
+        p = _x(T, (3, 5) + out_features, seed=4).softmax(1)
+        probs = catch(m, x, p)
+        return repr(m), loss, x.grad, _grads(m), probs, list(m.state_dict())
+    same(scenario)
+
+
+def test_linear_cross_entropy_functional():
+    def scenario(T):
+        F = T.nn.functional
+        x = _x(T, (3, 4), requires_grad=True)
+        w = _x(T, (5, 2, 4), seed=1, requires_grad=True)
+        b = _x(T, (5, 2), seed=2, requires_grad=True)
+        t = T.tensor([[0, 4], [2, 2], [1, 3]])
+        y = F.linear_cross_entropy(x, w, t, linear_bias=b)
+        y.backward()
+        opts = T.nn.LinearCrossEntropyOptions()
+        w2 = w.detach()[:, 0]
+        out = [y, x.grad, w.grad, b.grad, repr(opts),
+               F.linear_cross_entropy(x[0], w2, T.tensor(3)),
+               F.linear_cross_entropy(x, w2, t[:, 0], options=opts),
+               warnings_of(lambda: F.linear_cross_entropy(x, w, t, options=opts)),
+               warnings_of(lambda: F.linear_cross_entropy(x, w2, t[:, 0], options=opts,
+                                                          label_smoothing=0.1))]
+        bad = [lambda: F.linear_cross_entropy(x[None], w2, t),
+               lambda: F.linear_cross_entropy(x, w2[0], t),
+               lambda: F.linear_cross_entropy(x, w2[:, :3], t),
+               lambda: F.linear_cross_entropy(x, w, t, linear_bias=b[:, 0]),
+               lambda: F.linear_cross_entropy(x[0], w, t),
+               lambda: F.linear_cross_entropy(x, w2, _x(T, (3, 5)), ignore_index=0),
+               lambda: T.nn.LinearCrossEntropyLoss(4, 5, weight=_x(T, (4,))),
+               lambda: T.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=1.5),
+               lambda: T.nn.LinearCrossEntropyOptions(acc_policy="x"),
+               lambda: T.nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:0"),
+               lambda: T.nn.LinearCrossEntropyOptions(batch_chunk_size=0),
+               lambda: T.nn.LinearCrossEntropyOptions(acc_dtype=T.int32)]
+        return out, [catch(f) for f in bad], repr(T.nn.LinearCrossEntropyOptions(
+            chunking_method="aspect_ratio:2", acc_dtype=T.float32))
+    same(scenario)
+
+
+def f(T):
+    return T.nn.functional
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def test_loss_modules_match_torch():
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(-1, 1, (4, 5)), rng.uniform(-1, 1, (4, 5))
+    var = rng.uniform(0.5, 2, (4, 5))
+    cases = [
+        (lambda nn, T: nn.GaussianNLLLoss(full=True, reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor(y), T.tensor(var))),
+        (lambda nn, T: nn.PoissonNLLLoss(log_input=False, eps=0.1),
+         lambda T: (T.tensor(np.abs(x), requires_grad=True), T.tensor(np.abs(y)))),
+        (lambda nn, T: nn.MultiMarginLoss(p=2, margin=0.3, weight=T.arange(1.0, 6.0,
+                                                                          dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor([4, 0, 2, 2]))),
+        (lambda nn, T: nn.MultiLabelMarginLoss(reduction="sum"),
+         lambda T: (T.tensor(x, requires_grad=True),
+                    T.tensor([[1, 2, -1, 0, 0], [4, -1, 1, 1, 1], [0, 1, 2, 3, 4],
+                              [-1, 0, 0, 0, 0]]))),
+        (lambda nn, T: nn.MultiLabelSoftMarginLoss(weight=T.linspace(0.5, 1.5, 5,
+                                                                     dtype=T.float64)),
+         lambda T: (T.tensor(x, requires_grad=True), T.tensor((y > 0).astype(np.float64)))),
+    ]
+    for make_loss, make_args in cases:
+        results = []
+        for T in (torch, ember):
+            args = make_args(T)
+            loss = make_loss(T.nn, T)(*args)
+            loss.backward()
+            results.append((_np(loss), _np(args[0].grad), loss.grad_fn.name()))
+        (tl, tg, tn), (el, eg, en) = results
+        assert en == tn
+        np.testing.assert_allclose(el, tl, rtol=1e-10)
+        np.testing.assert_allclose(eg, tg, rtol=1e-10, atol=1e-12)
+
+
+def test_loss_errors_match_torch():
+    def scenario(T):
+        F_, x = f(T), T.ones(3, 5)
+        t = T.tensor([0, 1, 2])
+        return [
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 4)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(1)),
+            catch(F_.gaussian_nll_loss, x, x, -T.ones(3, 5)),
+            catch(F_.gaussian_nll_loss, x, x, T.ones(3, 5), reduction="foo"),
+            catch(F_.poisson_nll_loss, x, x, reduction="foo"),
+            catch(F_.multi_margin_loss, x, t, p=3),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1, 7])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, -1, 2])),
+            catch(F_.multi_margin_loss, x, T.tensor([0, 1])),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(4)),
+            catch(F_.multi_margin_loss, x, t, weight=T.ones(5, 1)),
+            catch(F_.multi_margin_loss, T.ones(2, 3, 4), t),
+            catch(F_.multi_margin_loss, x, t.float()),
+            catch(F_.multi_margin_loss, x, t, reduction="foo"),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, 1]])),
+            catch(F_.multilabel_margin_loss, x, T.full((3, 5), 7)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[0, -1, 7, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, x, T.tensor([[-2, -1, 0, 0, 0]] * 3)),
+            catch(F_.multilabel_margin_loss, T.ones(2, 3, 4), T.zeros(2, 3, 4, dtype=T.long)),
+            catch(F_.multilabel_margin_loss, x, T.zeros(3, 5)),
+            catch(F_.multilabel_soft_margin_loss, x, T.ones(3, 4)),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, margin=0.0),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x[0]),
+            catch(F_.triplet_margin_with_distance_loss, x, x, x, reduction="foo"),
+            catch(T.nn.MultiMarginLoss, p=3),
+            catch(T.nn.MultiMarginLoss, weight=T.ones(2, 2)),
+            catch(T.nn.TripletMarginLoss, margin=0),
+            catch(T.nn.TripletMarginWithDistanceLoss, margin=-1),
+        ]
+    same(scenario)
+
+
+def test_gaussian_nll_scalar_and_1d_shapes():
+    def scenario(T):
+        F_ = f(T)
+        x = T.linspace(-1, 1, 5, requires_grad=True)
+        return [F_.gaussian_nll_loss(x, T.zeros(5), T.full((1,), 0.5)),
+                F_.gaussian_nll_loss(x, T.zeros(5), 0.5, reduction="none")]
+    same(scenario)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 4), c=st.integers(1, 6), seed=st.integers(0, 1000),
+       reduction=st.sampled_from(["none", "mean", "sum"]), p=st.sampled_from([1, 2]))
+def test_margin_losses_sweep_float64(n, c, seed, reduction, p):
+    """Random targets (repeated classes, -1 anywhere in multilabel lists) give torch's
+    losses and gradients."""
+    rng = np.random.default_rng(seed)
+    data = rng.uniform(-1, 1, (n, c))
+    labels = rng.integers(-1, c, (n, c))
+    classes = rng.integers(0, c, n)
+    weight = rng.uniform(0.5, 2, c)
+    outs = []
+    for T in (torch, ember):
+        x = T.tensor(data, requires_grad=True)
+        losses = [f(T).multilabel_margin_loss(x, T.tensor(labels), reduction=reduction),
+                  f(T).multi_margin_loss(x, T.tensor(classes), p=p, margin=0.7,
+                                         weight=T.tensor(weight), reduction=reduction)]
+        grads = [_np(T.autograd.grad(loss.sum(), x)[0]) for loss in losses]
+        outs.append([_np(loss) for loss in losses] + grads)
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)

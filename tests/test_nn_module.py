@@ -11,6 +11,8 @@ import torch
 
 import ember
 from nn_helpers import outcome, torch_repr, em, assert_close
+import differential  # its same(); this file's own same() compares plain results
+from differential import catch, warnings_of
 
 
 def both(scenario):
@@ -572,3 +574,177 @@ def test_parameters_to_vector_and_back():
                 outcome(lambda: T.nn.utils.vector_to_parameters([1.0], m.parameters())))
     e, t = both(scenario)
     assert text(e) == text(t)
+
+
+def _net(T):
+    """Linear -> ReLU -> BatchNorm1d with deterministic weights."""
+    m = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.ReLU(), T.nn.BatchNorm1d(2))
+    with T.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(T.arange(p.numel(), dtype=T.float32).reshape(p.shape) + i)
+    return m
+
+
+# ---------------------------------------------------------------- load_state_dict
+def test_load_state_dict_assign_keeps_the_checkpoint_tensors():
+    def f(T):
+        m = _net(T)
+        sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
+        sd["0.bias"] = T.nn.Parameter(sd["0.bias"], requires_grad=False)
+        result = m.load_state_dict(sd, assign=True)
+        w = m[0].weight
+        return (repr(result), type(w).__name__, w.requires_grad, w,
+                m[0].bias.requires_grad, type(m[0].bias).__name__, m[2].running_mean,
+                m[2].running_mean is sd["2.running_mean"], w is sd["0.weight"])
+    differential.same(f)
+
+
+def test_load_state_dict_assign_keeps_the_checkpoint_dtype():
+    def f(T):
+        m = _net(T)
+        sd = {k: v.double() if v.is_floating_point() else v for k, v in m.state_dict().items()}
+        m.load_state_dict(sd, assign=True)
+        kept = _net(T)
+        kept.load_state_dict(sd)
+        return m[0].weight.dtype, m[2].running_mean.dtype, kept[0].weight.dtype
+    differential.same(f)
+
+
+def test_load_state_dict_accepts_a_one_element_vector_for_a_scalar():
+    def f(T):
+        m = _net(T)
+        sd = m.state_dict()
+        sd["2.num_batches_tracked"] = T.tensor([7])
+        m.load_state_dict(sd)
+        return m[2].num_batches_tracked
+    differential.same(f)
+
+
+# ----------------------------------------------------------------------------- parametrize
+def _filled(T, module, seed=0):
+    """The module with its parameters set from a NumPy generator (the same in both)."""
+    rng = np.random.default_rng(seed)
+    with T.no_grad():
+        for p in module.parameters():
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)), dtype=p.dtype))
+    return module
+
+
+# ----------------------------------------------------------------------------- Module hooks
+def test_state_dict_hooks():
+    def scenario(T):
+        seen = []
+        m = T.nn.Sequential(_filled(T, T.nn.Linear(2, 2)))
+        m[0].register_state_dict_pre_hook(
+            lambda mod, prefix, keep_vars: seen.append(("pre", prefix, keep_vars)))
+
+        def post(mod, sd, prefix, meta):
+            seen.append(("post", prefix, sorted(sd), dict(meta)))
+            sd[prefix + "extra"] = T.ones(1)
+        h = m[0].register_state_dict_post_hook(post)
+        sd = m.state_dict(keep_vars=True)
+        out = [list(sd), seen[:]]
+        h.remove()
+        out.append(list(m.state_dict()))
+        m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"replaced": T.zeros(1)})
+        out.append(m.state_dict())
+        out.append(catch(m._register_state_dict_hook, post))
+        bad = T.nn.Linear(2, 2)
+        bad.register_state_dict_post_hook(lambda *a: {})
+        out.append(catch(bad.state_dict))
+        out.append(warnings_of(lambda: list(bad.__class__.state_dict(T.nn.Linear(1, 1), None,
+                                                                         "p."))))
+        return out
+    differential.same(scenario)
+
+
+def test_load_state_dict_hooks():
+    def scenario(T):
+        seen = []
+        m = T.nn.Sequential(_filled(T, T.nn.Linear(2, 2)))
+        src = {k: v + 1 for k, v in m.state_dict().items()}
+        src["0.old_name"] = src.pop("0.bias")
+
+        def pre(mod, sd, prefix, meta, strict, missing, unexpected, errors):
+            seen.append(("pre", type(mod).__name__, prefix, sorted(sd), strict))
+            if prefix + "old_name" in sd:
+                sd[prefix + "bias"] = sd.pop(prefix + "old_name")
+
+        def post(mod, keys):
+            seen.append(("post", type(mod).__name__, list(keys.missing_keys),
+                         list(keys.unexpected_keys)))
+        m[0].register_load_state_dict_pre_hook(pre)
+        m[0].register_load_state_dict_post_hook(post)
+        m.register_load_state_dict_post_hook(post)
+        m[0]._register_load_state_dict_pre_hook(
+            lambda sd, prefix, *rest: seen.append(("private", prefix, len(rest))))
+        result = m.load_state_dict(src)
+        out = [repr(result), seen, sorted(src), m[0].bias]
+        m.register_load_state_dict_post_hook(lambda mod, keys: 1)
+        out.append(catch(m.load_state_dict, m.state_dict()))
+        return out
+    differential.same(scenario)
+
+
+# ----------------------------------------------------------------------------- set_submodule
+def test_set_submodule():
+    def scenario(T):
+        nn = T.nn
+        m = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU()))
+        m.foo = 3
+        seen = []
+        for args, kw in [(("", nn.ReLU()), {}), (("0", 5), {}), (("x.y", nn.ReLU()), {}),
+                         (("1.0.z", nn.ReLU()), {}), (("0.weight", nn.ReLU()), {}),
+                         (("2", nn.Tanh()), {}), (("3", nn.ReLU()), dict(strict=True)),
+                         (("1.0", nn.Sigmoid()), dict(strict=True)), (("foo", nn.ReLU()), {}),
+                         (("1.0.z.w", nn.ReLU()), {})]:
+            seen.append([catch(m.set_submodule, *args, **kw), repr(m)])
+        return seen
+    differential.same(scenario)
+
+
+# ----------------------------------------------------------------------------- to_empty
+def test_to_empty():
+    def scenario(T):
+        nn = T.nn
+        m = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+        m.register_parameter("p", nn.Parameter(T.ones(2, dtype=T.float64)))
+        w, p = m[0].weight, m.p
+        top = m.to_empty(device="cpu", recurse=False)
+        after_top = [m.p is p, m.p.shape, m.p.dtype, m.p.requires_grad, m[0].weight is w]
+        m.to_empty(device=T.device("cpu"))
+        kept = [m[0].weight is w, m[0].weight.requires_grad, type(m[0].weight).__name__]
+        return [top is m, after_top, kept,
+                [(k, v.shape, v.dtype) for k, v in m.state_dict().items()],
+                catch(m.to_empty, "cpu"), catch(m.to_empty)]
+    differential.same(scenario)
+
+
+# ----------------------------------------------------------------------------- Module.to(complex)
+def test_to_complex_warns():
+    def scenario(T):
+        nn = T.nn
+        lin = nn.Linear(2, 2)
+        out = [warnings_of(lambda: lin.to(T.complex64).weight.dtype),
+               warnings_of(lambda: nn.Linear(2, 2).to(dtype=T.cdouble).bias.dtype),
+               warnings_of(lambda: nn.Linear(2, 2).to(T.float64).bias.dtype),
+               warnings_of(lambda: nn.Linear(2, 2).to("cpu", T.complex128).bias.dtype),
+               catch(lambda: nn.Linear(2, 2).to(T.int32))]
+        return out
+    differential.same(scenario)
+
+
+def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(data, dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------- Container
+def test_container():
+    def scenario(T):
+        nn = T.nn
+        c, warns = warnings_of(lambda: nn.Container(a=nn.Linear(2, 3), b=nn.ReLU()))
+        empty, warns2 = warnings_of(nn.Container)
+        return [repr(c), warns, list(c.state_dict()), repr(empty), warns2,
+                catch(c, _x(T, (2,), "float32")), isinstance(c, nn.Module)]
+    differential.same(scenario)

@@ -8,7 +8,7 @@ compare the graph only (the two libraries draw different random masks).
 
 The graphs of hardshrink, softshrink, rrelu, alpha_dropout, local_response_norm, rms_norm,
 pixel_shuffle, gaussian_nll_loss, the margin losses, nn.InstanceNorm*d and the area and bicubic
-modes of interpolate are compared in test_nn_more.py.
+modes of interpolate are compared in test_nn_case_table.py.
 """
 import numpy as np
 import pytest

@@ -8,6 +8,7 @@ import torch
 
 import ember
 from ember.nn.modules.rnn import GRU, LSTM, RNN
+from differential import catch, same, warnings_of
 
 RNG = np.random.default_rng(99)
 EMBER = dict(RNN=RNN, LSTM=LSTM, GRU=GRU)
@@ -265,3 +266,26 @@ def test_cell_errors_match_torch(case):
     assert raised(lambda: fn(CELLS[name](3, 4), ember)) == expected
     expected = raised(lambda: torch.nn.RNNCell(3, 4, nonlinearity="foo")(torch.zeros(2, 3)))
     assert raised(lambda: RNNCell(3, 4, nonlinearity="foo")(ember.zeros(2, 3))) == expected
+
+
+@pytest.mark.parametrize("cell", ["LSTMCell", "GRUCell", "RNNCell"])
+def test_rnn_cell_hidden_state_checks(cell):
+    def f(T):
+        c = getattr(T.nn, cell)(3, 4)
+
+        def h(*shape):
+            return (T.ones(*shape), T.ones(2, 4)) if cell == "LSTMCell" else T.ones(*shape)
+        return [catch(lambda: type(c(T.ones(*x), h(*s))).__name__) for x, s in [
+            ((2, 3), (2, 5)), ((2, 3), (3, 5)), ((3,), (5,)), ((2, 3), (2, 4, 1)), ((3,), (2, 4)),
+            ((2, 3), (4,)), ((2, 3), (2,)), ((2, 4), (2, 4, 1)), ((2, 4), (2, 4)),
+            ((2, 2, 3), (2, 3, 4)), ((2, 3), (2, 4))]]
+    same(f)
+
+
+def test_lstm_cell_second_state_checks():
+    def f(T):
+        c = T.nn.LSTMCell(3, 4)
+        x = T.ones(2, 3)
+        return [catch(c, x, (T.ones(2, 4), s)) for s in
+                (T.ones(2, 5), T.ones(2, 5, 1), T.ones(3, 4))]
+    same(f)

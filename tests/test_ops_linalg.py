@@ -5,6 +5,8 @@ import warnings
 import pytest
 
 from opinfo import LINALG_OPS, JOINING_OPS, table_tests
+import math
+from differential import same, catch, warnings_of
 
 test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names = \
     table_tests(LINALG_OPS + JOINING_OPS)
@@ -226,3 +228,242 @@ def test_matmul_sweep(batch_a, batch_b, n, k, m, a_vec, b_vec, k_off, needs, see
     for et, tt in zip(e, t):
         if tt.requires_grad:
             assert_same(et.grad, tt.grad, {"float64": (1e-12, 1e-12)})
+
+
+X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [2.0, 0.0, 1.0]]
+
+
+ORDS = ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf, 0, 3, 0.5]
+
+
+DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "int64"]
+
+
+@pytest.mark.parametrize("ord", ORDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn", ["matrix_norm", "norm"])
+def test_matrix_norm_dtype_argument(fn, ord, dtype):
+    same(lambda T: catch(getattr(T.linalg, fn), T.tensor(X), ord, dtype=getattr(T, dtype)))
+    same(lambda T: catch(getattr(T.linalg, fn), T.tensor(X, dtype=T.complex64), ord,
+                         dtype=getattr(T, dtype)))
+
+
+@pytest.mark.parametrize("ord", ORDS)
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3, dtype=T.int64), lambda T: T.ones(2, 2, dtype=T.int64),
+    lambda T: T.ones(2, 2, dtype=T.float16), lambda T: T.ones(2, 2, dtype=T.bfloat16),
+    lambda T: T.ones(3), lambda T: T.zeros(0, 3), lambda T: T.zeros(3, 0),
+    lambda T: T.zeros(2, 0, 0)])
+def test_matrix_norm_input_checks_and_empty(make, ord):
+    same(lambda T: catch(T.linalg.matrix_norm, make(T), ord))
+    same(lambda T: catch(T.linalg.matrix_norm, make(T), ord, dim=(0, 1, 2)))
+
+
+def test_matrix_norm_empty_keepdim_and_dims():
+    for ord in [1, math.inf]:
+        same(lambda T: T.linalg.matrix_norm(T.zeros(2, 0, 3), ord, dim=(0, 1), keepdim=True))
+        same(lambda T: T.linalg.matrix_norm(T.zeros(3, 0, 2), ord, dim=(2, 1)))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, "fro", "nuc", math.inf, -math.inf])
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3), lambda T: T.ones(2, 2, dtype=T.int64),
+    lambda T: T.ones(2, 2, dtype=T.float16), lambda T: T.tensor([[1., 2., 3.], [0., 1., 4.]]),
+    lambda T: T.ones(2, 3, dtype=T.int64), lambda T: T.zeros(0, 0),
+    lambda T: T.zeros(2, 0, 0, dtype=T.complex128), lambda T: T.tensor([[1., 2.], [3., 4.]])])
+def test_cond_checks_and_empty(make, p):
+    same(lambda T: catch(T.linalg.cond, make(T), p))
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(2, 2, dtype=T.int64), lambda T: T.ones(2, 2, dtype=T.bool),
+    lambda T: T.ones(3), lambda T: T.ones(2, 3)])
+@pytest.mark.parametrize("fn", ["svdvals", "eigvalsh", "matrix_rank"])
+def test_error_names_of_the_underlying_op(fn, make):
+    same(lambda T: catch(getattr(T.linalg, fn), make(T)))
+
+
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((3,), (1,)), ((1,), (3,)), ((2, 3), (4, 3)),
+                                    ((3,), (2, 4)), ((2, 3), (3,))])
+def test_vecdot_size_mismatch(shapes):
+    a, b = shapes
+    same(lambda T: catch(T.linalg.vecdot, T.ones(a), T.ones(b)))
+
+
+INF, NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32", "float64", "float16", "bfloat16",
+                                   "complex64", "complex128"])
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3), lambda T: T.ones(3, dtype=T.float64), lambda T: T.ones(3, dtype=T.half),
+    lambda T: T.ones(3, dtype=T.complex64), lambda T: T.zeros(3, 0)])
+@pytest.mark.parametrize("fn", [lambda T: T.linalg.vector_norm, lambda T: T.linalg.norm,
+                                lambda T: T.norm])
+def test_vector_norm_dtype_argument(fn, make, dtype):
+    same(lambda T: catch(fn(T), make(T), dtype=getattr(T, dtype)))
+
+
+@pytest.mark.parametrize("dim", [-1, 1, (-1,), (1, -2), (-2, -1), (0, -1), None])
+@pytest.mark.parametrize("ord", [-1, INF, -INF, -0.5])
+def test_vector_norm_empty_dimension_message(ord, dim):
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim))
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(0, 2, 0), ord, dim=dim))
+    same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim, dtype=T.int32))
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def _randn(T, *shape):
+    """Normal float64 samples, the same in torch and ember (a seed from the shape)."""
+    return T.tensor(np.random.RandomState(hash(shape) % 2 ** 32).randn(*shape))
+
+
+def test_frobenius_and_nuclear_norm():
+    def f(T):
+        x = _randn(T, 2, 3, 4).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = [T.frobenius_norm(x, [0, 1]), T.frobenius_norm(x, (1,), True),
+                    T.nuclear_norm(x[0]), T.nuclear_norm(x, (0, 1)), T.nuclear_norm(x[0], True),
+                    T.nuclear_norm(x), T.nuclear_norm(x, (0, 2), True)]
+            errs = [catch(T.frobenius_norm, x, (0, 1, 2)), catch(T.frobenius_norm, x)]
+        sum(o.sum() for o in outs).backward()
+        # (keepdim nuclear norms left out of the nodes: linalg.matrix_norm's keepdim node
+        # differs, reported separately)
+        return outs, [_node(o) for o in outs[:4] + outs[5:6]], x.grad, errs
+    same(f)
+
+
+# ----------------------------------------------------------------------------- linalg
+def _i(T, *shape):
+    return T.arange(int(np.prod(shape))).reshape(shape)
+
+
+LINALG = {
+    "outer_2d_self": lambda T: catch(T.outer, T.ones(2, 1), T.ones(3)),
+    "outer_0d_vec2": lambda T: catch(T.outer, T.ones(2), T.tensor(1.)),
+    "ger_2d": lambda T: catch(T.ger, T.ones(2), T.ones(2, 1)),
+    # integer addmm-like ops truncate float factors (addr refuses them)
+    "addmm_int_beta_half": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), beta=0.5),
+    "addmm_int_alpha": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), alpha=2.5),
+    "addmm_int_negative": lambda T: T.addmm(_i(T, 2, 2), _i(T, 2, 3), _i(T, 3, 2), alpha=-0.5,
+                                            beta=1.9),
+    "addmm_int_inplace": lambda T: _i(T, 2, 2).addmm_(_i(T, 2, 3), _i(T, 3, 2), beta=0.5),
+    "addmv_int_beta": lambda T: T.addmv(_i(T, 2), _i(T, 2, 3), _i(T, 3), beta=0.5),
+    "baddbmm_int_beta": lambda T: T.baddbmm(_i(T, 1, 2, 2), _i(T, 1, 2, 3), _i(T, 1, 3, 2),
+                                            beta=0.5),
+    "addbmm_int_alpha": lambda T: T.addbmm(_i(T, 2, 2), _i(T, 1, 2, 3), _i(T, 1, 3, 2),
+                                           alpha=0.5),
+    "addr_int_beta": lambda T: catch(T.addr, _i(T, 2, 3), _i(T, 2), _i(T, 3), beta=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg(name):
+    same(LINALG[name])
+
+
+# ----------------------------------------------------------------------------- products, norms
+def _m(T, dtype, shape=(2, 2)):
+    return T.ones(shape, dtype=getattr(T, dtype))
+
+
+PRODUCTS = {
+    # addmm checks self against mat2, then mat1 against mat2, before the shapes
+    **{f"addmm_{a}_{b}_{c}": (lambda T, a=a, b=b, c=c: catch(T.addmm, _m(T, a), _m(T, b),
+                                                              _m(T, c)))
+       for a, b, c in [("float32", "float64", "float32"), ("float64", "float32", "float32"),
+                       ("float32", "float32", "float64"), ("float64", "int64", "float32"),
+                       ("int64", "float64", "int64"), ("float32", "float64", "int64")]},
+    "addmm_dtype_before_shape": lambda T: catch(T.addmm, _m(T, "float32"),
+                                                _m(T, "float64", (2, 3)), _m(T, "float32")),
+    "addmm_dtype_before_ndim": lambda T: catch(T.addmm, _m(T, "float32"), _m(T, "float64", (2,)),
+                                               _m(T, "float32")),
+    "addmm_method": lambda T: catch(lambda: _m(T, "float32").addmm(_m(T, "float64"),
+                                                                   _m(T, "float32"))),
+    "addmm_inplace": lambda T: catch(lambda: _m(T, "float32").addmm_(_m(T, "float64"),
+                                                                     _m(T, "float32"))),
+    "mm": lambda T: catch(T.mm, _m(T, "float64"), _m(T, "float32")),
+    "matmul": lambda T: catch(T.matmul, _m(T, "float64"), _m(T, "float32")),
+    "bmm": lambda T: catch(T.bmm, _m(T, "float64", (2, 2, 2)), _m(T, "float32", (2, 2, 2))),
+    "linear_input_double": lambda T: catch(T.nn.functional.linear, _m(T, "float64"),
+                                           _m(T, "float32"), _m(T, "float32", (2,))),
+    "linear_weight_double": lambda T: catch(T.nn.functional.linear, _m(T, "float32"),
+                                            _m(T, "float64"), _m(T, "float32", (2,))),
+    "linear_no_bias": lambda T: catch(T.nn.functional.linear, _m(T, "float64"),
+                                      _m(T, "float32")),
+    "Linear_double_input": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64")),
+    "Linear_double_input_1d": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64", (2,))),
+    "Linear_double_input_3d": lambda T: catch(T.nn.Linear(2, 2), _m(T, "float64", (2, 2, 2))),
+    "addbmm_mat1": lambda T: catch(T.addbmm, _m(T, "float32"), _m(T, "float64", (2, 2, 2)),
+                                   _m(T, "float32", (2, 2, 2))),
+    "addbmm_self": lambda T: catch(T.addbmm, _m(T, "float64"), _m(T, "float32", (2, 2, 2)),
+                                   _m(T, "float32", (2, 2, 2))),
+    "baddbmm_batch1": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                      _m(T, "float64", (2, 2, 2)), _m(T, "float32", (2, 2, 2))),
+    "baddbmm_names": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                     _m(T, "int64", (2, 2)), _m(T, "float16", (2, 2, 2))),
+    "baddbmm_batch2": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
+                                      _m(T, "float32", (2, 2, 2)), _m(T, "int64", (2, 2, 2))),
+    "addmv": lambda T: catch(T.addmv, _m(T, "float32", (2,)), _m(T, "float64"),
+                             _m(T, "float32", (2,))),
+    "addmv_self": lambda T: catch(T.addmv, _m(T, "float64", (2,)), _m(T, "float32"),
+                                  _m(T, "float32", (2,))),
+    # matrix norms need a 2-tuple dim
+    "norm_nuc_3d": lambda T: catch(T.norm, T.ones(2, 3, 4), "nuc"),
+    "norm_nuc_3d_dims": lambda T: catch(T.norm, T.ones(2, 3, 4), "nuc", dim=(0, 1, 2)),
+    "matrix_norm_one_dim": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3), "fro", dim=(0,)),
+    "matrix_norm_three_dims": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3, 4), 2,
+                                              dim=(0, -1, 5)),
+    "matrix_norm_1d_first": lambda T: catch(T.linalg.matrix_norm, T.ones(3), "nuc",
+                                            dim=(0, 1, 2)),
+    "matrix_norm_int_first": lambda T: catch(T.linalg.matrix_norm, T.ones(2, 3, dtype=T.int64),
+                                             "fro", dim=(0, 1, 2)),
+    "linalg_norm_3d_ord": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), "nuc"),
+    "linalg_norm_3d_fro": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), "fro"),
+    "linalg_norm_1d_fro": lambda T: catch(T.linalg.norm, T.ones(3), "fro"),
+    "linalg_norm_three_dims": lambda T: catch(T.linalg.norm, T.ones(2, 3, 4), None,
+                                              dim=(0, 1, 2)),
+    "linalg_norm_3d_no_ord": lambda T: T.linalg.norm(T.ones(2, 3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_products(name):
+    same(PRODUCTS[name])
+
+
+def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
+    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
+    rng = np.random.default_rng(seed)
+    leaves = []
+    for s in shapes_or_values:
+        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
+        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
+    out = fn(T, *leaves)
+    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+    loss = (out * weight).sum()
+    (loss.real if loss.is_complex() else loss).backward()
+    return out, _node(out), [x.grad for x in leaves]
+
+
+# ----------------------------------------------------------------------------- renorm
+@pytest.mark.parametrize("p", [2, 1, 3.0, math.inf])
+def test_renorm(p):
+    def f(T):
+        o, node, grads = _grads(T, lambda T, a: T.renorm(a, p, 1, 1.2), (3, 4))
+        y = T.tensor([[1.0, 2.0], [0.1, 0.1]])
+        y.renorm_(p, 0, 1.0)
+        return [o, node, grads, y, T.ones(2, 2, dtype=T.float64).renorm(p, -1, 0.5)]
+    same(f, rtol=1e-6)
+
+
+def test_renorm_errors():
+    def f(T):
+        x = T.ones(2, 2)
+        return [catch(T.renorm, x, 2, 0, -1.0), catch(T.renorm, x, -1, 0, 1.0),
+                catch(T.renorm, T.ones(3), 2, 0, 1.0)]
+    same(f)

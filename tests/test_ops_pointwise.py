@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 import ember
 from opinfo import (POINTWISE_OPS, LOGIC_OPS, check_backward, check_forward, check_same_error,
                     make, table_tests)
+from differential import catch, same, warnings_of
 
 test_forward, test_backward, test_gradcheck, test_gradgradcheck, test_node_names = \
     table_tests(POINTWISE_OPS, forward_ops=POINTWISE_OPS + LOGIC_OPS)
@@ -146,3 +147,131 @@ def test_zero_gradients_stay_zero_under_inf_upstream(name):
         grads.append(t.grad)
     from opinfo import assert_same
     assert_same(grads[1], grads[0])
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _out_call(T, fn, out):
+    """The result of fn(out=out) and out itself afterwards (or the error)."""
+    return catch(lambda: (fn(out), out))
+
+
+# ----------------------------------------------------------------------------- pointwise
+POINTWISE = {
+    # sign/sgn are (x > 0) - (x < 0): NaN and -0.0 give +0.0
+    "sign_nan_negzero": lambda T: T.sign(T.tensor([-0., NAN, 0., -3., -INF])).tolist(),
+    "sgn_nan_negzero": lambda T: T.sgn(T.tensor([-0., NAN, 0., -3.], dtype=T.float64)).tolist(),
+    "sign_half": lambda T: T.sign(T.tensor([NAN, -2.], dtype=T.float16)),
+    "sgn_bool": lambda T: T.sgn(T.tensor([True, False])),
+    # clamp with min > max: every value is max, but NaN stays NaN
+    "clamp_min_above_max_nan": lambda T: T.clamp(T.tensor([1., NAN, 9.]), 7, 2),
+    "clamp_min_above_max_int": lambda T: T.clamp(T.tensor([1, 5, 9], dtype=T.uint8), 7, 2),
+    "clamp_bool_bounds_bool": lambda T: catch(T.clamp, T.tensor([True, False]), False, True),
+    "clamp_bool_min_only": lambda T: catch(T.clamp, T.tensor([True, False]), True),
+    "clamp_bool_max_only": lambda T: catch(T.clamp, T.tensor([True, False]), None, False),
+    "clamp_min_bool": lambda T: catch(T.clamp_min, T.tensor([True]), True),
+    "clamp_bool_int_bounds": lambda T: T.clamp(T.tensor([True, False]), 0, 1),
+    "clamp_tensor_and_number": lambda T: catch(T.clamp, T.ones(2), T.zeros(2), 3),
+    "clamp_number_and_tensor": lambda T: catch(T.clamp, T.ones(2), 0, T.ones(2)),
+    "clip_tensor_and_number": lambda T: catch(T.clip, T.ones(2), T.zeros(2), 3),
+    # shifts of floats: PyTorch's kernels are lshift/rshift
+    "lshift_float": lambda T: catch(lambda: T.tensor([1., 2.]) << 1),
+    "rshift_half": lambda T: catch(T.bitwise_right_shift, T.tensor([1.], dtype=T.float16), 1),
+    "lshift_int_by_float": lambda T: catch(T.bitwise_left_shift, T.tensor([1]), 2.5),
+    # tensor-only binary ops refuse Python numbers
+    "maximum_number": lambda T: catch(T.maximum, T.ones(2), 2),
+    "maximum_number_first": lambda T: catch(T.maximum, 2., T.ones(2)),
+    "minimum_number": lambda T: catch(T.minimum, T.ones(2), 2.5),
+    "fmax_number": lambda T: catch(T.fmax, T.ones(2), 2),
+    "fmin_number_first": lambda T: catch(T.fmin, 2, T.ones(2)),
+    "atan2_number": lambda T: catch(T.atan2, T.ones(2), 2),
+    "fmod_number_first": lambda T: catch(T.fmod, 3, T.ones(2)),
+    "remainder_number_first": lambda T: catch(T.remainder, 3, T.tensor([2., -2.])),
+    "gcd_number": lambda T: catch(T.gcd, T.tensor([4]), 2),
+    "lcm_number_first": lambda T: catch(T.lcm, 2, T.tensor([4])),
+    "lcm_float_number": lambda T: catch(T.lcm, T.tensor([4]), 2.5),
+    # gcd/lcm run in the result dtype: int with bool is fine, float is not
+    "lcm_int_bool": lambda T: T.lcm(T.tensor([-7, 3, 0]), T.tensor(True)),
+    "gcd_bool_bool": lambda T: catch(T.gcd, T.tensor([True]), T.tensor([True])),
+    "gcd_float_int": lambda T: catch(T.gcd, T.tensor([4.]), T.tensor([2])),
+    # lerp does not promote
+    "lerp_end_double": lambda T: catch(T.lerp, T.ones(1), T.ones(1, dtype=T.float64), 0.5),
+    "lerp_end_int": lambda T: catch(T.lerp, T.ones(1), T.tensor([1]), 0.5),
+    "lerp_end_half": lambda T: catch(T.lerp, T.ones(1, dtype=T.float16), T.ones(1), 0.5),
+    "lerp_weight_double": lambda T: catch(T.lerp, T.ones(1), T.ones(1),
+                                          T.ones(1, dtype=T.float64)),
+    "lerp_weight_0d_double": lambda T: T.lerp(T.ones(1), T.full((1,), 3.),
+                                              T.tensor(0.5, dtype=T.float64)),
+    "lerp_end_bfloat16_method": lambda T: catch(lambda: T.ones(1).lerp(
+        T.ones(1, dtype=T.bfloat16), 0.5)),
+    "lerp_inplace_end_double": lambda T: catch(lambda: T.ones(1).lerp_(
+        T.ones(1, dtype=T.float64), 0.5)),
+    # float_power_ computes in double: the base must be double already
+    "float_power_inplace_float": lambda T: catch(lambda: T.tensor([2.]).float_power_(2)),
+    "float_power_inplace_long": lambda T: catch(lambda: T.tensor([2]).float_power_(2)),
+    "float_power_inplace_complex": lambda T: catch(lambda: T.tensor([1 + 1j]).float_power_(2)),
+    "float_power_inplace_double": lambda T: T.tensor([2.], dtype=T.float64).float_power_(
+        T.tensor([3])),
+    "float_power_inplace_complex_exp": lambda T: catch(
+        lambda: T.tensor([2.], dtype=T.float64).float_power_(2j)),
+    # relu takes no out=; square does
+    "relu_out": lambda T: catch(T.relu, T.ones(2), out=T.empty(2)),
+    "square_out": lambda T: _out_call(T, lambda o: T.square(T.tensor([1, 2]), out=o),
+                                      T.empty(2, dtype=T.float64)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise(name):
+    same(POINTWISE[name])
+
+
+# out= dtype rules of one-input ops: those that keep their input's dtype want it exactly
+UNARY_OUT_OPS = ["neg", "abs", "floor", "ceil", "trunc", "frac", "round", "sign", "sgn", "fix",
+                 "exp", "sin", "sigmoid", "reciprocal", "nan_to_num", "signbit", "isposinf",
+                 "isneginf", "square", "logical_not"]
+
+
+@pytest.mark.parametrize("out_dtype", ["float16", "float64", "int32", "bool"])
+@pytest.mark.parametrize("name", UNARY_OUT_OPS)
+def test_unary_out_dtype(name, out_dtype):
+    same(lambda T: _out_call(T, lambda o: getattr(T, name)(T.tensor([1.5, -2.]), out=o),
+                             T.empty(2, dtype=getattr(T, out_dtype))))
+
+
+def test_bitwise_not_out_dtype():
+    same(lambda T: _out_call(T, lambda o: T.bitwise_not(T.tensor([1, 2]), out=o),
+                             T.empty(2, dtype=T.int32)))
+
+
+# ----------------------------------------------------------------------------- add with alpha
+def _pair(T, n=1000, dtype="float32"):
+    rng = np.random.default_rng(7)
+    a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    return T.tensor(a).to(getattr(T, dtype)), T.tensor(b).to(getattr(T, dtype))
+
+
+ALPHA = {
+    # float32 a + alpha * b: PyTorch's kernel is a fused multiply-add (one rounding)
+    "reproducer": lambda T: T.tensor([-1.3333332538604736]).add(
+        T.tensor([-0.6666667461395264]), alpha=-1.999999761581421),
+    **{f"{op}_{alpha}": (lambda T, op=op, alpha=alpha: getattr(T, op)(*_pair(T), alpha=alpha))
+       for op in ("add", "sub") for alpha in (-1.999999761581421, 0.1, 3.7)},
+    "add_inplace": lambda T: (lambda a, b: a.add_(b, alpha=-0.3))(*_pair(T)),
+    "sub_inplace": lambda T: (lambda a, b: a.sub_(b, alpha=0.3))(*_pair(T)),
+    # (with a number, PyTorch's scalar tail past the last 32-element block rounds otherwise;
+    # 1024 elements have no tail)
+    "add_number": lambda T: _pair(T, 1024)[0].add(0.7, alpha=0.3),
+    "rsub_number": lambda T: T.rsub(_pair(T)[0], 2., alpha=0.3),
+    "add_broadcast": lambda T: (lambda a, b: a.reshape(10, 100).add(b[:100], alpha=0.1))(
+        *_pair(T)),
+    # float16 below PyTorch's 32-element vector blocks: the product and sum round in float16
+    "add_half_small": lambda T: T.add(*_pair(T, 31, "float16"), alpha=3.7),
+    "add_alpha_one": lambda T: T.add(*_pair(T), alpha=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALPHA))
+def test_add_alpha_rounds_once(name):
+    same(ALPHA[name], rtol=0, atol=0)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import ember
+from differential import catch, same, warnings_of
 
 SHAPES = [(4, 3), (5,), ()]
 STEPS = 20
@@ -609,3 +610,16 @@ def test_step_pre_hook_can_replace_arguments():
     opt.register_step_pre_hook(lambda o, a, k: "bad")
     with pytest.raises(RuntimeError, match="must return None or a tuple"):
         opt.step()
+
+
+# ---------------------------------------------------------------- optim
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "RAdam"])
+@pytest.mark.parametrize("flags", [dict(foreach=True), dict(foreach=True, capturable=True),
+                                   dict(foreach=False), dict()])
+@pytest.mark.parametrize("lr", [0.01, [0.01], [0.01, 0.02]])
+def test_tensor_lr_with_foreach(name, flags, lr):
+    def f(T):
+        p = T.nn.Parameter(T.ones(2))
+        rate = T.tensor(lr) if isinstance(lr, list) else lr
+        return catch(lambda: repr(getattr(T.optim, name)([p], lr=rate, **flags)))
+    same(f)

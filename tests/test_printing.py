@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ember import _dtype as edt
 from ember._printing import (get_printoptions, legacy_type_name, printoptions,
                              scalar_type_name, set_printoptions, tensor_repr)
+from differential import catch, same, warnings_of
 
 DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
                "float32", "float64", "complex64", "complex128"]
@@ -478,3 +479,44 @@ def test_real_ember_huge_tensor_is_fast():
     text = repr(x)
     assert time.perf_counter() - start < 2.0
     assert text == repr(torch.arange(10**7, dtype=torch.float32))
+
+
+# ----------------------------------------------------------------------------- printing, nodes
+def _stale_no_grad_view(T):
+    """A view made in no_grad whose base is then changed in place with grad on: reading its
+    grad_fn raises, and its repr says grad_fn=<Invalid>."""
+    x = T.ones(3, requires_grad=True).clone()
+    with T.no_grad():
+        u = x[1:]
+    x.add_(1)
+    return u
+
+
+def _nodes(T):
+    class MyFn(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    x = T.ones(3, requires_grad=True)
+    z = x.clone()
+    z[0] = 5
+    return {"accumulate": (x * 2).grad_fn.next_functions[0][0], "copy_slices": z.grad_fn,
+            "mul": (x * 2).grad_fn, "custom": MyFn.apply(x).grad_fn}
+
+
+GRAPH_PRINTS = {
+    "stale_view_repr": lambda T: repr(_stale_no_grad_view(T)),
+    "stale_view_grad_fn": lambda T: catch(lambda: _stale_no_grad_view(T).grad_fn),
+    **{f"node_type_{k}": (lambda T, k=k: (str(type(_nodes(T)[k])), type(_nodes(T)[k]).__module__,
+                                          _nodes(T)[k].name()))
+       for k in ("accumulate", "copy_slices", "mul", "custom")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_PRINTS))
+def test_graph_prints(name):
+    same(GRAPH_PRINTS[name])

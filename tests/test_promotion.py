@@ -8,6 +8,7 @@ import torch
 
 import ember
 from opinfo import ALL_DTYPES, check_same_error
+from differential import catch, same, warnings_of
 
 # torch's own warning when the float16 + complex cases below create a complex32 tensor
 pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
@@ -161,3 +162,66 @@ def test_in_place_cast_rules(op):
         assert name_of(got.dtype) == name_of(want.dtype) == a
         np.testing.assert_array_equal(np.asarray(got.to(ember.complex128)._data),
                                       want.to(torch.complex128).numpy())
+
+
+# ----------------------------------------------------------------------------- numbers only
+# sub/div take a number `input` as a tensor; pow, remainder, the bitwise ops and rsub refuse
+NUMBERS = {
+    **{f"{op}_{a}_{b}": (lambda T, op=op, a=a, b=b: catch(getattr(T, op), a, b))
+       for op in ("sub", "subtract", "div", "true_divide", "divide", "pow", "float_power",
+                  "remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                  "bitwise_right_shift", "rsub")
+       for a, b in ((2, 3), (2.5, 3), (2, 3.5), (2j, 1), (True, 3))},
+    "sub_alpha": lambda T: T.sub(2, 3, alpha=2),
+    "div_floor": lambda T: T.div(7, 2, rounding_mode="floor"),
+    "div_out": lambda T: (lambda o: (T.div(2, 3, out=o), o))(T.zeros(())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBERS))
+def test_numbers_only(name):
+    same(NUMBERS[name])
+
+
+# ----------------------------------------------------------------------------- NumPy scalars
+# a NumPy scalar given for a Number is read as a Python int (integers) or float (anything else:
+# np.bool_ is 1.0, a complex one loses its imaginary part with NumPy's warning)
+_NP_SCALARS = {"bool": np.bool_(True), "f64": np.float64(1.5), "f32": np.float32(1.5),
+               "i64": np.int64(3), "i8": np.int8(3), "c64": np.complex64(1j)}
+
+
+def _tci(T):
+    return T.tensor([1.5, 2.5]), T.tensor([True, False]), T.tensor([1, 2])
+
+
+NP_OPS = {
+    "where_float": lambda T, t, c, i, v: T.where(c, t, v),
+    "where_first": lambda T, t, c, i, v: T.where(c, v, t),
+    "where_int": lambda T, t, c, i, v: T.where(c, i, v),
+    "where_both": lambda T, t, c, i, v: T.where(c, v, v),
+    "where_python": lambda T, t, c, i, v: T.where(c, v, 2),
+    "where_method": lambda T, t, c, i, v: i.where(c, v),
+    "clamp": lambda T, t, c, i, v: T.clamp(t, v),
+    "clamp_int": lambda T, t, c, i, v: T.clamp(i, v),
+    "clamp_max": lambda T, t, c, i, v: T.clamp(i, max=v),
+    "clip": lambda T, t, c, i, v: T.clip(i, v),
+    "clamp_min_fn": lambda T, t, c, i, v: T.clamp_min(i, v),
+    "clamp_max_fn": lambda T, t, c, i, v: T.clamp_max(i, v),
+    "clamp_inplace": lambda T, t, c, i, v: i.clamp_(v),
+    "clamp_inplace_float": lambda T, t, c, i, v: t.clamp_(v),
+    "lerp": lambda T, t, c, i, v: T.lerp(t, t * 2, v),
+    "lerp_inplace": lambda T, t, c, i, v: t.lerp_(t * 2, v),
+    "masked_fill": lambda T, t, c, i, v: t.masked_fill(c, v),
+    "masked_fill_int": lambda T, t, c, i, v: i.masked_fill(c, v),
+    "masked_fill_inplace": lambda T, t, c, i, v: i.masked_fill_(c, v),
+    "masked_fill_complex": lambda T, t, c, i, v: (t * 1j).masked_fill(c, v),
+    "where_complex": lambda T, t, c, i, v: T.where(c, t * 1j, v),
+    "lerp_complex": lambda T, t, c, i, v: T.lerp(t * 1j, t, v),
+    "add_complex": lambda T, t, c, i, v: t * 1j + v,
+}
+
+
+@pytest.mark.parametrize("op", sorted(NP_OPS))
+@pytest.mark.parametrize("kind", sorted(_NP_SCALARS))
+def test_numpy_scalar_operands(op, kind):
+    same(lambda T: warnings_of(lambda: catch(NP_OPS[op], T, *_tci(T), _NP_SCALARS[kind])))

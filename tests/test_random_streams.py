@@ -411,12 +411,30 @@ def test_random_to(tdt, edt):
 
 
 # ----------------------------------------------------------------------------- randperm
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 15, 16, 17, 1000, 100003])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 15, 16, 17, 64, 65, 1000, 100003, 1_000_000])
 @pytest.mark.parametrize("seed", [0, 7])
 def test_randperm(n, seed):
     g, tg = pair(seed)
     assert same(R.randperm(g, n, ember.int64), torch.randperm(n, generator=tg))
     assert same_state(g, tg)
+
+
+def _swaps_by_loop(j):
+    perm = list(range(len(j)))
+    for i, t in enumerate(j.tolist()):
+        perm[i], perm[t] = perm[t], perm[i]
+    return perm
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 70, 1000])
+def test_apply_swaps_matches_the_sequential_shuffle(n):
+    """randperm's vectorised swaps give the loop's result, for random targets and for the
+    extreme ones (no moves, everything to the end, each to the next: one long chain)."""
+    rng = np.random.default_rng(n)
+    cases = [np.arange(n) + rng.integers(0, 2 ** 32, n) % np.arange(n, 0, -1) for _ in range(5)]
+    cases += [np.arange(n), np.full(n, n - 1), np.minimum(np.arange(n) + 1, n - 1)]
+    for j in cases:
+        assert R._apply_swaps(j.astype(np.int64)).tolist() == _swaps_by_loop(j)
 
 
 @pytest.mark.parametrize("tdt,edt", [INTS[1], FLOATS[0], FLOATS[2], INTS[4]])

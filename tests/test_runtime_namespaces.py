@@ -425,3 +425,21 @@ def test_random_split_fractions():
                 [len(p) for p in D.random_split(range(10), [0.33, 0.33, 0.34])],
                 catch(D.random_split, range(10), [0.5, 0.6])]
     same(scenario)
+
+
+def test_version_module():
+    v = ember.version
+    assert (v.cuda, v.hip, v.debug) == (torch.version.cuda, torch.version.hip,
+                                        torch.version.debug)
+    assert isinstance(v.git_version, str) and v.__version__ == ember.__version__
+    assert type(v.__version__).__name__ == "TorchVersion"
+    for T in (torch.torch_version.TorchVersion, ember.torch_version.TorchVersion):
+        assert [T("2.10.0") > "2.9", T("2.1.0+cpu") >= (2, 1), T("2.1") == "2.1.0",
+                T("1.13") < "2.0", T("2.0.0") <= (2,)] == [True, True, True, True, True]
+
+
+def test_the_package_version_is_a_torch_version():
+    def scenario(T):
+        v = T.__version__
+        return type(v).__name__, v >= (0, 1), v > "0.0.9", str(v) == v
+    same(scenario)

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember.ops import special
+from differential import same, catch, warnings_of
 
 NAMES = ["sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma"]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -585,3 +586,140 @@ def test_negative_arguments_near_poles():
         assert_within(ours("lgamma", x), mp_of("lgamma", x),
                       3 * EPS64 * reflection_scale("lgamma", x), x, "lgamma")
         np.testing.assert_allclose(ours("digamma", x), mp_of("digamma", x), rtol=1e-15)
+
+
+LOGIT_X = [0.3, 0.7, 0.5, 0.0, 1.0, -0.2, 1.2, 0.1, 0.9, NAN]
+
+
+@pytest.mark.parametrize("eps", [None, -0.1, 0.0, 0.2, 0.5, 0.6, 1.0])
+def test_logit_eps_value_and_gradient(eps):
+    def f(T):
+        x = T.tensor(LOGIT_X, requires_grad=True)
+        y = T.special.logit(x, eps=eps)
+        y.sum().backward()
+        return y, x.grad, T.logit(T.tensor(LOGIT_X, dtype=T.float64), eps)
+    same(f)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_polygamma_poles_and_infinities(n, dtype):
+    vals = [INF, -INF, 0.0, -0.0, 1e-30, -1e-30, 1.0, -1.0, -2.0, -2.5, NAN, 1e30, -1e30, 3.7]
+    same(lambda T: T.polygamma(n, T.tensor(vals, dtype=getattr(T, dtype))), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_trigamma_low_precision_reflection(dtype):
+    vals = [-1.0, -2.0, -0.5, -1e-30, -3.3, 0.0, 2.0]
+    same(lambda T: T.polygamma(1, T.tensor(vals, dtype=getattr(T, dtype))))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_sinc_half_precision_in_float32(dtype):
+    vals = [-1.0, 1.0, 0.0, -2.0, 0.5, 3.0, -3.0, 1e-4, 100.0, INF, NAN]
+    same(lambda T: T.special.sinc(T.tensor(vals, dtype=getattr(T, dtype))), atol=0)
+
+
+@pytest.mark.parametrize("p", [2.0, True, None, 0.5, 0, 2])
+def test_multigammaln_p_type(p):
+    same(lambda T: catch(T.special.multigammaln, T.tensor([3.0, 4.0]), p))
+    same(lambda T: catch(T.mvlgamma, T.tensor([3.0, 4.0]), p))
+    same(lambda T: catch(lambda: T.tensor([3.0, 4.0]).mvlgamma_(p)))
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_special_softmax_dim_required(fn):
+    x = [[1.0, 2.0], [3.0, 5.0]]
+    same(lambda T: catch(getattr(T.special, fn), T.tensor(x)))
+    same(lambda T: catch(getattr(T.special, fn), T.tensor(x), dtype=T.float64))
+    same(lambda T: catch(getattr(T.special, fn), T.tensor(x), None))
+    same(lambda T: catch(getattr(T.special, fn), T.tensor(x), 1.0))
+    same(lambda T: catch(getattr(T.special, fn), T.tensor(x), 1))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("fn", ["erfcx", "log_ndtr", "ndtri", "bessel_j0", "bessel_j1",
+                                "spherical_bessel_j0", "entr", "i0e", "i1e", "ndtr"])
+def test_special_kernels_half_precision(fn, dtype):
+    same(lambda T: catch(getattr(T.special, fn),
+                         T.tensor([-0.7, 0.1, 0.9, 2.5], dtype=getattr(T, dtype))), rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_zeta_half_precision(dtype):
+    same(lambda T: catch(T.special.zeta, T.tensor([2.0, 3.0], dtype=getattr(T, dtype)), 1.5))
+    same(lambda T: catch(T.special.zeta, T.tensor([2.0, 3.0], dtype=getattr(T, dtype)),
+                         T.tensor(1.5, dtype=T.float64)))
+
+
+@pytest.mark.parametrize("q", [-1.0, 0.0, -0.0, 1.0, -2.5, INF, -INF, 1e-300, 2.0, NAN, -3.0])
+def test_zeta_edge_values(q):
+    s = [0.0, 1.0, 2.0, 0.5, -1.0, INF, -INF, NAN, 3.0, 1.0001, -0.5, -2.0]
+    same(lambda T: T.special.zeta(T.tensor(s, dtype=T.float64), T.tensor(q, dtype=T.float64)),
+         rtol=1e-10)
+
+
+def test_mvlgamma_method_counts_p_as_its_first_argument():
+    def scenario(T):
+        x = T.tensor([3.])
+        return [catch(x.mvlgamma, 2.0), x.mvlgamma(2), catch(x.mvlgamma, True)]
+    same(scenario)
+
+
+def _node(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def test_igamma_igammac():
+    def f(T):
+        a = T.tensor([0.5, 1, 2.])
+        b = T.tensor([1., 2, 3], requires_grad=True)
+        y, z = T.igamma(a, b), T.igammac(a, b)
+        (y + 2 * z).sum().backward()
+        return [y, z, b.grad, a.igamma(b.detach()), a.igammac(b.detach()),
+                a.clone().igamma_(T.tensor(2., dtype=T.float64)), a.clone().igammac_(b.detach()),
+                _node(y), _node(z), catch(T.igamma, a, 2.), catch(a.igamma, 2.),
+                catch(a.igammac_, 2), catch(T.igammac, 2., a),
+                catch(T.igamma, T.tensor([1, 2]), T.tensor([1, 2])),
+                catch(lambda: T.igamma(a.clone().requires_grad_(), b).sum().backward())]
+    same(f)
+
+
+def test_i0_and_grad():
+    def f(T):
+        x = T.tensor([0.0, 0.5, -3.0, 14.9, 15.1, 40.0, -80.0], dtype=T.float64,
+                     requires_grad=True)
+        y = T.i0(x)
+        y.backward(T.ones(7, dtype=T.float64))
+        g = x.grad
+        (h,) = T.autograd.grad(T.i0(x).sum(), x, create_graph=True)
+        (hh,) = T.autograd.grad(h.sum(), x)
+        z = T.tensor([1.0, 2.0])
+        z.i0_()
+        return [y, _node(y), g, hh, T.i0(T.tensor([1, 2])), z,
+                T.tensor([1.0], dtype=T.float32).i0().dtype]
+    same(f, rtol=1e-9)
+
+
+# ----------------------------------------------------------------------------- mvlgamma
+def test_mvlgamma():
+    def f(T):
+        x = T.tensor([1.6, 2.5, 7.0], dtype=T.float64, requires_grad=True)
+        y = T.mvlgamma(x, 3)
+        y.sum().backward()
+        z = T.tensor([3.0, 4.0])
+        z.mvlgamma_(2)
+        return [y, _node(y), x.grad, z, T.mvlgamma(T.tensor([3, 4]), 2), x.detach().mvlgamma(1),
+                T.mvlgamma(T.tensor([0.4, 0.1, -1.0, 0.5, -0.3]), 2),
+                catch(T.mvlgamma, T.tensor([3.0]), 0)]
+    same(f, rtol=1e-9)
+
+
+def test_bessel_i1_matches_i0_derivative_across_branches():
+    # I0' = I1: its values on both sides of the series/asymptotic switch at |x| = 15
+    def f(T):
+        x = T.tensor([1e-3, 1.0, 10.0, 14.99, 15.01, 30.0, -20.0, 700.0], dtype=T.float64,
+                     requires_grad=True)
+        T.i0(x).sum().backward()
+        return x.grad / T.i0(x.detach())        # relative: exp(700) is near overflow
+    same(f, rtol=1e-12, atol=0)

@@ -214,3 +214,36 @@ def test_small_methods():
                                   "is_sparse_csr"])
 def test_device_predicates(name):
     same(lambda T: getattr(T.tensor(X3), name))
+
+
+# ---------------------------------------------------------------------------- single-value norms
+def _tensor(T, shape, seed):
+    rng = np.random.default_rng(seed)
+    return T.tensor(rng.standard_normal(shape), requires_grad=True)
+
+
+# float64: torch's fused CPU kernel (x * w/std + (b - mean * w/std)) rounds differently from
+# the normalize-then-scale ember computes, which shows in float32 when std is sqrt(eps)
+@pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1), (1, 2, 1, 1)])
+def test_toplevel_batch_norm_single_value_per_channel(shape):
+    def scenario(T):
+        x, w, b = _tensor(T, shape, 0), _tensor(T, shape[1], 1), _tensor(T, shape[1], 2)
+        rm = T.zeros(shape[1], dtype=T.float64)
+        rv = T.ones(shape[1], dtype=T.float64)
+        y = T.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, False)
+        grads = T.autograd.grad(y, (x, w, b), T.ones_like(y) * 2, create_graph=True)
+        grad2 = T.autograd.grad(grads[0].sum() + grads[1].sum(), (x, w), allow_unused=True)
+        return y, rm, rv, grads, grad2, type(y.grad_fn).__name__
+    same(scenario)
+
+
+def test_toplevel_instance_norm_single_spatial_element():
+    def scenario(T):
+        x, w, b = _tensor(T, (2, 3, 1), 0), _tensor(T, 3, 1), _tensor(T, 3, 2)
+        rm = T.zeros(3, dtype=T.float64)
+        rv = T.ones(3, dtype=T.float64)
+        y = T.instance_norm(x, w, b, rm, rv, True, 0.1, 1e-5, False)
+        grads = T.autograd.grad(y, (x, w, b), T.ones_like(y))
+        no_stats = T.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, False)
+        return y, rm, rv, grads, no_stats
+    same(scenario)

@@ -10,7 +10,7 @@ def to_host(array):
     return array
 
 
-def from_host(array):
+def from_host(array, index=None):
     return array
 
 
@@ -22,6 +22,15 @@ def scatter_add(target, index, values):
 def scatter_multiply(target, index, values):
     """target[index] *= values, every repeated index multiplying in."""
     np.multiply.at(target, index, values)
+
+
+def scatter_max(target, index, values):
+    """target[index] = max(target[index], values), over repeated indices too."""
+    np.maximum.at(target, index, values)
+
+
+def scatter_min(target, index, values):
+    np.minimum.at(target, index, values)
 
 
 def windows(array, window_shape, axis):

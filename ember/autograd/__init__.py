@@ -215,14 +215,30 @@ def _batched_grads(roots, grads, retain_graph, create_graph, inputs):
     return [None if entry[0] is None else stack(entry) for entry in zip(*per_entry)]
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The pre-0.4 wrapper: returns the tensor itself. `volatile` only warns, as in torch 2.x."""
-    if volatile:
-        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
-                      "instead.", UserWarning, stacklevel=2)
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class VariableMeta(type):
+    """Makes `isinstance(t, Variable)` true for every tensor, as in torch 2.x."""
+
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor   # (ember._tensor imports this package)
+        return isinstance(other, Tensor)
+
+    def __call__(cls, data, requires_grad=False, volatile=False):
+        """The pre-0.4 wrapper: a detached alias of `data` with the requested requires_grad.
+        `volatile` only warns, as in torch 2.x."""
+        from .._tensor import Tensor   # (ember._tensor imports this package)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                          "instead.", UserWarning, stacklevel=2)
+        out = data.detach()
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+
+class Variable(metaclass=VariableMeta):
+    """torch.autograd.Variable: calling it wraps a tensor (see VariableMeta.__call__)."""
 
 
 from . import functional  # noqa: E402

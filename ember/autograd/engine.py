@@ -14,7 +14,15 @@ import itertools
 
 from . import grad_mode
 from . import anomaly_mode
-from .graph import AccumulateGrad
+from .graph import AccumulateGrad, _sparse
+
+
+def _sum(a, b):
+    """Two gradients of one input added; a sparse one goes second (sparse + dense is refused
+    as an op, dense + sparse is dense), as torch's input buffer adds them."""
+    if _sparse(a) and not _sparse(b):
+        return b + a
+    return a + b
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
 # heap keys, smallest first: a node's is -(its creation sequence); a leaf accumulator's is below
@@ -60,7 +68,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     for node in buffers:
         if dependencies[node] == 0:     # (a root may also be fed by another root)
             ready(node)
@@ -86,7 +94,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 if captures is not None:
                     for nr, g in enumerate(grads_in):
                         for i in captures.get((node, nr), ()):
-                            captured[i] = g if captured[i] is None else captured[i] + g
+                            captured[i] = g if captured[i] is None else _sum(captured[i], g)
                 if node.__class__ is AccumulateGrad:
                     if accumulate:              # (autograd.grad only captures)
                         # drop the last node's references to its results: a gradient that
@@ -129,7 +137,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 if buf is None:
                     buf = buffers[child] = [None] * child._n_outputs
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:

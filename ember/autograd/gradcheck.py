@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _random_recipes as R
 from .. import _tensor      # (its Tensor is not defined yet when this module loads)
 from .function import Function
 from . import grad as autograd_grad, forward_ad as fwAD
@@ -514,21 +514,16 @@ def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
 class _TorchRandom:
     """torch.rand(n, generator=torch.Generator()): PyTorch's CPU mt19937 stream from its default
     seed. Fast mode draws its random vectors from such a generator."""
-    _SEED = 67280421310721
 
     def __init__(self):
-        # numpy's legacy integer seeding is mt19937's init_genrand, as torch's (low 32 bits)
-        key = np.random.RandomState(self._SEED & 0xFFFFFFFF).get_state()[1]
-        self._bits = np.random.MT19937()
-        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+        from .._generator import Generator      # (imports Tensor, not defined at our load)
+        self._gen = Generator()                 # a fresh generator: torch's default seed
 
     def rand(self, n):
         """n uniform numbers in [0, 1) of the default dtype, as a float64 array."""
         if D.get_default_dtype() is D.float64:
-            words = self._bits.random_raw(2 * n)     # a 64-bit draw: high word first; 53 bits
-            bits = ((words[0::2] << np.uint64(32)) | words[1::2]) & np.uint64((1 << 53) - 1)
-            return bits.astype(np.float64) * 2.0 ** -53
-        return (self._bits.random_raw(n) & 0xFFFFFF).astype(np.float64) * 2.0 ** -24
+            return R.uniform01_double(self._gen, n)
+        return R.uniform01_float(self._gen, n).astype(np.float64)
 
 
 def _unit_vector(rng, t, real):

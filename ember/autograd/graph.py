@@ -12,6 +12,8 @@ import os
 import sys
 import weakref
 
+import numpy as np
+
 from . import anomaly_mode, grad_mode
 from .._printing import legacy_type_name
 
@@ -328,6 +330,10 @@ def _hook_name(fn):
 def accumulate_into_grad(variable, new):
     """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
     old = variable._grad
+    if _sparse(new) or _sparse(variable) or old is not None and _sparse(old):
+        from ..sparse._autograd import accumulate     # (ember.sparse is built on autograd)
+        accumulate(variable, old, new)
+        return
     if old is None:
         layout = _grad_layout(variable)
         if not grad_mode.state.enabled and _obeys(new, layout):
@@ -352,6 +358,11 @@ def accumulate_into_grad(variable, new):
             raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         old._data += new._data
         old._version_counter.value += 1
+
+
+def _sparse(t):
+    """Is t a sparse COO tensor (its _data a COOArrays, ember/sparse)?"""
+    return t._data.__class__ is not np.ndarray and getattr(t._data, "_ember_sparse", False)
 
 
 INTERNAL_OVERLAP_ERROR = (

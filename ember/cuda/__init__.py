@@ -38,8 +38,7 @@ def _lazy_init():
 
 def _cupy():
     _lazy_init()
-    import cupy                 # only with a GPU: CuPy is an optional dependency
-    return cupy
+    return _backend.cupy_module()      # CuPy (or the tests' stand-in for it)
 
 
 def _index(device):
@@ -149,8 +148,27 @@ def get_device_capability(device=None):
     return props["major"], props["minor"]
 
 
+class _CudaDeviceProperties:
+    """torch.cuda.get_device_properties' answer: the device's name, compute capability,
+    memory and multiprocessors, from CuPy's runtime."""
+
+    def __init__(self, props):
+        name = props["name"]
+        self.name = name.decode() if isinstance(name, bytes) else name
+        self.major, self.minor = props["major"], props["minor"]
+        self.total_memory = props["totalGlobalMem"]
+        self.multi_processor_count = props["multiProcessorCount"]
+        self.is_integrated = bool(props.get("integrated", 0))
+        self.is_multi_gpu_board = bool(props.get("isMultiGpuBoard", 0))
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
 def get_device_properties(device=None):
-    return _properties(device)
+    return _CudaDeviceProperties(_properties(device))
 
 
 def can_device_access_peer(device, peer_device):

@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 
 import ember
-from ..ops.random import _rng
+from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
 from ..ops.special import _igamma64
 from ..special import gammainc
 from . import constraints

@@ -9,7 +9,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ..ops.random import _rng
+from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
 from . import constraints
 from .continuous import Gamma
 from .discrete import Categorical, _OverCategories, _one_of, _scalar_parameter

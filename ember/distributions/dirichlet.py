@@ -2,7 +2,7 @@
 import numpy as np
 
 import ember
-from ..ops.random import _rng
+from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
 from . import constraints
 from ._special import beta_sample_grad64
 from .distribution import Distribution

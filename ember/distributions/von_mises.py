@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import ember
-from ..ops.random import _rng
+from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
 from . import constraints
 from .continuous import _all_numbers
 from .distribution import Distribution, broadcast_all

@@ -6,7 +6,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops._utils import as_shape
-from ..ops.random import _rng
+from ..ops.random import bernoulli_mask
 from ..ops.registry import primitive
 from ..ops.statistics import _constant
 from . import functional as F
@@ -91,7 +91,7 @@ def native_dropout(input, p, train):
         mask = np.ones(input.shape, bool)
         return _native_dropout(input, mask=mask, scale=1.0), Tensor._make(mask, D.bool_,
                                                                           input._device)
-    mask = _rng(None).random(input.shape) >= p
+    mask = bernoulli_mask(input.shape, 1 - p, like=input._data)
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return (_native_dropout(input, mask=mask, scale=scale),
             Tensor._make(mask, D.bool_, input._device))

@@ -1,13 +1,16 @@
 """Weight initialisation: fill a tensor in place (without recording a graph) and return it.
 
-The distributions and bounds are torch's; the random numbers are ember's own generator's.
+The distributions, bounds and draws are torch's: each function makes the same calls on the
+tensor (uniform_, normal_, randperm, ...) in the same order, so a seeded program gets torch's
+weights.
 """
 import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
-from ..ops.creation import eye as _eye, tensor as make
-from ..ops.random import _rng, rand
+from ..ops.creation import empty_like, eye as _eye, tensor as make
+from ..ops.pointwise import where
+from ..ops.random import randperm
 import numpy as np
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -70,7 +73,15 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by inverting the CDF of a uniform sample."""
+    """Normal(mean, std) restricted to [a, b], drawn as torch 2.13 draws it.
+
+    When [a, b] holds more than 0.3 of the mass: normal_ the whole tensor, then, while any
+    value lies outside [a, b] (the bounds as the tensor's dtype holds them), draw a whole
+    fresh normal_ sample and take its values at those places. Otherwise rejection from
+    uniforms: candidates uniform_(a, b), each accepted when log(u) for a fresh uniform_ u is
+    at most its log density relative to the peak (at mean clamped to [a, b]); the candidates
+    not yet accepted are redrawn, whole tensors at a time, until all are."""
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -78,9 +89,38 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.copy_(tensor.erfinv().mul(std * math.sqrt(2.0)).add(mean).clamp(a, b))
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (tensor.new_tensor(v).item() for v in (a, b))
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                fresh = empty_like(result).normal_(mean, std, generator=generator)
+                result = where(outside, fresh, result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        peak = max(a, min(mean, b))
+        log_peak = -0.5 * ((peak - mean) / std) ** 2
+
+        def relative_log_density(x):
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        candidates, uniforms = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        pending = uniforms.uniform_(generator=generator).log_() > \
+            relative_log_density(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            rejected = uniforms.uniform_(generator=generator).log_() > \
+                relative_log_density(candidates)
+            pending = where(pending, rejected, pending)
+        if result is not tensor:
+            tensor.copy_(result)
     return tensor
 
 
@@ -167,7 +207,9 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    with no_grad():
+        sample = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    flat = sample.cpu().numpy()       # (LAPACK on the host; the result is copied back)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -188,10 +230,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
         tensor.normal_(0, std, generator=generator)
-        # each column's rows in a random order (argsort of uniform keys): its first num_zeros
-        # are the rows zeroed
-        order = rand(rows, cols, generator=generator).argsort(dim=0)
-        tensor.scatter_(0, order[:num_zeros], 0.0)
+        # each column zeroes the first num_zeros rows of a permutation of its own (drawn
+        # from the global generator, as torch does)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 

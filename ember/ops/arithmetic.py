@@ -26,6 +26,8 @@ def add_scaled(xp, a, b, alpha):
     in its 32-element vector blocks, its scalar tail (all of a small tensor) rounds the product
     and the sum in the half type, as NumPy does here."""
     alpha = _cast_like(alpha, a)
+    if getattr(b, "_ember_sparse", False) or getattr(a, "_ember_sparse", False):
+        return xp.add(a, xp.multiply(b, alpha))      # (a sparse operand: ember/sparse)
     if xp is np and a.dtype == np.float32:
         b64 = b.astype(np.float64) if isinstance(b, np.ndarray) else np.float64(np.float32(b))
         return (a.astype(np.float64) + np.float64(alpha) * b64).astype(np.float32)

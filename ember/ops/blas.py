@@ -4,7 +4,7 @@ import math
 import numpy as np
 import string
 
-from .. import _dtype as D
+from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
@@ -45,6 +45,9 @@ def _product(xp, a, b):
     if kind == "f" and size == 4 and b.ndim > 1 and a.shape[-1] >= 64 and \
             max(a.size * b.shape[-1], b.size * a.shape[-2]) < EXACT_PRODUCT_SIZE:
         return xp.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    if xp is np and b.ndim > 1 and kind in "fc" and _threads.BLAS_SPLITS_FROM <= \
+            _threads.product_size(a, b) < _threads.SINGLE_THREAD_PRODUCT:
+        return _threads.call_single_threaded(np.matmul, a, b)     # see ember/_threads.py
     return xp.matmul(a, b)
 
 
@@ -76,6 +79,9 @@ def mm(input, mat2, *, out=None):
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if input.shape[1] != mat2.shape[0]:
+        if input.is_sparse:
+            raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size "
+                               f"{input.shape[1]}, got {mat2.shape[0]}")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
                            f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     if input._dtype is not mat2._dtype:
@@ -178,6 +184,8 @@ inner_product = dot
            save_for={"mat1": "mat2"})
 def _addmm(xp, self, mat1, mat2, *, beta, alpha):
     unsupported("addmm_impl_cpu_", mat1)
+    if getattr(mat1, "_ember_sparse", False):
+        return mat1.addmm(self, mat2, beta, alpha)      # (torch's sparse kernel: ember/sparse)
     prod = _product(xp, mat1, mat2)
     dtype = mat1.dtype
     if alpha != 1:

@@ -3,7 +3,8 @@ import numbers
 import numpy as np
 import warnings
 
-from .. import _dtype as D
+from .. import _backend, _dtype as D
+from .._backend import backend
 from .._device import array_module, as_device
 from .._tensor import Tensor, Size, contiguous_strides
 from ._utils import as_shape
@@ -11,7 +12,6 @@ from .registry import xp_of, primitive, check_broadcast
 from .settings import _switches
 from .layout import (dense_in_order as _dense_in_order,
                      non_overlapping_and_dense as _non_overlapping_and_dense)
-from .._backend import backend
 from .._printing import scalar_type_name
 from .indexing import _check_fits, checked_number
 from .views import element_strides, _extent, restride, strided_view
@@ -29,9 +29,12 @@ def _finish(array, dtype, device, requires_grad):
 
 
 def _on_device(array, device):
-    if device.type == "cpu":
-        return array
-    return array_module(device).asarray(array)
+    if device.type == "cpu" or array.__class__ is not np.ndarray:
+        return array                        # (already made on the device)
+    if array.ndim == 0:
+        # a scalar is filled in on the device (no host-to-device copy)
+        return array_module(device).full((), array.item(), array.dtype)
+    return backend(device.type).from_host(array, device.index)
 
 
 # ----------------------------------------------------------------------------- from data
@@ -735,7 +738,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
         sign = 1 if step > 0 else -1
         num = end - start + step - sign
         n = abs(num) // abs(step) * (1 if (num >= 0) == (step > 0) else -1)  # C++ division
-        data = start + step * np.arange(max(n, 0), dtype=np.int64)
+        # (made where it lives: positions, the common int64 range, need no host copy)
+        data = start + step * array_module(device).arange(max(n, 0), dtype=np.int64)
     elif dtype._category == 1:
         # other integer dtypes count in doubles but step in integers
         n = int(np.ceil((float(end) - float(start)) / float(step)))
@@ -848,6 +852,8 @@ def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, dev
 def preserving_copy(xp, a, np_dtype, memory_format=None):
     """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
     `memory_format` (see copy_strides)."""
+    if getattr(a, "_ember_sparse", False):
+        return a.astype(np_dtype)           # a sparse tensor's arrays (ember/sparse)
     strides = copy_strides(a, memory_format)
     a = D.as_torch_rounds(a, np_dtype)          # (keeps the layout: astype's order is 'K')
     if strides is None:
@@ -881,10 +887,16 @@ def contiguous(self, memory_format=None):
 
 @primitive("_to_copy", node="ToCopyBackward0")
 def _to_copy(xp, self, *, dtype, device, memory_format=None):
+    """A copy in `dtype`; on `device` when it is given (None: the input's device)."""
     arr = preserving_copy(xp, self, dtype.np, memory_format)
-    if device.type != "cpu" or not isinstance(arr, np.ndarray):
-        arr = backend(device.type).from_host(backend("cpu" if isinstance(arr, np.ndarray)
-                                                     else "cuda").to_host(arr))
+    if getattr(arr, "_ember_sparse", False):
+        if device is not None and device.type != "cpu" or not isinstance(arr.values, np.ndarray):
+            raise NotImplementedError("ember: moving a sparse tensor between devices is not "
+                                      "supported")
+        return arr
+    if device is not None:
+        # across devices: through the host (CuPy copies device to device the same way)
+        arr = backend(device.type).from_host(_backend.of(xp).to_host(arr), device.index)
     return arr
 
 
@@ -932,7 +944,11 @@ def to(self, *args, **kwargs):
             memory_format is None or
             memory_format == (suggested_format(self._data) or "torch.contiguous_format")):
         return self
-    out = _to_copy(self, dtype=dtype, device=device, memory_format=memory_format)
+    moving = device != self._device
+    out = _to_copy(self, dtype=dtype, device=device if moving else None,
+                   memory_format=memory_format)
+    if moving:
+        out._device = device        # the registry labels results with the inputs' device
     if out._grad_fn is not None:
         out._grad_fn._params["input_device"] = self._device
     return out

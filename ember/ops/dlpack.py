@@ -30,8 +30,4 @@ def to_dlpack(tensor):
     return tensor._data.__dlpack__()
 
 
-Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
-Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
-
-
 __all__ = ['from_dlpack', 'to_dlpack']

@@ -3,15 +3,19 @@
 Also the derivatives of the view ops: each places a gradient into zeros of the input's shape
 through the same view (`_embed`), which is itself differentiable (its derivative is the view).
 """
+import collections.abc
 import numbers
+import operator
+
 import numpy as np
 
 from .. import _backend, _dtype as D
+from .._backend import backend
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from . import views as V
 from ._utils import wrap_dim
-from .registry import primitive, write_into, check_broadcast
+from .registry import primitive, write_into, check_broadcast, xp_of
 from .tensor_info import _as_int64
 import warnings
 from .._printing import legacy_type_name, scalar_type_name
@@ -28,7 +32,7 @@ def _index(xp, self, *, indices):
 
 @_index.derivative
 def _(ctx, grad):
-    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -59,9 +63,9 @@ _INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long 
 def _index_array(item):
     """An advanced index (tensor, list, array, bool) as a NumPy int64 or bool array."""
     if isinstance(item, Tensor):
-        if item._dtype._category >= 2:
+        if item._dtype not in (D.int64, D.int32, D.uint8, D.bool_):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        a = item._host()
+        a = item._data              # kept on its device (see _advanced_tuple)
         if a.dtype == np.uint8:
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                           "torch.bool instead. (Triggered internally at "
@@ -71,6 +75,8 @@ def _index_array(item):
         return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
     if isinstance(item, (bool, np.bool_)):
         return np.array(bool(item))
+    if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim:
+        return _index_array(_creation.tensor(item))   # a uint8 mask, with PyTorch's warning
     if isinstance(item, (list, tuple)) and not item:
         return np.zeros(0, np.int64)
     a = np.asarray(item) if not isinstance(item, str) else None
@@ -80,13 +86,20 @@ def _index_array(item):
     return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
 
+def _is_sequence(obj):
+    """Python's sequence protocol as PyTorch's index parsing sees it (ranges, strings and
+    NumPy arrays count; sets and dicts do not)."""
+    return isinstance(obj, (collections.abc.Sequence, np.ndarray, memoryview, bytearray))
+
+
 def _as_index_tuple(index):
-    """PyTorch's reading of an index: a tuple of items (a list of sequences counts as a tuple,
-    with PyTorch's deprecation warning)."""
+    """PyTorch's reading of an index: a tuple of items. A short non-tuple sequence (a list, a
+    range, ...) holding a sequence, tensor, slice, None or Ellipsis also counts as a tuple,
+    with PyTorch's deprecation warning; a tensor or a NumPy array never does."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and len(index) < 32 and any(
-            isinstance(i, (Tensor, list, tuple, slice)) or i is None or i is Ellipsis
+    if _is_sequence(index) and not isinstance(index, np.ndarray) and len(index) < 32 and any(
+            isinstance(i, (Tensor, slice)) or _is_sequence(i) or i is None or i is Ellipsis
             for i in index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
                       "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
@@ -99,25 +112,72 @@ def _as_index_tuple(index):
     return (index,)
 
 
+def _type_name(obj):
+    """The type's name as PyTorch's messages print it (CPython's tp_name): a class defined in
+    Python by its bare name, a built-in or extension type (NumPy's) with its module."""
+    cls = type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":   # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _index_item(item):
+    """One item of an index, in the forms the rest of indexing handles: None, Ellipsis, a
+    slice, an int, a bool, a tensor, a NumPy array or a (nested) list. NumPy integers and
+    objects with __index__ become ints; a 0-d uint8 tensor or array is a mask like a 0-d bool
+    (PyTorch does not warn for it); ranges and tuples become lists."""
+    if item is None or item is Ellipsis or isinstance(item, (slice, int, list)):
+        return item                      # (bool is an int)
+    if isinstance(item, Tensor):
+        if item._dtype is D.uint8 and item._data.ndim == 0:
+            return np.asarray(item._host(), dtype=bool)
+        return item
+    if isinstance(item, np.ndarray):
+        if item.ndim == 0 and item.dtype.kind in "iu" and item.dtype != np.uint8:
+            return int(item)
+        return item.astype(bool) if item.ndim == 0 and item.dtype == np.uint8 else item
+    if isinstance(item, (range, tuple)):
+        return list(item)
+    if isinstance(item, (str, bytes)):
+        return item
+    if isinstance(item, np.integer):
+        return int(item)
+    if not isinstance(item, (np.bool_, numbers.Real, numbers.Complex)) and \
+            hasattr(type(item), "__index__"):
+        return operator.index(item)
+    raise IndexError(_INVALID_INDEX.format(_type_name(item)))
+
+
 def _is_int(item):
     return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)) or (
         isinstance(item, Tensor) and item._data.ndim == 0 and item._dtype._category == 1)
 
 
-def _apply_index(self, index):
+def _is_uint8_mask(item):
+    return (isinstance(item, Tensor) and item._dtype is D.uint8 or
+            isinstance(item, np.ndarray) and item.dtype == np.uint8) and item.ndim > 0
+
+
+def _apply_index(self, index, scalar_fill=False):
     """Apply the basic part of an index as views (ints select, slices slice, None unsqueezes)
     and collect the advanced part: (view, {dim of the view: index array}).
 
     As in PyTorch, integers are applied first, so they never take part in advanced-index
-    broadcasting.
+    broadcasting. `scalar_fill`: the index is being assigned a scalar, which PyTorch does with
+    masked_fill_ when the only advanced item is a mask, and that refuses a uint8 one.
     """
-    items = _as_index_tuple(index)
+    items = tuple(_index_item(i) for i in _as_index_tuple(index))
+    if scalar_fill and any(_is_uint8_mask(i) for i in items) and sum(
+            isinstance(i, (Tensor, list, np.ndarray, str, bytes)) and not _is_int(i)
+            for i in items) == 1:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     consumed = 0
     for item in items:
-        if item is None or item is Ellipsis or isinstance(item, (bool, np.bool_)):
+        if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if isinstance(item, Tensor) and item._dtype is D.bool_ or \
-                isinstance(item, np.ndarray) and item.dtype == np.bool_:
+        if isinstance(item, Tensor) and item._dtype in (D.bool_, D.uint8) and item.ndim or \
+                isinstance(item, np.ndarray) and item.dtype in (np.bool_, np.uint8):
             consumed += max(item.ndim, 0)
         else:
             consumed += 1
@@ -147,7 +207,7 @@ def _apply_index(self, index):
         elif _is_int(item):
             i = int(item.item() if isinstance(item, Tensor) else item)
             out = _select_item(out, dim, i, position)
-        elif isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_, str)):
+        elif isinstance(item, (Tensor, list, np.ndarray, bool, str, bytes)):
             a = _index_array(item)
             if a.dtype == np.bool_ and a.ndim == 0:
                 # x[True] / x[False]: a new dim of size 1 or 0
@@ -158,7 +218,7 @@ def _apply_index(self, index):
                 advanced[dim] = a
                 dim += a.ndim if a.dtype == np.bool_ else 1
         else:
-            raise IndexError(_INVALID_INDEX.format(type(item).__name__))
+            raise IndexError(_INVALID_INDEX.format(_type_name(item)))
     return out, advanced, items
 
 
@@ -233,7 +293,13 @@ def _advanced_tuple(t, advanced):
     shape = t._data.shape
     index = [slice(None)] * t._data.ndim
     int_shapes = []
+    on_cpu = t._device.type == "cpu"
     for k, (dim, a) in enumerate(sorted(advanced.items())):
+        if isinstance(a, np.ndarray) != on_cpu:
+            if on_cpu:
+                raise RuntimeError("indices should be either on cpu or on the same device as "
+                                   "the indexed tensor (cpu)")
+            a = backend(t._device.type).from_host(a, t._device.index)   # CPU indices
         if a.dtype == np.bool_:
             for j in range(a.ndim):
                 if a.shape[j] != shape[dim + j]:
@@ -243,7 +309,7 @@ def _advanced_tuple(t, advanced):
             index[dim] = a
             for j in range(1, a.ndim):
                 index[dim + j] = None
-            int_shapes.append((a.sum(),) if a.ndim else ())
+            int_shapes.append((int(a.sum()),) if a.ndim else ())
         else:
             _check_index_bounds(a, shape[dim], k)
             index[dim] = a
@@ -266,7 +332,8 @@ def getitem(self, index):
 
 
 def setitem(self, index, value):
-    target, advanced, _ = _apply_index(self, index)
+    scalar = isinstance(value, numbers.Number) or isinstance(value, Tensor) and not value.ndim
+    target, advanced, _ = _apply_index(self, index, scalar_fill=scalar)
     if value.__class__ in (int, float, bool) and not advanced and not self._requires_grad \
             and not _forward_ad._levels:
         # the common `x[i] = number` outside autograd: write straight into the target
@@ -398,10 +465,10 @@ def _index_select(xp, self, *, dim, index):
 
 @_index_select.derivative
 def _(ctx, grad):
-    out = _creation.zeros(ctx.input_shape(), dtype=grad._dtype)
+    out = _creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device)
     if not len(ctx.input_shape()):
         return grad
-    return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64), grad)
+    return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64, grad._device), grad)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -437,7 +504,7 @@ def _index_add(xp, self, source, *, dim, index, alpha):
 
 @_index_add.derivative
 def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
+    idx = Tensor._make(ctx.index, D.int64, grad._device)
     g_src = grad.index_select(ctx.dim, idx)
     return grad, g_src * ctx.alpha if ctx.alpha != 1 else g_src
 
@@ -502,17 +569,18 @@ def _masked_select(xp, self, *, indices):
 
 @_masked_select.derivative
 def _(ctx, grad):
-    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
 def nonzero(input, *, as_tuple=False, out=None):
-    idx = np.nonzero(input._data) if input._data.ndim else \
-        ((np.zeros(1, np.int64),) if input._data.item() else (np.zeros(0, np.int64),))
+    xp = xp_of(input._device)
+    idx = xp.nonzero(input._data) if input._data.ndim else \
+        ((xp.zeros(1, np.int64),) if input._data.item() else (xp.zeros(0, np.int64),))
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64), D.int64, input._device) for i in idx)
-    stacked = np.stack(idx, axis=1) if input._data.ndim else \
-        np.zeros((len(idx[0]), 0), np.int64)
+    stacked = xp.stack(idx, axis=1) if input._data.ndim else \
+        xp.zeros((len(idx[0]), 0), np.int64)
     return Tensor._make(stacked.astype(np.int64), D.int64, input._device)
 
 
@@ -582,7 +650,7 @@ def _take(xp, self, *, index):
 
 @_take.derivative
 def _(ctx, grad):
-    flat = _creation.zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype)
+    flat = _creation.zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype, device=grad._device)
     return flat.index_add(0, _long(ctx.index.reshape(-1)), grad.reshape(-1)).reshape(
         ctx.input_shape())
 

@@ -6,7 +6,7 @@ another op's node (`1 / x` is MulBackward0 over ReciprocalBackward0) are written
 import math
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _fast_kernels
 from .._tensor import Tensor
 from ._pointwise_common import (_out, unsupported, _zeros, _c, _special, _is_int_array, _cast_like,
                                 _is_tensor, _wrapped, _promote_to, _py_number, _type_name, _BF16,
@@ -109,8 +109,7 @@ atanh = _unary("atanh", "AtanhBackward0", lambda xp, x: xp.arctanh(x),
                lambda ctx, g: g / _c(1 - ctx.self * ctx.self))
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 sigmoid = _unary("sigmoid", "SigmoidBackward0",
-                 lambda xp, x: _special().sigmoid(xp, x) if x.dtype.kind != "c" else
-                 1 / (1 + xp.exp(-x)),
+                 lambda xp, x: _sigmoid(xp, x),
                  lambda ctx, g: _sigmoid_backward(g, ctx.result) if not g._dtype.is_complex
                  else g * _c(ctx.result * (1 - ctx.result)), save=("result",))
 erf = _unary("erf", "ErfBackward0",
@@ -220,6 +219,14 @@ def _(ctx, gg):
     return _tanh_backward(gg, y), gg * ctx.grad_output * y * -2
 
 
+def _sigmoid(xp, x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + xp.exp(-x))
+    if xp is np and x.dtype == np.float32:      # float32 math, as PyTorch's CPU kernel
+        return _fast_kernels.sigmoid_f32(x)
+    return _special().sigmoid(xp, x)
+
+
 @primitive("sigmoid_backward", node="SigmoidBackwardBackward0",
            save=("grad_output", "output"))
 def _sigmoid_backward(xp, grad_output, output):
@@ -242,7 +249,10 @@ def _threshold_backward(xp, grad_output, self, *, threshold):
 def masked_keep(xp, mask, x):
     """x where mask, exact zeros elsewhere. Multiplying by the mask is branch-free (~15x faster
     than where() on a random mask), but would turn an inf or nan outside it into nan: such
-    values (rare; a sum of x shows them) take the where() path."""
+    values (rare; a sum of x shows them) take the where() path. On a GPU where() is as fast,
+    and the check would cost a sync."""
+    if xp is not np:
+        return xp.where(mask, x, xp.zeros((), x.dtype))
     if xp.isfinite(xp.sum(x)):
         return xp.multiply(x, mask, dtype=x.dtype)
     return xp.where(mask, x, xp.zeros((), x.dtype))

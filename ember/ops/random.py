@@ -1,64 +1,27 @@
-"""Random numbers: Generator, manual_seed and the RNG state, rand/randn/randint/randperm, normal,
+"""Random numbers: manual_seed and the RNG state, rand/randn/randint/randperm, normal,
 bernoulli, multinomial, poisson, binomial and the in-place random fills (uniform_, normal_,
-...)."""
+...). The generator is torch's CPU mt19937 stream (ember/_generator.py) and each op turns its
+words into values as torch does (ember/_random_recipes.py), so a seeded program draws torch's
+numbers."""
 import builtins
+import math
+import warnings
+
 import numpy as np
 
-from .. import _dtype as D
+from .. import _backend, _dtype as D
+from .. import _random_recipes as R
 from .._device import as_device
+from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
                        _type_name)
 from .registry import primitive, check_inplace_allowed
-import pickle
-import secrets
-import warnings
 from .._printing import scalar_type_name
 from ..autograd import grad_mode
 
 
-# ----------------------------------------------------------------------------- random
-class Generator:
-    """ember's random stream (NumPy's PCG64): torch's distributions, not torch's numbers."""
-
-    def __init__(self, device="cpu"):
-        self.device = as_device(device)
-        self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-
-    def manual_seed(self, seed):
-        if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
-        seed = seed.__index__()
-        if not -2 ** 63 <= seed < 2 ** 64:
-            raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % 2 ** 64          # (torch keeps a negative seed as its uint64 bits)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-        return self
-
-    def seed(self):
-        self.manual_seed(secrets.randbits(63))
-        return self._seed
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        state = pickle.dumps(self._rng.bit_generator.state)
-        return Tensor._make(np.frombuffer(state, np.uint8).copy(), D.uint8)
-
-    def set_state(self, state):
-        if not isinstance(state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
-        if state._dtype is not D.uint8:
-            raise TypeError("RNG state must be a torch.ByteTensor")
-        self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
-        return self
-
-
-default_generator = Generator()
-
-
+# ----------------------------------------------------------------------------- the global stream
 def manual_seed(seed):
     default_generator.manual_seed(int(seed))      # (torch's global one takes any int()-able)
     return default_generator
@@ -80,8 +43,44 @@ def set_rng_state(state):
     default_generator.set_state(state)
 
 
-def _rng(generator):
-    return (generator or default_generator)._rng
+def _gen(generator):
+    """The generator an op draws from: the one given, else the global one."""
+    return default_generator if generator is None else generator
+
+
+def bernoulli_mask(shape, p, generator=None, like=None):
+    """A bool array of `shape`, True with probability p, as bernoulli_(p) fills a fresh tensor
+    (dropout's noise): contiguous, or when `like` (an array of that shape) covers its memory
+    densely in another order, laid out as empty_like(like) is, and filled in that order."""
+    mask = R.bernoulli_scalar(_gen(generator), tuple(shape), p)
+    strides = _dense_strides(like) if like is not None and like.shape == mask.shape else None
+    if strides is None:
+        return mask
+    out = np.empty(mask.size, bool)
+    out[R.fill_order(mask.shape, strides)] = mask.reshape(-1)
+    return out.reshape(mask.shape)
+
+
+def _dense_strides(a):
+    """a's element strides when it is not C-contiguous but covers its memory without gaps
+    or overlap (empty_like keeps such a layout); else None. (A NumPy or CuPy array.)"""
+    if a.flags.c_contiguous:
+        return None
+    strides = [st // a.itemsize for st in a.strides]
+    expect = 1
+    for size, st in sorted(((n, st) for n, st in zip(a.shape, strides) if n != 1),
+                           key=lambda pair: pair[1]):
+        if st != expect:
+            return None
+        expect *= size
+    return strides
+
+
+def _numpy_rng(generator):
+    """A NumPy Generator seeded from 64 bits of the stream, for the samplers whose torch
+    recipe is not reproduced yet (binomial, gamma, Dirichlet, von Mises): seeded programs are
+    reproducible in ember, and the stream moves on, but the numbers are not torch's."""
+    return np.random.Generator(np.random.PCG64(_gen(generator).random64()))
 
 
 def _not_implemented(kernel, dtype):
@@ -98,37 +97,37 @@ def _random_factory(fname, kernel, sample):
                                 [f"size={type(size).__name__}"])
                 raise _random_factory_error(fname, got)
             args = (size,)
-        shape = _sizes(fname, args)
-        _check_sizes(shape)
+        if args and all(type(a) is int and a >= 0 for a in args):
+            shape = args                # plain sizes: the common case, checked here quickly
+        else:
+            shape = _sizes(fname, args)
+            _check_sizes(shape)
         dtype = dtype or D.get_default_dtype()
         if dtype._category < 2:
             raise _not_implemented(kernel, dtype)
         device = as_device(device)
-        rng = _rng(generator)
-        if dtype.is_complex:
-            # PyTorch: each part of a complex normal has variance 1/2
-            scale = np.sqrt(0.5) if fname == "randn" else 1.0
-            data = (sample(rng, shape) + 1j * sample(rng, shape)) * scale
-        else:
-            data = sample(rng, shape)
-        return _finish(_on_device(data.astype(dtype.np), device), dtype, device, requires_grad)
+        data = sample(_gen(generator), shape, dtype)
+        return _finish(_on_device(data, device), dtype, device, requires_grad)
     make.__name__ = fname
     return make
 
 
-rand = _random_factory("rand", "check_uniform_bounds",
-                       lambda rng, s: rng.random(s, dtype=np.float64))
-randn = _random_factory("randn", "normal_kernel_cpu", lambda rng, s: rng.standard_normal(s))
+rand = _random_factory("rand", "check_uniform_bounds", lambda g, shape, dtype: (
+    R.uniform_complex if dtype.is_complex else R.uniform)(g, shape, dtype))
+randn = _random_factory("randn", "normal_kernel_cpu", lambda g, shape, dtype: (
+    R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype))
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input.shape, dtype=dtype or input._dtype, device=device or input._device,
-                requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None, pin_memory=False):
+    return rand(input.shape, generator=generator, dtype=dtype or input._dtype,
+                device=device or input._device, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input.shape, dtype=dtype or input._dtype, device=device or input._device,
-                 requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None, layout=None, pin_memory=False):
+    return randn(input.shape, generator=generator, dtype=dtype or input._dtype,
+                 device=device or input._device, requires_grad=requires_grad)
 
 
 _RANDINT_SIGNATURES = (
@@ -184,7 +183,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
                            f"to={high}")
     _check_random_bounds(low, high, dtype)
     device = as_device(device)
-    data = _rng(generator).integers(low, high, size=shape).astype(dtype.np)
+    data = R.random_range(_gen(generator), shape, dtype, low, high)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
@@ -214,9 +213,9 @@ def _check_random_bounds(low, high, dtype):
     if dtype._category < 2:
         lo, hi = (0, 1) if dtype is D.bool_ else (int(np.iinfo(dtype.np).min),
                                                   int(np.iinfo(dtype.np).max))
-        if low < lo:
+        if not lo <= low <= hi:
             raise RuntimeError(f"from is out of bounds for {name}")
-        if high - 1 > hi:
+        if not lo <= high - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
         return
     digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
@@ -231,11 +230,13 @@ def _check_random_bounds(low, high, dtype):
                           f"DistributionTemplates.h:{line}.)", UserWarning, stacklevel=3)
 
 
-def randint_like(input, low, high=None, *, dtype=None, device=None):
+def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None,
+                 requires_grad=False, memory_format=None, layout=None, pin_memory=False):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input._dtype,
-                   device=device or input._device)
+    return randint(low, high, tuple(input.shape), generator=generator,
+                   dtype=dtype or input._dtype, device=device or input._device,
+                   requires_grad=requires_grad)
 
 
 # the most elements randperm can number exactly in a floating dtype
@@ -261,13 +262,13 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
         if n > limit:
             raise RuntimeError(f"n cannot be greater than {text} for {name} type.")
     device = as_device(device)
-    return _finish(_on_device(_rng(generator).permutation(n).astype(dtype.np), device), dtype,
+    return _finish(_on_device(R.randperm(_gen(generator), n, dtype), device), dtype,
                    device, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            device=None, requires_grad=False, layout=None, pin_memory=False):
-    rng = _rng(generator)
+    g = _gen(generator)
     if isinstance(std, Tensor):
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -278,8 +279,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         s = std._data if isinstance(std, Tensor) else std
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        data = rng.normal(0.0, 1.0, shape) * s + m
-        return Tensor._make(data.astype(like._dtype.np), like._dtype, like._device)
+        data = R.normal_tensors(g, shape, like._dtype, m, s)
+        return Tensor._make(data, like._dtype, like._device)
     if size is None:
         raise TypeError(
             "normal() received an invalid combination of arguments - got (float, float), but "
@@ -293,7 +294,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = _sizes("normal", (size,))
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
-    data = rng.normal(mean, std, shape).astype(dtype.np)
+    data = R.normal(g, shape, dtype, mean, std)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
@@ -305,12 +306,15 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    data = (_rng(generator).random(input.shape) < probs).astype(input._dtype.np)
+    g = _gen(generator)
+    drawn = R.bernoulli_tensor(g, probs) if p is None else \
+        R.bernoulli_scalar(g, input.shape, p)
+    data = drawn.astype(input._dtype.np)
     return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    probs = input._data.astype(np.float64)
+    probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
@@ -321,53 +325,60 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not replacement and num_samples > rows.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    rng = _rng(generator)
-    p = rows / rows.sum(-1, keepdims=True)
-    n_rows, k = p.shape
-    if replacement:
-        # inverse CDF, all rows at once: row r's CDF is shifted up by r, so one sorted array
-        # holds them all and one searchsorted finds every draw
-        cdf = np.cumsum(p, axis=-1)
-        cdf[:, -1] = 1.0                    # (no draw may fall past the last class)
-        cdf += np.arange(n_rows)[:, None]
-        u = rng.random((n_rows, num_samples)) + np.arange(n_rows)[:, None]
-        out = np.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(n_rows, -1)
-        # (side="right": a class of probability zero, an empty bin, is never drawn)
-        out = np.minimum(out - np.arange(n_rows)[:, None] * k, k - 1)
-    else:
-        # Gumbel-top-k: sampling without replacement proportional to p
-        keys = np.log(np.where(p > 0, p, 1e-300)) - np.log(-np.log(rng.random((n_rows, k))))
-        keys[p == 0] = -np.inf
-        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
-    out = out.astype(np.int64, copy=False)
-    if probs.ndim == 1:
-        out = out[0]
-    return Tensor._make(out, D.int64, input._device)
+    out = R.multinomial(_gen(generator), input._host(), num_samples, replacement)
+    return Tensor._make(_on_device(out, input._device), D.int64, input._device)
 
 
 def poisson(input, generator=None):
-    return Tensor._make(_rng(generator).poisson(input._data).astype(input._dtype.np),
-                        input._dtype, input._device)
+    data = R.poisson(_gen(generator), input._host()).astype(input._dtype.np)
+    return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
 
 
 
 # ----------------------------------------------------------------------------- random fills
+def _place(self, values):
+    """values (self.size of them, in the order torch fills self: its memory order) as an
+    array of self's logical shape."""
+    values = np.asarray(values).reshape(-1)
+    if self.ndim <= 1 and (self.ndim == 0 or self.strides[0] >= 0) or self.flags.c_contiguous:
+        return values.reshape(self.shape)
+    out = np.empty(self.size, values.dtype)
+    strides = [st // self.itemsize for st in self.strides]
+    out[R.fill_order(self.shape, strides)] = values
+    return out.reshape(self.shape)
+
+
+def _in_fill_order(self, array):
+    """An array of self's shape, read in the order torch fills self."""
+    array = np.broadcast_to(np.asarray(array), self.shape)
+    if self.flags.c_contiguous:
+        return array.reshape(-1)
+    strides = [st // self.itemsize for st in self.strides]
+    return array.reshape(-1)[R.fill_order(self.shape, strides)]
+
+
 def _random_fill(name, node, draw, inputs=1):
     """x.<name>_(...): fill x in place with draws from a distribution; a primitive so that
     the graph shows PyTorch's node (whose gradient is zero: the values do not depend on x).
-    A complex x gets independent draws for its real and imaginary parts. `inputs`: the tensor
-    operands (x, and bernoulli_'s tensor of probabilities)."""
-    def forward(xp, self, *tensors, args, rng):
-        out = draw(rng, self.shape, *tensors, *args)
-        if self.dtype.kind == "c":
-            out = out + 1j * draw(rng, self.shape, *tensors, *args)
-        return np.asarray(out, self.dtype)
+    draw(gen, self, *tensors, *args) gives self.size values in torch's fill order. A complex
+    x (uniform_, normal_) is filled as its real view: real and imaginary parts interleaved.
+    `inputs`: the tensor operands (x, and bernoulli_'s tensor of probabilities)."""
+    def forward(xp, self, *tensors, args, gen):
+        # the draws come from the CPU generator (torch's CPU stream) and go over once
+        device = _backend.of(xp)
+        host = device.to_host(self)
+        tensors = [device.to_host(t) if hasattr(t, "shape") else t for t in tensors]
+        if host.dtype.kind == "c":
+            real = host.view(host.real.dtype).reshape(host.shape + (2,))
+            vals = _place(real, draw(gen, real, *tensors, *args)).view(host.dtype)
+            return device.from_host(vals.reshape(host.shape))
+        return device.from_host(_place(host, draw(gen, host, *tensors, *args)))
     if inputs == 1:
-        op = primitive(name, node=node)(lambda xp, self, *, args, rng: forward(
-            xp, self, args=args, rng=rng))
+        op = primitive(name, node=node)(lambda xp, self, *, args, gen: forward(
+            xp, self, args=args, gen=gen))
     else:
-        op = primitive(name, node=node)(lambda xp, self, p, *, args, rng: forward(
-            xp, self, p, args=args, rng=rng))
+        op = primitive(name, node=node)(lambda xp, self, p, *, args, gen: forward(
+            xp, self, p, args=args, gen=gen))
 
     @op.derivative
     def _(ctx, grad):
@@ -375,27 +386,35 @@ def _random_fill(name, node, draw, inputs=1):
     return op
 
 
-_cauchy = _random_fill("cauchy_", "CauchyBackward0",
-                       lambda rng, shape, median, sigma: median + sigma * rng.standard_cauchy(shape))
-_log_normal = _random_fill("log_normal_", "LogNormalBackward0",
-                           lambda rng, shape, mean, std: rng.lognormal(mean, std, shape))
-_geometric = _random_fill("geometric_", "GeometricBackward0",
-                          lambda rng, shape, p: rng.geometric(p, shape))
-_uniform = _random_fill("uniform_", "UniformBackward0",
-                        lambda rng, shape, a, b: rng.uniform(a, b, shape))
-_normal = _random_fill("normal_", "NormalBackward0",
-                       lambda rng, shape, mean, std: rng.normal(mean, std, shape))
-_exponential = _random_fill("exponential_", "ExponentialBackward0",
-                            lambda rng, shape, lambd: rng.exponential(1.0 / lambd, shape))
+def _draw_random(g, self, low, high):
+    """random_(): low None; random_(from, None): high None; else [low, high)."""
+    if low is None:
+        return R.random_full(g, self.size, self.dtype)
+    if high is None:
+        return R.random_from(g, self.size, self.dtype, low)
+    return R.random_range(g, self.size, self.dtype, low, high)
+
+
+_cauchy = _random_fill("cauchy_", "CauchyBackward0", lambda g, self, median, sigma:
+                       R.cauchy(g, self.size, self.dtype, median, sigma))
+_log_normal = _random_fill("log_normal_", "LogNormalBackward0", lambda g, self, mean, std:
+                           R.log_normal(g, self.size, self.dtype, mean, std))
+_geometric = _random_fill("geometric_", "GeometricBackward0", lambda g, self, p:
+                          R.geometric(g, self.size, self.dtype, p))
+_uniform = _random_fill("uniform_", "UniformBackward0", lambda g, self, a, b:
+                        R.uniform(g, self.size, self.dtype, a, b))
+_normal = _random_fill("normal_", "NormalBackward0", lambda g, self, mean, std:
+                       R.normal(g, self.size, self.dtype, mean, std,
+                                contiguous=self.flags.c_contiguous))
+_exponential = _random_fill("exponential_", "ExponentialBackward0", lambda g, self, lambd:
+                            R.exponential(g, self.size, self.dtype, lambd))
 # random_(from, to) / random_(to) / random_(): PyTorch's three overloads, three node names
-_randoms = [_random_fill("random_", f"RandomBackward{k}",
-                         lambda rng, shape, low, high: rng.integers(low, high, shape,
-                                                                    endpoint=True))
+_randoms = [_random_fill("random_", f"RandomBackward{k}", _draw_random)
             for k in builtins.range(3)]
-_bernoulli = _random_fill("bernoulli_", "BernoulliBackward2",
-                          lambda rng, shape, p: rng.random(shape) < p)
-_bernoulli_tensor = _random_fill("bernoulli_", "BernoulliBackward1",
-                                 lambda rng, shape, p: rng.random(shape) < p, inputs=2)
+_bernoulli = _random_fill("bernoulli_", "BernoulliBackward2", lambda g, self, p:
+                          R.bernoulli_scalar(g, self.size, p))
+_bernoulli_tensor = _random_fill("bernoulli_", "BernoulliBackward1", lambda g, self, p:
+                                 R.bernoulli_tensor(g, _in_fill_order(self, p)), inputs=2)
 
 
 def _check_fill(self):
@@ -431,7 +450,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     _continuous_only(self, "Cauchy", _cpp_type_name)
-    return _cauchy.inplace(self, args=(median, sigma), rng=_rng(generator))
+    return _cauchy.inplace(self, args=(median, sigma), gen=_gen(generator))
 
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
@@ -440,7 +459,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if self._dtype._category != 2:
         raise _not_implemented("log_normal_cpu", self._dtype)
-    return _log_normal.inplace(self, args=(mean, std), rng=_rng(generator))
+    return _log_normal.inplace(self, args=(mean, std), gen=_gen(generator))
 
 
 def geometric_(self, p, *, generator=None):
@@ -449,7 +468,7 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     if self._dtype is D.bool_ or self._dtype._category == 3:
         raise _not_implemented("geometric_cpu", self._dtype)
-    return _geometric.inplace(self, args=(p,), rng=_rng(generator))
+    return _geometric.inplace(self, args=(p,), gen=_gen(generator))
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
@@ -471,7 +490,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
                            f"{_scalar_type_name(dtype)}>::max(), but found to={to:g} and "
                            f"from={from_:g} which result in to-from to exceed the limit")
-    return _uniform.inplace(self, args=(from_, to), rng=_rng(generator))
+    return _uniform.inplace(self, args=(from_, to), gen=_gen(generator))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -482,7 +501,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         raise _not_implemented("normal_kernel_cpu", self._dtype)
     if self._dtype.is_complex:          # the variance is split between the two parts
         std = std / np.sqrt(2)
-    return _normal.inplace(self, args=(mean, std), rng=_rng(generator))
+    return _normal.inplace(self, args=(mean, std), gen=_gen(generator))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -490,7 +509,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _continuous_only(self, "Exponential")
-    return _exponential.inplace(self, args=(lambd,), rng=_rng(generator))
+    return _exponential.inplace(self, args=(lambd,), gen=_gen(generator))
 
 
 def random_(self, *args, generator=None, **bounds):
@@ -503,21 +522,17 @@ def random_(self, *args, generator=None, **bounds):
         raise _not_implemented("random_kernel_cpu", dtype)
     if dtype.is_complex:
         _check_random_bounds(0, 1, dtype)      # (raises for complex)
-    # the most: the dtype's largest integer, or (floating) the last one held exactly
-    most = 1 if dtype is D.bool_ else int(np.iinfo(dtype.np).max) if dtype._category < 2 else \
-        2 ** {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
-    low, high = (0, args[0]) if len(args) == 1 else args if args else (0, None)
-    if high is None:
-        high = most
-    else:
-        low, high = _index(low), _index(high)
+    low, high = (0, args[0]) if len(args) == 1 else args if args else (None, None)
+    if low is not None:
+        low = _index(low)
+    if high is not None:
+        high = _index(high)
         if low >= high:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                                f"from={low} >= to={high}")
         _check_random_bounds(low, high, dtype)
-        high -= 1                                       # (drawn with the end included)
     # PyTorch's overloads random_(from, to), random_(to), random_(): three node names
-    return _randoms[2 - len(args)].inplace(self, args=(low, high), rng=_rng(generator))
+    return _randoms[2 - len(args)].inplace(self, args=(low, high), gen=_gen(generator))
 
 
 def _index(x):
@@ -526,7 +541,7 @@ def _index(x):
 
 def bernoulli_(self, p=0.5, *, generator=None):
     _check_fill(self)
-    rng = _rng(generator)
+    g = _gen(generator)
     if isinstance(p, Tensor):
         if self._dtype.is_complex:
             raise _not_implemented("bernoulli_tensor_cpu_self_", self._dtype)
@@ -537,20 +552,19 @@ def bernoulli_(self, p=0.5, *, generator=None):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report "
                                "an enhancement request to PyTorch.)")
-        return _bernoulli_tensor.inplace(self, p.expand(self.shape), args=(),
-                                         rng=rng)
+        return _bernoulli_tensor.inplace(self, p.expand(self.shape), args=(), gen=g)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     if self._dtype.is_complex:
         raise _not_implemented("bernoulli_scalar_cpu_", self._dtype)
-    return _bernoulli.inplace(self, args=(p,), rng=rng)
+    return _bernoulli.inplace(self, args=(p,), gen=g)
 
 
 # ----------------------------------------------------------------------------- binomial
 @primitive("binomial", node="NotImplemented")
 def _binomial(xp, count, prob, *, generator):
     n = np.maximum(np.floor(count), 0).astype(np.int64)
-    return _rng(generator).binomial(n, np.clip(prob, 0, 1)).astype(count.dtype)
+    return _numpy_rng(generator).binomial(n, np.clip(prob, 0, 1)).astype(count.dtype)
 
 
 @_binomial.derivative

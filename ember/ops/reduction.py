@@ -307,7 +307,7 @@ def _exclusive_prod(x, dim):
         return ones_like(x)
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
-    one = ones(ones_shape, dtype=x._dtype)
+    one = ones(ones_shape, dtype=x._dtype, device=x._device)
     before = cat([one, x.narrow(dim, 0, n - 1).cumprod(dim)], dim)
     after = cat([x.flip(dim).narrow(dim, 0, n - 1).cumprod(dim).flip(dim), one], dim)
     return before * after

@@ -205,6 +205,16 @@ def _reduction():
     return reduction
 
 
+# every op made, in the order made: all made at import (an op made on a first call would be
+# missing from the inventory and from tests/test_op_inventory.py, which walks it)
+_INVENTORY = []
+
+
+def all_ops():
+    """The inventory: every op ember has (name, node name, differentiable on each)."""
+    return list(_INVENTORY)
+
+
 class Op:
     """One registered op. Calling it runs the forward and records the graph."""
 
@@ -239,6 +249,7 @@ class Op:
             if differentiable else None
         self.__name__ = name
         self.__doc__ = fn.__doc__
+        _INVENTORY.append(self)
 
     def _plan_save(self, name):
         """How `_record` finds a saved name: (kind, index, needed_by), resolved once here.
@@ -297,7 +308,8 @@ class Op:
             except ValueError:
                 check_broadcast(inputs)
                 raise
-            if self.elementwise and getattr(out, "ndim", 0) > 1 and not (
+            if self.elementwise and getattr(out, "ndim", 0) > 1 and \
+                    not getattr(out, "_ember_sparse", False) and not (
                     out.strides == getattr(arrays[0], "strides", None) and
                     out.flags.c_contiguous and self.leading_operand is None):
                 out = self._conform(xp_of(device), out, arrays, params)
@@ -350,7 +362,8 @@ class Op:
             except ValueError:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
-                out = np.asarray(out)           # NumPy gives a scalar for zero-dim operands
+                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                    out = np.asarray(out)       # NumPy gives a scalar for zero-dim operands
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data, other))
@@ -372,7 +385,8 @@ class Op:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
-                out = np.asarray(out)           # NumPy gives a scalar for a zero-dim operand
+                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                    out = np.asarray(out)       # NumPy gives a scalar for a zero-dim operand
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):
                 out = conform_layout(np, out, (a._data,))
@@ -462,8 +476,8 @@ class Op:
                 a = x._data
                 if x._dtype is not dtype:
                     a = a.astype(npd)
-                    if x._device is not device and x._device.type != device.type:
-                        a = xp_of(device).asarray(a)
+                if x._device is not device and x._device.type != device.type:
+                    a = xp_of(device).asarray(a)    # a zero-dim CPU tensor joining in
                 arrays.append(a)
             else:
                 arrays.append(_scalar_operand(x, npd))
@@ -476,7 +490,9 @@ class Op:
 
     def _wrap_one(self, a, inputs, device):
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
-            a = np.asarray(a)
+            if getattr(a, "_ember_sparse", False):      # a sparse result (ember/sparse)
+                return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
+            a = xp_of(device).asarray(a)      # a scalar result, kept on the device
         if self.view:
             return inputs[0]._make_view(a)
         return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
@@ -578,6 +594,9 @@ class Op:
     # ------------------------------------------------------------------ in place
     def inplace(self, target, *others, **params):
         """`target.op_(others)`: compute, write into target, bump its version, rebase its graph."""
+        if target._data.__class__ is not _ndarray and getattr(target._data, "_ember_sparse",
+                                                              False):
+            return _sparse_inplace(self, target, others, params)
         inputs = (target,) + others
         record = _state.enabled and self.differentiable and not _state.inference and any(
             getattr(x, "_requires_grad", False) for x in inputs)
@@ -615,6 +634,25 @@ class Op:
         if record:
             rebase_history(target, self, node)
         return target
+
+
+def _sparse_inplace(op, target, others, params):
+    """`s.mul_(2)`, `s.add_(t)`, `s.zero_()` on a sparse tensor (ember/sparse): the op's sparse
+    result replaces its arrays, as torch's sparse in-place ops swap its indices and values."""
+    inputs = (target,) + others
+    if _state.enabled and op.differentiable and any(
+            getattr(x, "_requires_grad", False) for x in inputs):
+        check_inplace_allowed(target)
+        raise NotImplementedError("ember: in-place ops on a sparse tensor that requires grad "
+                                  "are not supported")
+    arrays, dtype, device = op._prepare(inputs)
+    out = op.forward(xp_of(device), *arrays, **params)
+    if not getattr(out, "_ember_sparse", False):
+        raise RuntimeError(f"{op.name}: the result of an in-place op on a sparse tensor must "
+                           f"be sparse")
+    target._data = out.astype(target._dtype.np, copy=False)
+    target._version_counter.bump()
+    return target
 
 
 def check_inplace_shape(target, operands):
@@ -683,11 +721,14 @@ def write_into(target, value):
     """Write an array (or scalar) into a tensor's memory and bump its version."""
     check_inference_write(target)
     data = target._data
-    if data.ndim == 0 and not data.flags.writeable:
+    if data.ndim == 0 and data.__class__ is _ndarray and not data.flags.writeable:
         raise RuntimeError("cannot write into a read-only tensor")
     try:
         if getattr(value, "ndim", 0) > data.ndim:
             raise ValueError    # (NumPy would drop leading 1s: [1, 3] into [3] is PyTorch's error)
+        if value.__class__ is _ndarray and data.__class__ is not _ndarray:
+            # host values (drawn by the CPU generator) written into device memory
+            value = backend(target._device.type).from_host(value, target._device.index)
         xp_of(target._device).copyto(data, value, casting="unsafe")
     except ValueError:
         if getattr(value, "shape", ()) == data.shape:

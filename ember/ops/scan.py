@@ -140,7 +140,8 @@ def _cum_op(name, largest):
         if not len(ctx.input_shape()):
             return grad
         idx = Tensor._make(ctx.result1, D.int64)
-        return zeros(ctx.input_shape(), dtype=grad._dtype).scatter_add(ctx.dim, idx, grad)
+        return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter_add(
+            ctx.dim, idx, grad)
 
     @_parsed(name, "Tensor input, int dim, *, Tensor[2]? out=None", takes_out=True)
     def public(which, input, dim, out=None):

@@ -28,9 +28,12 @@ def _check_bounds(index, size, dim):
                            f"{dim} with size {size}")
 
 
-def _full_indices(index, dim):
-    """numpy advanced-index tuple addressing, for each index element, its target position."""
-    grids = list(np.indices(index.shape, sparse=True))
+def _full_indices(xp, index, dim):
+    """The advanced-index tuple addressing, for each index element, its target position:
+    `index` along `dim`, each element's own position along the other dims (broadcast ranges,
+    made on index's device)."""
+    grids = [xp.arange(n).reshape((1,) * d + (n,) + (1,) * (index.ndim - d - 1))
+             for d, n in enumerate(index.shape)]
     grids[dim] = index
     return tuple(grids)
 
@@ -41,13 +44,14 @@ def _gather(xp, self, *, dim, index):
         return _gather.forward(xp, self.reshape(1), dim=0, index=index.reshape(-1)).reshape(
             index.shape)
     _check_bounds(index, self.shape[dim], dim)
-    return self[_full_indices(index, dim)]
+    return self[_full_indices(xp, index, dim)]
 
 
 @_gather.derivative
 def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
-    return zeros(ctx.input_shape(), dtype=grad._dtype).scatter_add(ctx.dim, idx, grad)
+    idx = Tensor._make(ctx.index, D.int64, grad._device)
+    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter_add(
+        ctx.dim, idx, grad)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -66,7 +70,7 @@ def _scatter(xp, self, src, *, dim, index, reduce=None):
                                 dim=0, index=index.reshape(-1), reduce=reduce).reshape(())
     _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
-    where = _full_indices(index, dim)
+    where = _full_indices(xp, index, dim)
     values = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
     if reduce is None:
         out[where] = values
@@ -85,12 +89,12 @@ def _scatter_value(xp, self, *, dim, index, value, reduce=None):
 
 @_scatter_value.derivative
 def _(ctx, grad):
-    return grad.scatter(ctx.dim, Tensor._make(ctx.index, D.int64), 0.0)
+    return grad.scatter(ctx.dim, Tensor._make(ctx.index, D.int64, grad._device), 0.0)
 
 
 @_scatter.derivative
 def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
+    idx = Tensor._make(ctx.index, D.int64, grad._device)
     g_self = grad.scatter(ctx.dim, idx, 0.0)
     g_src = grad.gather(ctx.dim, idx)
     return g_self, _pad_to(g_src, ctx.input_shape(1))
@@ -99,7 +103,7 @@ def _(ctx, grad):
 def _pad_to(g, shape):
     if tuple(g.shape) == tuple(shape) or not len(shape):
         return g if len(shape) else g.sum()
-    out = zeros(shape, dtype=g._dtype)
+    out = zeros(shape, dtype=g._dtype, device=g._device)
     region = tuple(slice(0, s) for s in g.shape)
     return _index_put(out, g, indices=region, accumulate=False)
 
@@ -112,13 +116,13 @@ def _scatter_add(xp, self, src, *, dim, index):
     _check_bounds(index, self.shape[dim], dim)
     out = self.copy()
     values = src[tuple(slice(0, s) for s in index.shape)]
-    _backend.of(xp).scatter_add(out, _full_indices(index, dim), values)
+    _backend.of(xp).scatter_add(out, _full_indices(xp, index, dim), values)
     return out
 
 
 @_scatter_add.derivative
 def _(ctx, grad):
-    idx = Tensor._make(ctx.index, D.int64)
+    idx = Tensor._make(ctx.index, D.int64, grad._device)
     return grad, _pad_to(grad.gather(ctx.dim, idx), ctx.input_shape(1))
 
 
@@ -236,7 +240,7 @@ def _(ctx, grad):
     g_self = grad.masked_fill(mask, 0)
     chosen = grad[mask]
     size = int(np.prod(ctx.input_shape(1)))
-    g_source = cat([chosen, zeros(size - chosen.numel(), dtype=grad._dtype)])
+    g_source = cat([chosen, zeros(size - chosen.numel(), dtype=grad._dtype, device=grad._device)])
     return g_self, g_source.reshape(ctx.input_shape(1))
 
 
@@ -295,18 +299,18 @@ def _scatter_reduce(xp, self, src, *, dim, index, reduce, include_self):
     _check_bounds(index, self.shape[dim], dim)
     reduce = _ALIASES.get(reduce, reduce)
     out = self.copy()
-    where = _full_indices(index, dim)
+    where = _full_indices(xp, index, dim)
     values = src[tuple(slice(0, s) for s in index.shape)]
     if not include_self:
         out[where] = _reduction_identity(out.dtype, reduce)
     if reduce in ("sum", "mean"):
         _backend.of(xp).scatter_add(out, where, values)
     elif reduce == "prod":
-        np.multiply.at(out, where, values)
+        _backend.of(xp).scatter_multiply(out, where, values)
     elif reduce == "amax":
-        np.maximum.at(out, where, values)
+        _backend.of(xp).scatter_max(out, where, values)
     else:
-        np.minimum.at(out, where, values)
+        _backend.of(xp).scatter_min(out, where, values)
     if reduce == "mean":
         count = xp.full(out.shape, 1 if include_self else 0, np.int64)
         _backend.of(xp).scatter_add(count, where, xp.ones(values.shape, np.int64))
@@ -556,9 +560,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
                            f"{list(src.shape)}, slice size = {list(window.shape)}")
     return _as_strided_scatter(input, src, size=tuple(window.shape), stride=window.stride(),
                                storage_offset=window.storage_offset())
-
-
-Tensor.as_strided_scatter = as_strided_scatter
 
 
 __all__ = ['as_strided_scatter', 'put', 'masked_scatter', 'scatter_reduce', 'select_scatter',

@@ -7,17 +7,21 @@ from .registry import primitive
 
 
 def _shifted(xp, x, dim):
-    # x - max along dim (a no-op shift for empty inputs and all -inf rows)
+    # x - max along dim, a new array (a no-op shift for empty inputs and all -inf rows)
     if x.size == 0:
-        return x
+        return x.copy()
     m = xp.max(x, axis=dim, keepdims=True)
-    return x - xp.where(xp.isfinite(m), m, 0)
+    finite = xp.isfinite(m)
+    return xp.asarray(x - (m if finite.all() else xp.where(finite, m, 0)))   # (0-d: array)
 
 
 @primitive("softmax", node="SoftmaxBackward0", save=("result",))
 def _softmax(xp, self, *, dim):
-    e = xp.exp(_shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim))
-    return (e / xp.sum(e, axis=dim, keepdims=True)).astype(self.dtype)
+    # in place on the one new array: each pass as few times as the formula needs
+    e = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
+    xp.exp(e, out=e)
+    e /= xp.sum(e, axis=dim, keepdims=True)
+    return e.astype(self.dtype, copy=False)
 
 
 @_softmax.derivative
@@ -30,8 +34,8 @@ def _(ctx, grad):
 def _softmax_backward(xp, grad_output, output, *, dim):
     """softmax's backward in one pass: y * (g - sum(g * y))."""
     gy = grad_output * output
-    return (gy - output * xp.sum(gy, axis=dim, keepdims=True)).astype(grad_output.dtype,
-                                                                      copy=False)
+    gy -= output * xp.sum(gy, axis=dim, keepdims=True)
+    return gy.astype(grad_output.dtype, copy=False)
 
 
 @_softmax_backward.derivative
@@ -48,8 +52,8 @@ def _(ctx, gg):
 @primitive("log_softmax", node="LogSoftmaxBackward0", save=("result",))
 def _log_softmax(xp, self, *, dim):
     shifted = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
-    return (shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))).astype(
-        self.dtype)
+    shifted -= xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+    return shifted.astype(self.dtype, copy=False)
 
 
 @_log_softmax.derivative
@@ -62,7 +66,10 @@ def _(ctx, grad):
 def _log_softmax_backward(xp, grad_output, output, *, dim):
     """log_softmax's backward in one pass: g - exp(y) * sum(g)."""
     total = xp.sum(grad_output, axis=dim, keepdims=True)
-    return (grad_output - xp.exp(output) * total).astype(grad_output.dtype, copy=False)
+    out = xp.asarray(xp.exp(output))          # (a 0-d exp is a scalar)
+    out *= total
+    xp.subtract(grad_output, out, out=out)
+    return out.astype(grad_output.dtype, copy=False)
 
 
 @_log_softmax_backward.derivative

@@ -3,11 +3,12 @@ isin."""
 import numpy as np
 
 from .. import _dtype as D
+from .._backend import backend
 from .._tensor import Tensor
 from ._pointwise_common import _out
 from ._utils import wrap_dim, int_arg
 from .reduction import _tname, _named
-from .registry import primitive
+from .registry import primitive, xp_of
 from .statistics import _no_complex
 from .views import index_fill_grad
 from .creation import zeros
@@ -33,7 +34,8 @@ def _(ctx, grad):
     if not len(ctx.input_shape()):
         return grad
     idx = Tensor._make(ctx.result1, D.int64)
-    return zeros(ctx.input_shape(), dtype=grad._dtype).scatter(ctx.dim, idx, grad)
+    return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter(
+        ctx.dim, idx, grad)
 
 
 def check_sort_dim(name, dim, descending, method=False):
@@ -157,6 +159,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     _no_complex("unique" if dim is None else "unique_dim", input)
     x = input._data
     dev = input._device
+    xp = xp_of(dev)
     if dim is None:
         # (each NaN is its own value, as in PyTorch)
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True,
@@ -166,12 +169,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = wrap_dim(dim, x.ndim)
         _check_empty_unique_dim(x, d)
         if x.size == 0:
-            values, inverse, counts = x, np.zeros(0, np.int64), np.zeros(0, np.int64)
+            values, inverse, counts = x, xp.zeros(0, np.int64), xp.zeros(0, np.int64)
         else:
             values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
                                                 axis=d)
             inverse = inverse.reshape(-1)
-    out = [Tensor._make(np.ascontiguousarray(values), input._dtype, dev)]
+    out = [Tensor._make(xp.ascontiguousarray(values), input._dtype, dev)]
     if return_inverse:
         out.append(Tensor._make(inverse.astype(np.int64), D.int64, dev))
     if return_counts:
@@ -184,6 +187,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     _no_complex("unique", input)
     x = input._data
     dev = input._device
+    xp = xp_of(dev)
     if dim is None:
         rows = x.reshape(-1, 1)
         d = 0
@@ -193,7 +197,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         # (the row length spelled out: -1 is ambiguous for an empty x)
         rows = np.moveaxis(x, d, 0).reshape(x.shape[d], int(np.prod(np.delete(x.shape, d))))
     n = rows.shape[0]
-    start = np.ones(n, bool)
+    start = xp.ones(n, bool)
     if n > 1:
         start[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     keep = np.flatnonzero(start)
@@ -201,7 +205,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = x.reshape(-1)[keep]
     else:
         values = np.take(x, keep, axis=d)
-    out = [Tensor._make(np.ascontiguousarray(values), input._dtype, dev)]
+    out = [Tensor._make(xp.ascontiguousarray(values), input._dtype, dev)]
     if return_inverse:
         inverse = np.cumsum(start) - 1
         out.append(Tensor._make(inverse.reshape(x.shape if dim is None else -1).astype(np.int64),
@@ -217,10 +221,11 @@ def _binary_search(seq, vals, right):
     step goes right unless seq[mid] > val (right) or >= val (left), so NaNs (which compare
     false) give the positions PyTorch gives. All values step together: log2(n) steps."""
     n = seq.shape[-1]
-    start = np.zeros(vals.shape, np.int64)
+    xp = np if seq.__class__ is np.ndarray else backend("cuda").xp
+    start = xp.zeros(vals.shape, np.int64)
     if n == 0:
         return start
-    end = np.full(vals.shape, n, np.int64)
+    end = xp.full(vals.shape, n, np.int64)
     while True:
         active = start < end
         if not active.any():
@@ -244,7 +249,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == "right"
     scalar = not isinstance(input, Tensor)
     seq = sorted_sequence._data
-    vals = np.asarray(input) if scalar else input._data
+    vals = xp_of(sorted_sequence._device).asarray(input) if scalar else input._data
     if seq.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
                            "dimension, but got 0 dimension")
@@ -271,7 +276,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"be Int(int32) or Long(int64) depending on whether out_int32 flag "
                            f"is True, but we got output tensor's dtype {_tname(out._dtype)} and "
                            f"out_int32 flag is {out_int32}")
-    return _out(Tensor._make(np.asarray(result, dtype=dtype.np), dtype, sorted_sequence._device),
+    return _out(Tensor._make(result.astype(dtype.np, copy=False), dtype, sorted_sequence._device),
                 out, "searchsorted")
 
 

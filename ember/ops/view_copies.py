@@ -1,39 +1,39 @@
 """The *_copy ops: each view op's result as a fresh tensor (torch.select_copy, ...)."""
 import inspect
 
-from .. import _dtype as D, contiguous_format
+from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import creation, views as V
 from ._pointwise_common import _check_out_dtype, warn_resize
 from ._utils import wrap_dim, as_shape
 from .complex import view_as_real, view_as_complex
-from .registry import primitive, write_into
+from .registry import all_ops, primitive, write_into
 
 
 # ----------------------------------------------------------------------------- *_copy
 # torch.<view>_copy(x, ...) is x.<view>(...) in fresh contiguous memory. Its node is the view's
 # node renamed "<Node>_copy" (PermuteBackward0_copy), with the view's derivative. The copy ops
-# are made from the view ops on first use.
-_COPY_OPS = {}
+# are made from the view ops at import (end of this module).
+
+
+def _make_copy_op(view_op):
+    """The op computing `view_op`'s result as a contiguous copy (same options, same
+    derivative), its node named after the view's node + "_copy"."""
+    def forward(xp, *args, **options):
+        out = view_op.forward(xp, *args, **options)
+        if isinstance(out, (list, tuple)):
+            return [xp.array(a, order="C", copy=True) for a in out]
+        return xp.array(out, order="C", copy=True)
+    forward.__signature__ = inspect.signature(view_op.forward)    # (read by primitive)
+    op = primitive(view_op.name + "_copy", node=view_op.node_cls.__name__ + "_copy",
+                   n_outputs=view_op.n_outputs)(forward)
+    op.derivative(view_op.derivative_fn)
+    return op
 
 
 def _copy_op(view_op):
-    """The op computing `view_op`'s result as a contiguous copy (same options, same
-    derivative), its node named after the view's node + "_copy"."""
-    key = view_op
-    if key not in _COPY_OPS:
-        def forward(xp, *args, **options):
-            out = view_op.forward(xp, *args, **options)
-            if isinstance(out, (list, tuple)):
-                return [xp.array(a, order="C", copy=True) for a in out]
-            return xp.array(out, order="C", copy=True)
-        forward.__signature__ = inspect.signature(view_op.forward)    # (read by primitive)
-        op = primitive(view_op.name + "_copy", node=view_op.node_cls.__name__ + "_copy",
-                       n_outputs=view_op.n_outputs)(forward)
-        op.derivative(view_op.derivative_fn)
-        _COPY_OPS[key] = op
-    return _COPY_OPS[key]
+    return _COPY_OPS[view_op]
 
 
 def _copied(views, input):
@@ -50,6 +50,7 @@ def _copied(views, input):
 
 
 def _plain_copy(t):
+    from .. import contiguous_format  # (cycle: ember/__init__.py defines it after the ops load)
     with grad_mode.no_grad():
         return creation.clone(t, memory_format=contiguous_format)
 
@@ -168,7 +169,7 @@ def _narrow_copy(xp, self, *, dim, start, stop, step, zero_grad):
 @_narrow_copy.derivative
 def _(ctx, grad):
     if ctx.zero_grad:
-        return creation.zeros(ctx.input_shape(), dtype=grad.dtype)
+        return creation.zeros(ctx.input_shape(), dtype=grad.dtype, device=grad._device)
     return V._slice.derivative_fn(ctx, grad)
 
 
@@ -234,7 +235,12 @@ def _narrow_copy_method(self, dim, start, length):
     return narrow_copy(self, dim, start, length)
 
 
-Tensor.narrow_copy = _narrow_copy_method
+# every view op's copy, made at import (as every op is: all_ops() lists them); the view ops
+# are all made by now (views, complex, and forward_ad, which the registry imports). No copy
+# function copies these views: view_copy has its own op, view_as_complex_copy records no
+# node, and _reshape_alias and resize are not views of a *_copy function.
+_NOT_COPIED = {"view", "_reshape_alias", "resize", "view_as_complex"}
+_COPY_OPS = {op: _make_copy_op(op) for op in all_ops() if op.view and op.name not in _NOT_COPIED}
 
 
 __all__ = ['alias_copy', 'as_strided_copy', 'detach_copy', 'diagonal_copy', 'expand_copy',

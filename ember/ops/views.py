@@ -79,6 +79,9 @@ def strided_view(data, shape, strides, offset):
     relative to data's first element) may be negative when `data` is itself a view.
     (CPU memory: NumPy's array interface.)"""
     item = data.itemsize
+    if data.__class__ is not np.ndarray:        # device memory: the backend's own view
+        return backend("cuda").strided_view(data, shape, [s * item for s in strides],
+                                            offset * item)
     address = data.__array_interface__["data"][0] + offset * item
     window = np.asarray(_Window(data, address, shape, [s * item for s in strides], item))
     return window.view(data.dtype)
@@ -213,6 +216,9 @@ def infer_shape(shape, numel):
 
 
 def view(self, *shape):
+    if self.is_sparse:
+        from ..sparse._coo import not_supported    # (ember.sparse is built on the ops)
+        raise not_supported("view")
     if len(shape) == 1 and shape[0].__class__.__name__ == "dtype":
         return _view_dtype(self, shape[0])
     return _view(self, shape=infer_shape(_view_size(shape), self._data.size))
@@ -263,9 +269,13 @@ def _view_dtype(self, dtype):
             shape = a.shape[:-1] + (a.shape[-1] * factor,)
             strides = tuple(s * factor for s in strides[:-1]) + (1,)
         item = new
-        address = a.__array_interface__["data"][0]
-        data = np.asarray(_Window(a, address, shape, [s * item for s in strides], item))
-        data = data.view(dtype.np)
+        if a.__class__ is not np.ndarray:
+            data = backend("cuda").strided_view(a, shape, [s * item for s in strides], 0,
+                                                dtype.np)
+        else:
+            address = a.__array_interface__["data"][0]
+            data = np.asarray(_Window(a, address, shape, [s * item for s in strides], item))
+            data = data.view(dtype.np)
     else:
         data = a.view(dtype.np)
     # shares memory and the version counter but, as in PyTorch, is no autograd view
@@ -275,6 +285,8 @@ def _view_dtype(self, dtype):
 
 
 def reshape(self, *shape):
+    if self.is_sparse:
+        raise RuntimeError("reshape is not implemented for sparse tensors")
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = infer_shape(_creation._sizes("reshape", shape, "shape"), self._data.size)
@@ -689,7 +701,9 @@ def _unbind(xp, self, *, dim, n_outputs):
 def _(ctx, *grads):
     shape = list(ctx.input_shape())
     del shape[ctx.dim]
-    parts = [g if g is not None else _creation.zeros(shape, dtype=ctx.input_dtype()) for g in grads]
+    device = next(g for g in grads if g is not None)._device
+    parts = [g if g is not None else _creation.zeros(shape, dtype=ctx.input_dtype(), device=device)
+             for g in grads]
     return stack(parts, ctx.dim)
 
 
@@ -940,7 +954,8 @@ class CopySlices(Node):
 
     def apply(self, grads, needs):
         grad = grads[0]
-        result = _creation.empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype)
+        result = _creation.empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype,
+                                device=grad._device)
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
@@ -1121,4 +1136,4 @@ def index_fill_grad(grad, indices, shape, dim, keepdim):
     if not len(shape):
         return grad
     idx = Tensor._make(indices, D.int64)
-    return _creation.zeros(shape, dtype=grad._dtype).scatter(dim, idx, grad)
+    return _creation.zeros(shape, dtype=grad._dtype, device=grad._device).scatter(dim, idx, grad)

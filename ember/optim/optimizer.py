@@ -35,6 +35,19 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import VersionCounter, _user_site, add_hook
 from ..ops.registry import xp_of
+from ..sparse._optim import sparse_update
+from ..sparse._coo import made as _sparse_made
+
+
+def _sparse_grads(group):
+    """Has some parameter of the group a sparse gradient (nn.Embedding(sparse=True))?"""
+    if not _sparse_made[0]:
+        return False        # (no sparse tensor was ever made: the common case, one test)
+    for p in group["params"]:
+        g = p._grad
+        if g is not None and g._data.__class__ is not np.ndarray and g.is_sparse:
+            return True
+    return False
 
 
 class _RequiredParameter:
@@ -211,6 +224,8 @@ class Optimizer:
                 self._check_step_flags(group)
                 if group.get("differentiable"):
                     self._update_group_differentiable(group)
+                elif _sparse_grads(group):
+                    sparse_update(self, group)      # (ember/sparse/_optim.py)
                 else:
                     self._update_group(group, self._workspace)
         return loss

@@ -1,9 +1,6 @@
-"""SparseAdam: Adam's update applied only where a sparse-layout gradient has values.
-
-ember has no sparse tensors (nn.Embedding(sparse=True) produces a dense gradient), so every
-gradient SparseAdam can meet is dense, and its step refuses it with PyTorch's error for a dense
-gradient. The class is here so that code constructing it, saving its state_dict or printing
-it runs as under PyTorch."""
+"""SparseAdam: Adam's update applied only where a sparse gradient has entries (the gradient of
+nn.Embedding(sparse=True)); the update itself is in ember/sparse/_optim.py, with SGD's and
+Adagrad's for sparse gradients. A dense gradient is refused with PyTorch's error."""
 from .._tensor import Tensor
 from .optimizer import Optimizer, check_lr
 
@@ -23,6 +20,8 @@ class SparseAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group, ws):
+        # (reached only when no gradient of the group is sparse: Optimizer.step sends those
+        # to the sparse update)
         if any(p._grad is not None for p in group["params"]):
             raise RuntimeError("SparseAdam does not support dense gradients, please consider "
                                "Adam instead")

@@ -10,12 +10,13 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype as D
+from ... import _dtype as D, _fast_kernels
 from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
 from ...ops.creation import empty_like, zeros_like
-from ...ops.random import _rng
+from ... import _random_recipes as R_
+from ...ops.random import _gen
 from ...ops import softmax as _softmax
 from ._utils import _special, _xp, _dtype_word, _on_device, _not_implemented_backward
 from ...ops.joining import cat
@@ -181,6 +182,8 @@ def _gelu_forward(xp, self, *, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
         return (0.5 * self * (1 + xp.tanh(inner))).astype(self.dtype)
+    if xp is np and self.dtype == np.float32:       # (half precision arrives as float32)
+        return _fast_kernels.gelu_f32(self)
     cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
     return (self * cdf).astype(self.dtype)
 
@@ -191,9 +194,26 @@ def _gelu_derivative(ctx, g):
         t = ((x + x * x * x * _GELU_C) * _SQRT_2_OVER_PI).tanh()
         inner_grad = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
         return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner_grad)
-    cdf = ((x * (1 / math.sqrt(2.0))).erf() + 1) * 0.5
+    return _gelu_backward(g, x)
+
+
+@primitive("gelu_backward", node="GeluBackwardBackward0", save=("grad_output", "self"),
+           opmath=True)
+def _gelu_backward(xp, grad_output, self):
+    """grad * gelu'(x) = grad * (Phi(x) + x phi(x)) of the exact (erf) GELU."""
+    if xp is np and self.dtype == np.float32:
+        return _fast_kernels.gelu_backward_f32(grad_output, self)
+    cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
+    pdf = xp.exp(self * self * -0.5) * (1 / math.sqrt(2 * math.pi))
+    return (grad_output * (cdf + self * pdf)).astype(self.dtype, copy=False)
+
+
+@_gelu_backward.derivative
+def _(ctx, gg):
+    # out = g * gelu'(x): d/dg = gelu'(x); d/dx = g * gelu''(x) = g * phi(x) * (2 - x^2)
+    x, g = ctx.self, ctx.grad_output
     pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
-    return g * (cdf + x * pdf)
+    return _gelu_backward(gg, x), gg * g * pdf * (2 - x * x)
 
 
 _gelu = _elementwise("gelu", "GeluBackward0", _gelu_forward, _gelu_derivative)
@@ -401,12 +421,25 @@ _rrelu = _elementwise("rrelu_with_noise", "RreluWithNoiseBackward0",
 _inplace_twin(_rrelu, "RreluWithNoiseBackward1")
 
 
+def _rrelu_slopes(x, lower, upper):
+    """torch's training-mode noise: for each element <= 0 (or NaN), in order, one float64
+    uniform u (a 64-bit draw), slope u * (upper - lower) + lower (not fused), with the bounds
+    first rounded to the input's compute type (float32 below float64); the others get 1."""
+    if x.dtype != np.float64:
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
+    neg = ~(x > 0)
+    u = R_.uniform01_double(_gen(None), int(np.count_nonzero(neg)))
+    slopes = np.ones(x.shape, np.float64)
+    slopes[neg] = u * (upper - lower) + lower
+    return slopes
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
     if training:
-        slopes = _on_device(_rng(None).uniform(lower, upper, x.shape), input)
+        slopes = _on_device(_rrelu_slopes(np.asarray(x), lower, upper), input)
     else:
         slopes = (lower + upper) / 2
     # (in eval mode torch's slope is read in the kernel's float32 for the half types)

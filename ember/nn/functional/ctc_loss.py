@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
-from ..._backend import of as _backend_of
+from ..._backend import backend as _backend, of as _backend_of
 from ..._printing import scalar_type_name
 from ...ops.registry import primitive
 from ...ops.creation import arg_kind, zeros
@@ -254,6 +254,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if not 0 <= blank < n_classes:
         raise RuntimeError("blank must be in label range")
     padded = _padded_targets(targets, input_lengths, target_lengths, n_frames, n_batch)
+    if log_probs._device.type != "cpu":
+        # (checked on the host, as torch's CPU kernel checks them; computed beside log_probs)
+        to_device = _backend(log_probs._device.type).from_host
+        padded, input_lengths, target_lengths = (
+            to_device(a, log_probs._device.index) for a in (padded, input_lengths, target_lengths))
     loss, _ = _ctc_loss(log_probs, targets=padded, input_lengths=input_lengths,
                         target_lengths=target_lengths, blank=blank,
                         zero_infinity=zero_infinity)

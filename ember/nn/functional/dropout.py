@@ -3,7 +3,7 @@ import math
 import warnings
 
 from ...ops.creation import zeros
-from ...ops.random import _rng
+from ...ops.random import bernoulli_mask
 from ._utils import _const, _on_device
 from .activation import _SELU_ALPHA, _SELU_SCALE
 
@@ -15,17 +15,26 @@ def _check_p(p):
 
 
 def _keep_mask(input, p, shape):
-    """Bernoulli(1 - p) mask scaled by 1 / (1 - p), as a constant tensor of input's dtype."""
-    keep = _rng(None).random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = keep.astype(input._dtype.np) * input._dtype.np.type(scale)
+    """torch's noise: bernoulli_(1 - p) on a fresh tensor of input's dtype, divided by
+    1 - p (in that dtype), as a constant tensor."""
+    dt = input._dtype.np
+    mask = bernoulli_mask(shape, 1 - p, like=input._data).astype(dt)
+    mask /= dt.type(1 - p)
     return _const(_on_device(mask, input), input)
+
+
+def _drop_all(input, inplace):
+    """p = 1: everything dropped, without drawing (as torch)."""
+    zero = zeros((), dtype=input.dtype, device=input.device)
+    return input.mul_(zero) if inplace else input * zero
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0:
         return input
+    if p == 1:
+        return _drop_all(input, inplace)
     mask = _keep_mask(input, p, input.shape)
     return input.mul_(mask) if inplace else input * mask
 
@@ -38,6 +47,8 @@ def _feature_dropout(input, p, training, inplace, batched):
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = input.shape[:2] + (1,) * (input.dim() - 2) if batched else \
         input.shape[:1] + (1,) * (input.dim() - 1)
+    if p == 1:
+        return _drop_all(input, inplace)
     mask = _keep_mask(input, p, shape)
     return input.mul_(mask) if inplace else input * mask
 
@@ -98,10 +109,9 @@ def _alpha_dropout(input, p, training, inplace, feature):
     if feature and input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if p == 1:
-        zero = zeros((), dtype=input.dtype, device=input.device)
-        return input.mul_(zero) if inplace else input * zero
+        return _drop_all(input, inplace)
     shape = input.shape[:2] + (1,) * (input.dim() - 2) if feature else input.shape
-    keep = (_rng(None).random(shape) >= p).astype(input._dtype.np)
+    keep = bernoulli_mask(shape, 1 - p, like=input._data).astype(input._dtype.np)
     alpha = _SELU_SATURATION
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     scale = _const(_on_device(keep * input._dtype.np.type(a), input), input)

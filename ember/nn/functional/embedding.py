@@ -1,36 +1,72 @@
 """Embeddings: embedding, embedding_bag, embedding_renorm_ and one_hot."""
 import numpy as np
 
-from ... import _dtype as D
+from ... import _dtype as D, _fast_kernels
 from ..._tensor import Tensor
 from ..._backend import of as _backend_of
 from ...autograd import grad_mode
 from ...ops.registry import primitive, xp_of
 from ...ops.creation import zeros
+from ...sparse._embedding import embedding_sparse_grad, sparse_rows_grad
 from ._utils import _const, _xp
 
 
 # ============================================================================ embedding
 @primitive("embedding", node="EmbeddingBackward0")
-def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+def _embedding(xp, weight, *, indices, padding_idx, scale_grad_by_freq, sparse=False):
     return weight[indices]
 
 
 @_embedding.derivative
 def _(ctx, g):
-    num, dim = ctx.input_shape()
-    flat = ctx.indices.reshape(-1)
-    rows = g.reshape(-1, dim)
+    num = ctx.input_shape()[0]
+    if ctx.sparse:          # a sparse COO gradient, one entry per lookup (ember/sparse)
+        return embedding_sparse_grad(g, ctx.indices, num, ctx.padding_idx,
+                                     ctx.scale_grad_by_freq)
+    return _embedding_dense_backward(g, indices=ctx.indices, num_weights=num,
+                                     padding_idx=ctx.padding_idx,
+                                     scale_grad_by_freq=ctx.scale_grad_by_freq)
+
+
+def _embedding_row_scale(xp, flat, num_weights, padding_idx, scale_grad_by_freq):
+    """Per-index factor of the rows in embedding's backward (0 for padding_idx, 1 / count of
+    the index with scale_grad_by_freq), or None when every factor is 1."""
     keep = None
-    if ctx.padding_idx is not None:
-        keep = (flat != ctx.padding_idx)
-    if ctx.scale_grad_by_freq:
-        counts = _xp(g).bincount(flat, minlength=num)[flat]
+    if padding_idx is not None:
+        keep = (flat != padding_idx)
+    if scale_grad_by_freq:
+        counts = xp.bincount(flat, minlength=num_weights)[flat]
         keep = (1.0 / counts) if keep is None else keep / counts
+    return keep
+
+
+@primitive("embedding_dense_backward", node="EmbeddingDenseBackwardBackward0")
+def _embedding_dense_backward(xp, grad_output, *, indices, num_weights, padding_idx,
+                              scale_grad_by_freq):
+    """The weight's gradient: grad_output's rows summed into the rows their indices name."""
+    dim = grad_output.shape[-1]
+    flat = indices.reshape(-1)
+    rows = grad_output.reshape(-1, dim)
+    keep = _embedding_row_scale(xp, flat, num_weights, padding_idx, scale_grad_by_freq)
     if keep is not None:
-        rows = rows * _const(keep.astype(g._dtype.np)[:, None], g)
-    index = _const(flat.astype(np.int64), g)
-    return zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index, rows)
+        rows = rows * keep.astype(rows.dtype)[:, None]
+    out = xp.zeros((num_weights, dim), grad_output.dtype)
+    if xp is np:
+        _fast_kernels.scatter_add_rows(out, flat, rows)
+    else:
+        _backend_of(xp).scatter_add(out, flat, rows)
+    return out
+
+
+@_embedding_dense_backward.derivative
+def _(ctx, gg):
+    # linear in grad_output: each index's row of gg, zero at padding_idx; PyTorch leaves
+    # out the 1 / count factor of scale_grad_by_freq here (measured), so does this
+    rows = _embedding(gg, indices=ctx.indices, padding_idx=None, scale_grad_by_freq=False)
+    if ctx.padding_idx is None:
+        return rows
+    keep = (ctx.indices != ctx.padding_idx).astype(gg._dtype.np)[..., None]
+    return rows * _const(keep, gg)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -53,7 +89,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding(weight, indices=indices, padding_idx=padding_idx,
-                      scale_grad_by_freq=scale_grad_by_freq)
+                      scale_grad_by_freq=scale_grad_by_freq, sparse=bool(sparse))
 
 
 def embedding_renorm_(weight, input, max_norm, norm_type):
@@ -122,7 +158,8 @@ def _bag_max(xp, rows, bags, n_bags):
 
 @primitive("embedding_bag", node="EmbeddingBagBackward0",
            save=("weight", "per_sample_weights"))
-def _embedding_bag(xp, weight, per_sample_weights, *, indices, bags, entries, n_bags, mode):
+def _embedding_bag(xp, weight, per_sample_weights, *, indices, bags, entries, n_bags, mode,
+                   sparse=False):
     rows = weight[indices]
     if mode == "max":
         return _bag_max(xp, rows, bags, n_bags)[0]
@@ -159,7 +196,11 @@ def _(ctx, g):
             rows = rows * _const((1.0 / sizes[ctx.bags]).astype(g._dtype.np)[:, None], g)
         if psw is not None:
             rows = rows * psw.index_select(0, _const(ctx.entries, g)).unsqueeze(1)
-        grad_weight = zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index, rows)
+        if ctx.sparse:      # one sparse entry per looked-up row (ember/sparse)
+            grad_weight = sparse_rows_grad(rows, ctx.indices, num)
+        else:
+            grad_weight = zeros(num, dim, dtype=g.dtype, device=g.device).index_add(0, index,
+                                                                                    rows)
     if psw is not None and needs[1]:
         dots = (grads * weight.index_select(0, index)).sum(1)
         grad_psw = zeros(psw.shape[0], dtype=g.dtype, device=g.device) \
@@ -210,6 +251,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          f"{input.dim()}")
     if mode not in _MODES:
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if mode == "max" and scale_grad_by_freq:
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if scale_grad_by_freq:
@@ -261,4 +304,4 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     entries = positions[counts]
     bags = xp.searchsorted(starts, entries, side="right") - 1
     return _embedding_bag(weight, per_sample_weights, indices=values[entries], bags=bags,
-                          entries=entries, n_bags=n_bags, mode=mode)
+                          entries=entries, n_bags=n_bags, mode=mode, sparse=bool(sparse))

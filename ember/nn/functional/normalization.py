@@ -3,10 +3,11 @@ import math
 
 import numpy as np
 
-from ... import _dtype as D
+from ... import _dtype as D, _fast_kernels
+from ...autograd import grad_mode
 from ...ops.registry import primitive, write_into
 from ._memory_format import as_input, as_input_tensor, laid_out, suggested_format
-from ._utils import _const, _add_scalar
+from ._utils import _const, _add_scalar, _xp
 from .padding import pad
 from .pooling import avg_pool2d, avg_pool3d
 
@@ -126,6 +127,12 @@ def _native_batch_norm(input, running_mean, running_var, weight, bias, training,
 
 @primitive("native_layer_norm", node="NativeLayerNormBackward0", save=("self", "weight"))
 def _layer_norm(xp, self, weight, bias, *, axes, eps):
+    if _layer_norm_fast(xp, self, weight, bias):
+        n = math.prod(self.shape[axes[0]:])
+        y, _, _ = _fast_kernels.layer_norm_rows(
+            self.reshape(-1, n), None if weight is None else weight.reshape(-1),
+            None if bias is None else bias.reshape(-1), eps)
+        return y.reshape(self.shape)
     y = _normalize_array(xp, self, axes, eps)
     if weight is not None:
         y = y * weight
@@ -137,12 +144,32 @@ def _layer_norm(xp, self, weight, bias, *, axes, eps):
 @_layer_norm.derivative
 def _(ctx, g):
     x, w = ctx.self, ctx.weight
+    xp = _xp(g)
+    if not grad_mode.is_grad_enabled() and g._dtype == x._dtype and \
+            _layer_norm_fast(xp, x._data, None if w is None else w._data, None):
+        # no graph to record (no create_graph): the whole backward on arrays, few passes
+        n = math.prod(x.shape[ctx.axes[0]:])
+        gx, gw, gb = _fast_kernels.layer_norm_backward_rows(
+            g._data.reshape(-1, n), x._data.reshape(-1, n),
+            None if w is None else w._data.reshape(-1), ctx.eps)
+        needs = ctx.needs_input_grad
+        return (_const(gx.reshape(x.shape), g) if needs[0] else None,
+                _const(gw.reshape(w.shape), g) if needs[1] else None,
+                _const(gb.reshape(w.shape if w is not None else x.shape[ctx.axes[0]:]), g)
+                if needs[2] else None)
     gx, xhat = _normalize_grad(x, g * w if w is not None else g, ctx.axes, ctx.eps)
     needs = ctx.needs_input_grad
     # the registry sums these full-shape gradients down to the (trailing) parameter shape
     gw = g * xhat if needs[1] else None
     gb = g if needs[2] else None
     return gx.contiguous() if needs[0] else None, gw, gb
+
+
+def _layer_norm_fast(xp, x, weight, bias):
+    """Whether the array kernels of _fast_kernels do this layer norm: NumPy float32/float64
+    arrays, weight and bias (if any) of the same dtype, something to normalize."""
+    return xp is np and x.dtype in (np.float32, np.float64) and x.size > 0 and \
+        all(a is None or a.dtype == x.dtype for a in (weight, bias))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):

@@ -498,14 +498,8 @@ def _make_axes_op(node):
     return forward
 
 
-_AXES_OPS = {}
-
-
 def _axes_op(node, x, mats):
-    op = _AXES_OPS.get(node)
-    if op is None:
-        op = _AXES_OPS[node] = _make_axes_op(node)
-    return op(x, mats=tuple(mats))
+    return _AXES_OPS[node](x, mats=tuple(mats))
 
 
 def _adaptive_windows(n, out):
@@ -574,6 +568,11 @@ def _adaptive_avg_raw(xp, x, mats):
         start, end = _adaptive_windows(n, o)
         total = total / xp.asarray((end - start).reshape((-1,) + (1,) * (d - 1 - i)), dtype=acc)
     return xp.ascontiguousarray(total.astype(x.dtype))
+
+
+# made at import, as every op is (ember.ops.registry.all_ops() lists them)
+_AXES_OPS = {node: _make_axes_op(node) for node in ("AdaptiveAvgPool2DBackward0",
+                                                    "AdaptiveAvgPool3DBackward0")}
 
 
 # ============================================================================ adaptive pooling

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype as D
+from ... import _backend, _dtype as D
 from ...ops.registry import primitive, xp_of
 from ...ops.creation import zeros
 from ...ops.joining import cat, stack
@@ -269,7 +269,7 @@ def _resample(xp, x, kind, taps, mats):
             terms = [(np.take(y, idx[:, j], axis=axis), w[:, j].reshape(shape))
                      for j in range(idx.shape[1])]
             y = _weighted_sum(terms, (1, 0) if len(terms) == 2 else range(len(terms)))
-    return np.ascontiguousarray(y.astype(x.dtype))
+    return xp.ascontiguousarray(y.astype(x.dtype))
 
 
 def _make_interp_op(node):
@@ -294,13 +294,13 @@ def _make_interp_op(node):
     return forward
 
 
-_INTERP_OPS = {}
-
-
 def _interp_op(node, x, kind, taps, mats):
-    op = _INTERP_OPS.get(node)
-    if op is None:
-        op = _INTERP_OPS[node] = _make_interp_op(node)
+    op = _INTERP_OPS[node]
+    if x._device.type != "cpu":
+        # the plan (source indices, weights) is made on the host: its small arrays go over
+        to_device = _backend.backend(x._device.type).from_host
+        taps = [tuple(to_device(a, x._device.index) for a in tap) for tap in taps]
+        mats = [to_device(m, x._device.index) for m in mats]
     return op(x, kind=kind, taps=tuple(taps), mats=tuple(mats))
 
 
@@ -946,3 +946,6 @@ def fixed_point_resample(x, mats):
 # the autograd node of each mode (its backward's node adds "Backward" before the "0")
 AA_NODES = {"bilinear": "UpsampleBilinear2DAaBackward0", "bicubic": "UpsampleBicubic2DAaBackward0",
          "lanczos": "UpsampleLanczos2DAaBackward0"}
+# made at import, as every op is (ember.ops.registry.all_ops() lists them)
+_INTERP_OPS = {node: _make_interp_op(node)
+               for node in [*_INTERP_NODES.values(), *AA_NODES.values()] if node is not None}

@@ -159,8 +159,12 @@ class RNNBase(Module):
             return self._run_packed(x_proj, h, c, weights, direction, batch_sizes)
         steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
         outputs = [None] * x.shape[0]
+        # one unbind, not x_proj[t] per step: each indexing node's backward would make a
+        # full-size gradient (zero but at step t) for the engine to sum, O(L^2) work; the
+        # unbind node stacks the L step gradients once
+        x_steps = x_proj.unbind(0)
         for t in steps:
-            h, c = self._cell(x_proj[t], h, c, weights)
+            h, c = self._cell(x_steps[t], h, c, weights)
             outputs[t] = h
         return stack(outputs, 0), h, c
 
@@ -169,14 +173,12 @@ class RNNBase(Module):
         the running ones are the first batch_sizes[t] rows of the state; the other rows keep
         their state: the last step of a finished sequence (forwards), or h0 for one that has
         not started yet (backwards). So h, c end as each sequence's state at its true end."""
-        starts = [0]
-        for size in batch_sizes[:-1]:
-            starts.append(starts[-1] + size)
+        x_steps = x_proj.split(list(batch_sizes), 0)    # one node for all steps (as above)
         steps = range(len(batch_sizes))
         outputs = [None] * len(batch_sizes)
         for t in (reversed(steps) if direction else steps):
             size = batch_sizes[t]
-            rows = x_proj[starts[t]:starts[t] + size]
+            rows = x_steps[t]
             h_new, c_new = self._cell(rows, h[:size], None if c is None else c[:size], weights)
             outputs[t] = h_new
             if size == h.shape[0]:

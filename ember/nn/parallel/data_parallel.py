@@ -13,3 +13,9 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
+                  module_kwargs=None):
+    """The functional DataParallel. It needs an accelerator: with none, torch raises this."""
+    raise RuntimeError("device type could not be determined")

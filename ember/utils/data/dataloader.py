@@ -22,7 +22,7 @@ from ...ops import random as _random
 from . import _collate
 from ._collate import default_collate, default_convert  # noqa: F401  (torch's import path)
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _seed_from
 import multiprocessing
 from ... import cuda
 
@@ -255,13 +255,15 @@ class DataLoader:
         return (self._auto_collation, self.collate_fn, self.drop_last, self.batch_size)
 
     def _base_seed(self):
-        rng = (self.generator or _random.default_generator)._rng
-        return int(rng.integers(0, 2 ** 63))
+        """Drawn as torch draws it, once for every iterator (random_() on an int64 scalar,
+        from the loader's generator or the global one)."""
+        return _seed_from(self.generator)
 
 
 class _SingleProcessIter:
     def __init__(self, loader):
         self._requests = iter(loader._index_sampler) if not loader._iterable else None
+        loader._base_seed()     # (unused here, but drawn as torch draws it for every iterator)
         self._fetcher = _Fetcher(loader.dataset, *loader._fetcher_args())
 
     def __iter__(self):

@@ -1,7 +1,7 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset's indices.
 
-ember's random numbers are not torch's, so a seeded shuffle gives a different (but equally
-random, and reproducible) order than torch with the same seed.
+The draws are torch's (the same ops on the same stream), so a seeded shuffle visits the
+indices in torch's order.
 """
 from ... import _dtype
 from ...ops import creation as _creation, random as _random
@@ -28,13 +28,18 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _seed_from(generator=None):
+    """A seed drawn as torch draws one: random_() on an int64 scalar."""
+    return int(_random.random_(_creation.empty((), dtype=_dtype.int64), generator=generator)
+               .item())
+
+
 def _generator_or_fresh(generator):
     # Without a generator, seed a fresh one from the default generator, as torch does, so that
     # ember.manual_seed(...) makes shuffling reproducible and each epoch differs.
     if generator is not None:
         return generator
-    seed = int(_random.default_generator._rng.integers(0, 2 ** 63))
-    return _random.Generator().manual_seed(seed)
+    return _random.Generator().manual_seed(_seed_from())
 
 
 class RandomSampler(Sampler):

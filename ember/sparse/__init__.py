@@ -1,0 +1,45 @@
+"""ember.sparse: torch.sparse's COO tensors.
+
+A sparse tensor is an ember Tensor whose `_data` is a `COOArrays` (indices, values, size;
+ember/sparse/_coo.py), so it rides on the same registry, autograd graph and engine as a dense
+one (docs/architecture.md). _conversions.py makes and unpacks them (sparse_coo_tensor,
+to_sparse, to_dense, coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py
+sparse.sum/softmax/log_softmax, _methods.py binds the Tensor methods, _optim.py the
+optimizers' sparse updates, _autograd.py how sparse gradients accumulate, _embedding.py the
+sparse gradient of an embedding, _legacy_types.py torch.sparse.FloatTensor and its kin.
+"""
+from ._conversions import _invariants_checked
+from ._products import mm, addmm
+from ._reductions import sum, softmax, log_softmax
+from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa: F401
+                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor)
+
+
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+
+
+class check_sparse_tensor_invariants:
+    """Turn the invariant checks of sparse_coo_tensor on (globally, or within a `with`)."""
+
+    def __init__(self, enable=True):
+        self.enable = enable
+        self.saved = None
+
+    @staticmethod
+    def is_enabled():
+        return _invariants_checked[0]
+
+    @staticmethod
+    def enable():
+        _invariants_checked[0] = True
+
+    @staticmethod
+    def disable():
+        _invariants_checked[0] = False
+
+    def __enter__(self):
+        self.saved = _invariants_checked[0]
+        _invariants_checked[0] = self.enable
+
+    def __exit__(self, *exc):
+        _invariants_checked[0] = self.saved

@@ -1,0 +1,56 @@
+"""Synthetic stand-ins for torchvision.datasets (no files, no downloads)."""
+import os
+
+import numpy as np
+import torch
+
+
+def _size(default):
+    # runners shrink the data sets through this variable
+    return int(os.environ.get("STANDIN_DATASET_SIZE", default))
+
+
+class _ArrayDataset(torch.utils.data.Dataset):
+    def __init__(self, images, labels, transform=None, target_transform=None):
+        self.images, self.labels = images, labels
+        self.transform, self.target_transform = transform, target_transform
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, index):
+        image, label = self.images[index], int(self.labels[index])
+        if self.transform is not None:
+            image = self.transform(image)
+        if self.target_transform is not None:
+            label = self.target_transform(label)
+        return image, label
+
+
+class MNIST(_ArrayDataset):
+    """28x28 uint8 'digits': a class-dependent blob plus noise, so a model can learn something."""
+
+    def __init__(self, root, train=True, download=False, transform=None, target_transform=None):
+        n = _size(512 if train else 256)
+        rng = np.random.RandomState(0 if train else 1)
+        labels = rng.randint(0, 10, size=n)
+        yy, xx = np.mgrid[0:28, 0:28]
+        images = np.empty((n, 28, 28), dtype=np.uint8)
+        for i, c in enumerate(labels):
+            cy, cx = 6 + 2 * (c % 5) + rng.randint(-1, 2), 8 + 3 * (c // 5) + rng.randint(-1, 2)
+            blob = 255 * np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / 18.0)
+            images[i] = np.clip(blob + rng.randint(0, 40, size=(28, 28)), 0, 255).astype(np.uint8)
+        super().__init__(images, labels, transform, target_transform)
+
+
+class FakeData(_ArrayDataset):
+    """Like torchvision's FakeData: random images (HWC uint8 here) and random labels."""
+
+    def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None,
+                 target_transform=None, random_offset=0):
+        n = min(size, _size(size))
+        rng = np.random.RandomState(random_offset)
+        c, h, w = image_size
+        images = rng.randint(0, 256, size=(n, h, w, c)).astype(np.uint8)
+        labels = rng.randint(0, num_classes, size=n)
+        super().__init__(images, labels, transform, target_transform)
