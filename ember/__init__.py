@@ -16,6 +16,10 @@ from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as hal
                      float32 as float, float64 as double, complex64 as cfloat,
                      complex128 as cdouble)
 from ._device import device, set_default_device, get_default_device
+# autograd before the Tensor class: its graph and grad-mode modules (which the Tensor class
+# and the op registry build on) then load first, and its modules built on Tensor load once
+# the class exists
+from . import autograd
 from ._tensor import Tensor, Size
 from .ops import tensor_methods as _tensor_methods  # noqa: F401  (binds Tensor's methods)
 from .ops.creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,
@@ -69,6 +73,7 @@ from .ops.creation import make_legacy_types as _make_legacy_types
 globals().update(_make_legacy_types())
 
 from ._tensor import layout, memory_format  # noqa: E402
+from .ops.registry import check_broadcast
 strided = layout("torch.strided")
 sparse_coo = layout("torch.sparse_coo")
 contiguous_format = memory_format("torch.contiguous_format")
@@ -139,7 +144,6 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    from .ops.registry import check_broadcast
     check_broadcast(tensors)                        # (PyTorch's message for tensors)
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
@@ -163,7 +167,16 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
 from . import nn  # noqa: E402,F401
 from .nn.utils.parametrizations import (norm_except_dim,  # noqa: E402
                                       weight_norm_value as _weight_norm)
-from .nn._toplevel_ops import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, ...)
+from .nn._toplevel_ops import (  # noqa: E402,F401  (torch.conv2d, torch.dropout, ...)
+    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, max_pool1d,
+    max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d, adaptive_avg_pool1d,
+    adaptive_max_pool1d, dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout,
+    alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, batch_norm, instance_norm,
+    layer_norm, group_norm, rms_norm, embedding, pixel_shuffle, pixel_unshuffle, channel_shuffle,
+    prelu, rrelu, rrelu_, selu, selu_, celu, celu_, relu_, threshold, threshold_, hardshrink,
+    bilinear, cosine_similarity, pairwise_distance, kl_div, binary_cross_entropy_with_logits,
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
+    triplet_margin_loss, grid_sampler, affine_grid_generator, pdist)
 from . import vision  # noqa: E402,F401  (ember.vision.models: torchvision's ResNets)
 from . import viz  # noqa: E402,F401  (pictures of the backward graph)
 from . import distributions  # noqa: E402,F401  (torch.distributions' core)
@@ -190,38 +203,71 @@ def set_float32_matmul_precision(precision):
     if precision not in ("highest", "high", "medium"):
         raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
     _float32_matmul_precision[0] = precision
-from .ops.arithmetic import *  # noqa: E402,F401,F403
-from .ops.special import *  # noqa: E402,F401,F403
-from .ops.pointwise_math import *  # noqa: E402,F401,F403
-from .ops.statistics import *  # noqa: E402,F401,F403
-from .ops.reduction import *  # noqa: E402,F401,F403
-from .ops.scan import *  # noqa: E402,F401,F403
-from .ops.calculus import *  # noqa: E402,F401,F403
-from .ops.sorting import *  # noqa: E402,F401,F403
-from .ops.shape import *  # noqa: E402,F401,F403
-from .ops.indexing import *  # noqa: E402,F401,F403
-from .ops.blas import *  # noqa: E402,F401,F403
-from .ops.norms import *  # noqa: E402,F401,F403
-from .ops.special_bessel import *  # noqa: E402,F401,F403
-from .ops.complex import *  # noqa: E402,F401,F403
-from .ops.scatter_gather import *  # noqa: E402,F401,F403
-from .ops.spectral import *  # noqa: E402,F401,F403
-from .ops.settings import *  # noqa: E402,F401,F403
-from .ops.tensor_info import *  # noqa: E402,F401,F403
-from .ops.creation import *  # noqa: E402,F401,F403
-from .ops.range import *  # noqa: E402,F401,F403
-from .ops.inplace_functions import *  # noqa: E402,F401,F403
+from .ops.arithmetic import (  # noqa: E402,F401
+    gcd, gcd_, lcm, lcm_, logaddexp, logaddexp2, hypot, copysign, heaviside, nextafter, ldexp,
+    ldexp_)
+from .ops.special import mvlgamma, igamma, igammac, xlogy, xlogy_, polygamma  # noqa: E402,F401
+from .ops.pointwise_math import (  # noqa: E402,F401
+    frexp, positive, lgamma, digamma, deg2rad, deg2rad_, rad2deg, rad2deg_, sinc, sinc_, angle)
+from .ops.statistics import (  # noqa: E402,F401
+    histogramdd, histogram, median, nanmedian, mode, quantile, nanquantile, bincount, histc, cov,
+    corrcoef)
+from .ops.reduction import nanmean, nansum, aminmax  # noqa: E402,F401
+from .ops.scan import cummax, cummin, logcumsumexp  # noqa: E402,F401
+from .ops.calculus import trapezoid, trapz, cumulative_trapezoid, gradient, diff  # noqa: E402,F401
+from .ops.sorting import (  # noqa: E402,F401
+    unique, unique_consecutive, searchsorted, bucketize, isin)
+from .ops.shape import (  # noqa: E402,F401
+    combinations, vander, unsafe_split, unsafe_split_with_sizes, unsafe_chunk, ravel,
+    split_with_sizes, adjoint, broadcast_to, atleast_1d, atleast_2d, atleast_3d, meshgrid,
+    repeat_interleave, rot90, block_diag, cartesian_prod, triu_indices, tril_indices, diag_embed,
+    diagflat, hsplit, vsplit, dsplit)
+from .ops.indexing import (  # noqa: E402,F401
+    unravel_index, nonzero_static, take, take_along_dim, index_fill, index_copy)
+from .ops.blas import (  # noqa: E402,F401
+    kron, tensordot, inner, addmv, addr, baddbmm, addbmm, matrix_power)
+from .ops.norms import frobenius_norm, nuclear_norm, renorm, cdist, dist  # noqa: E402,F401
+from .ops.special_bessel import i0, i0_  # noqa: E402,F401
+from .ops.complex import (  # noqa: E402,F401
+    complex, polar, vdot, conj_physical, conj_physical_, isreal, is_conj, is_neg, resolve_conj,
+    resolve_neg)
+from .ops.scatter_gather import (  # noqa: E402,F401
+    as_strided_scatter, put, masked_scatter, scatter_reduce, select_scatter, slice_scatter,
+    diagonal_scatter, index_reduce)
+from .ops.spectral import (  # noqa: E402,F401
+    hann_window, hamming_window, bartlett_window, blackman_window, kaiser_window, stft, istft)
+from .ops.settings import (  # noqa: E402,F401
+    set_flush_denormal, get_num_interop_threads, set_num_interop_threads, init_num_threads,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled, set_warn_always, is_warn_always_enabled,
+    set_default_tensor_type)
+from .ops.tensor_info import (  # noqa: E402,F401
+    is_storage, typename, is_nonzero, is_same_size, is_signed, is_inference, get_device)
+from .ops.creation import empty_permuted, frombuffer, fill  # noqa: E402,F401
+from .ops.range import range  # noqa: E402,F401
+from .ops.inplace_functions import (  # noqa: E402,F401
+    addmv_, as_strided_, index_put_, abs_, acos_, acosh_, asin_, asinh_, atan_, atanh_, arccos_,
+    arccosh_, arcsin_, arcsinh_, arctan_, arctanh_, ceil_, clamp_, clamp_max_, clamp_min_, clip_,
+    cos_, cosh_, erf_, erfc_, exp2_, exp_, expm1_, fix_, floor_, frac_, log10_, log1p_, log2_,
+    log_, logit_, nan_to_num_, neg_, negative_, reciprocal_, round_, rsqrt_, sigmoid_, sin_, sinh_,
+    sqrt_, square_, tan_, tanh_, trunc_, zero_, detach_, resize_as_)
 from .ops.creation import fill_  # noqa: E402,F401
 from . import random, testing  # noqa: E402,F401  (torch.random, torch.testing)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (ember.utils.checkpoint)
 from ._compile import compile  # noqa: E402,F401  (a no-op, as documented there)
 from .func import vmap  # noqa: E402,F401  (ember.func: torch.func's transforms; torch.vmap)
 from .nn.functional import conv_tbc  # noqa: E402,F401
-from .ops.view_copies import *  # noqa: E402,F401,F403
-from .ops.nn_natives import *  # noqa: E402,F401,F403
-from .ops.random import *  # noqa: E402,F401,F403
-from .ops.linalg_decompositions import *  # noqa: E402,F401,F403
-from .ops.dlpack import *  # noqa: E402,F401,F403
+from .ops.view_copies import (  # noqa: E402,F401
+    alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, permute_copy,
+    select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy,
+    transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_as_complex_copy,
+    view_as_real_copy, view_copy, narrow_copy)
+from .nn._native_ops import (  # noqa: E402,F401
+    constant_pad_nd, convolution, native_layer_norm, native_batch_norm, native_group_norm,
+    native_dropout, native_channel_shuffle, ctc_loss)
+from .ops.random import binomial  # noqa: E402,F401
+from .ops.linalg_decompositions import svd_lowrank, pca_lowrank  # noqa: E402,F401
+from .ops.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
 __version__ = version.__version__  # noqa: E402  (a TorchVersion, as torch.__version__)
@@ -229,7 +275,10 @@ from . import jit, profiler, mps, xpu, accelerator, distributed, compiler  # noq
 from . import multiprocessing  # noqa: E402,F401  (Python's, with torch's spawn)
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (autograd.profiler)
 from ._storage import UntypedStorage  # noqa: E402,F401
-from ._typed_storage import *  # noqa: E402,F401,F403  (TypedStorage, FloatStorage, ...: names)
+from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, ...: names)
+    TypedStorage, FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage,
+    IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
+    ComplexDoubleStorage)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401

@@ -9,6 +9,7 @@ import builtins
 
 import ml_dtypes
 import numpy as np
+from ._printing import scalar_type_name
 
 __all__ = []  # the public names are re-exported by ember/__init__.py
 
@@ -40,7 +41,6 @@ class dtype:
 
     def to_complex(self):
         if self._category < 2:
-            from ._printing import scalar_type_name
             raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(self)}")
         return {float64: complex128, complex128: complex128}.get(self, complex64)
 

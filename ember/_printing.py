@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _dtype as _dtypes
 from ._backend import backend as _backend
-from .autograd import forward_ad as _forward_ad
+from .ops import hooks as _hooks
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr",
            "legacy_type_name", "scalar_type_name"]
@@ -369,8 +369,8 @@ def tensor_repr(t):
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
     suffixes = _suffixes(t, data, size_suffix)
-    if _forward_ad._levels:
-        tangent = _forward_ad.tangent_of(t)
+    if _hooks.dual_levels:          # (forward AD's hook: a dual tensor shows its tangent)
+        tangent = _hooks.tangent_of(t)
         if tangent is not None:
             # a dual tensor's tangent comes last, as its own repr (not re-indented); a
             # zero-dim one as its Python number

@@ -15,6 +15,10 @@ from . import _backend, _dtype as D
 from ._device import CPU, as_device
 from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
+import copy
+from ._printing import tensor_repr, legacy_type_name
+from ._storage import UntypedStorage
+from .autograd.grad_mode import no_grad
 
 
 _new_object = object.__new__
@@ -107,7 +111,7 @@ class Tensor:
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, device=None, dtype=None):
-        from .ops.creation import legacy_tensor
+        from .ops.creation import legacy_tensor  # (cycle: ops.creation imports this module)
         return legacy_tensor(cls, args, device=device, dtype=dtype)
 
     def __init__(self, *args, **kwargs):
@@ -262,7 +266,6 @@ class Tensor:
         return self._data_ptr()
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
         return UntypedStorage._of(self)
 
     def is_contiguous(self, memory_format=None):
@@ -291,7 +294,7 @@ class Tensor:
         return self._wrap_dim(dim)
 
     def _wrap_dim(self, dim):
-        from .ops._utils import wrap_dim
+        from .ops._utils import wrap_dim  # (cycle: ops._utils imports this module)
         return wrap_dim(dim, self._data.ndim)
 
     def get_device(self):
@@ -299,7 +302,7 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided, sparse_coo     # (ember/__init__ defines them after Tensor)
+        from . import strided, sparse_coo  # (cycle: ember/__init__.py defines them after importing this module)
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
@@ -338,7 +341,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad.__class__ is not bool:
-            from .ops.creation import _type_name
+            from .ops.creation import _type_name  # (cycle: ops.creation imports this module)
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {_type_name(requires_grad)}")
         if self.grad_fn is not None:             # not a leaf
@@ -384,7 +387,6 @@ class Tensor:
     @property
     def grad(self):
         if self._grad is None and self.grad_fn is not None and not self._retains_grad():
-            import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
@@ -631,7 +633,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -653,7 +654,6 @@ class Tensor:
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
         if self.__dict__:
-            import copy
             t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = t
         return t
@@ -676,7 +676,6 @@ class Tensor:
         if self is root:
             t = new_root
         else:
-            from .autograd.grad_mode import no_grad
             with no_grad():
                 t = new_root.as_strided(tuple(self._data.shape), self.stride(),
                                         self.storage_offset())
@@ -713,20 +712,18 @@ class Tensor:
         return self.to(as_device("cuda" if device is None else device))
 
     def type(self, dtype=None, non_blocking=False):
-        from ._printing import legacy_type_name
         if dtype is None:
             sparse = "sparse." if self.is_sparse else ""        # (torch.sparse.FloatTensor)
             return "torch." + sparse + legacy_type_name(self._dtype, self._device)
-        from .ops.creation import legacy_type_dtype
+        from .ops.creation import legacy_type_dtype  # (cycle: ops.creation imports this module)
         return self.to(legacy_type_dtype(dtype))
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import new_tensor
+        from .ops.creation import new_tensor  # (cycle: ops.creation imports this module)
         return new_tensor(self, data, dtype, device, requires_grad)
 
 
 SavedTensor.tensor_class = Tensor
-autograd.Tensor = Tensor
 
 
 def _copy_into_subclass(new, t):
@@ -829,7 +826,6 @@ def _warn_scalar_of_grad_tensor():
     # PyTorch warns once per process (float() and complex() of a tensor that requires grad)
     if not _warned_scalar:
         _warned_scalar.append(True)
-        import warnings
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                       "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
                       "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"

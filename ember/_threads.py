@@ -28,7 +28,7 @@ _pools = None           # [(get_num_threads, set_num_threads)] of the loaded BLA
 
 def _threadpoolctl():
     try:
-        import threadpoolctl
+        import threadpoolctl  # (optional dependency: threadpoolctl)
     except ImportError:
         return None
     return threadpoolctl

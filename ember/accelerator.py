@@ -2,6 +2,7 @@
 (through CuPy); without it, torch's answers for a CPU-only machine: none available, no current
 accelerator, no devices, and the device calls raise torch's RuntimeError."""
 from . import cuda as _cuda
+from ._device import device
 
 _NONE_ERROR = "Cannot access accelerator device when none is available."
 
@@ -11,7 +12,6 @@ def is_available():
 
 
 def current_accelerator(check_available=False):
-    from ._device import device
     return device("cuda") if is_available() else None
 
 

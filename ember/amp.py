@@ -18,8 +18,13 @@ import functools
 import threading
 import warnings
 
-from . import _dtype as D
+from . import _dtype as D, cuda
 from ._device import device as _device
+from .ops import hooks as _hooks
+from ._tensor import Tensor
+from .autograd.grad_mode import no_grad
+from .ops.creation import tensor
+from .ops.pointwise import isfinite
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "cast_inputs", "custom_fwd",
            "custom_bwd"]
@@ -47,8 +52,8 @@ class _State(threading.local):
 
 _state = _State()
 # autocast regions open in any thread: the op registry's one cheap check before it looks at
-# this thread's state
-_regions = [0]
+# this thread's state (amp's hook in the registry, filled in at the end of this module)
+_regions = _hooks.autocast_regions
 
 
 def is_autocast_available(device_type):
@@ -88,7 +93,6 @@ class autocast:
                           "torch.float16 currently.")
             self._enabled = False
         if self._enabled and self.device == "cuda":
-            from . import cuda
             if not cuda.is_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
                               "autocast.")
@@ -128,7 +132,6 @@ def cast_inputs(inputs):
     autocast region and reused (so a weight used twice gets one ToCopyBackward0 node, as in
     torch).
     """
-    from ._tensor import Tensor
     enabled, dtypes = _state.enabled, _state.dtype
     out = []
     for x in inputs:
@@ -158,7 +161,6 @@ class GradScaler:
                  backoff_factor=0.5, growth_interval=2000, enabled=True):
         self._device = str(device)
         if enabled and _device(self._device).type == "cuda":
-            from . import cuda
             if not cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
                               "available.  Disabling.")
@@ -197,7 +199,6 @@ class GradScaler:
             return outputs
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
-        from .ops.creation import tensor
         return outputs * tensor(self._scale, dtype=D.float32, device=outputs.device)
 
     def _optimizer_state(self, optimizer):
@@ -214,8 +215,6 @@ class GradScaler:
                                "the last update().")
         if state["stage"] is _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from .autograd.grad_mode import no_grad
-        from .ops.pointwise import isfinite
         inv_scale = 1.0 / self._scale
         finite = {}         # device -> "all gradients there are finite", read once at the end
         with no_grad():
@@ -296,7 +295,6 @@ def _check_device_type(device_type):
 
 def _cast_for_forward(value, device_type, dtype):
     """Floating tensors on `device_type` (not float64) cast to `dtype`, through containers."""
-    from ._tensor import Tensor
     if isinstance(value, Tensor):
         if value.is_floating_point() and value.dtype is not D.float64 \
                 and value.device.type == device_type:
@@ -348,3 +346,7 @@ def custom_bwd(bwd=None, *, device_type):
         with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
             return bwd(*args, **kwargs)
     return backward
+
+
+# the registry casts the inputs of LOWER_PRECISION_OPS inside autocast regions
+_hooks.register_autocast(LOWER_PRECISION_OPS, cast_inputs)

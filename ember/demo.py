@@ -25,6 +25,7 @@ import numpy as np
 
 import ember as torch
 from ember.utils.data import DataLoader, Subset, TensorDataset, random_split
+from ember.viz import make_dot, GraphvizNotFoundError
 
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "digits.npz")
 
@@ -121,7 +122,7 @@ class _PlainBar:
 
 def progress(iterable, desc, total):
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # (optional dependency: tqdm)
     except ImportError:
         return _PlainBar(iterable, desc, total)
     return tqdm(iterable, desc=desc, total=total, leave=False, ncols=80,
@@ -131,9 +132,9 @@ def progress(iterable, desc, total):
 # ------------------------------------------------------------------------------- outputs
 def plot_losses(batch_losses, epoch_losses, path):
     try:
-        import matplotlib
+        import matplotlib  # (optional dependency: matplotlib)
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # (optional dependency: matplotlib)
     except ImportError:
         return "matplotlib is not installed: skipped loss.png (pip install matplotlib)"
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -153,7 +154,6 @@ def plot_losses(batch_losses, epoch_losses, path):
 
 
 def draw_graph(model, x, y, loss_fn, directory):
-    from ember.viz import make_dot, GraphvizNotFoundError
     loss = loss_fn(model(x), y)
     dot = make_dot(loss, params=dict(model.named_parameters()))
     try:

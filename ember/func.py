@@ -29,6 +29,10 @@ from . import autograd
 from .autograd.grad_mode import enable_grad, is_grad_enabled
 from .autograd.graph import AccumulateGrad
 from ._tensor import Tensor
+from .autograd.functional import jacobian
+from .ops.creation import zeros_like, zeros
+from .ops.joining import stack
+from .ops.random import get_rng_state, set_rng_state
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd",
            "hessian", "linearize", "vmap"]
@@ -222,7 +226,6 @@ def _leave(tree, own, outer):
 
 def _grads(outputs, inputs, cotangents, create_graph):
     """autograd.grad of the outputs that require grad, zeros for the inputs none reaches."""
-    from .ops.creation import zeros_like
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o._requires_grad]
     found = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
                           retain_graph=True, create_graph=create_graph,
@@ -357,7 +360,6 @@ def vjp(func, *primals, has_aux=False):
 
 def _jvp_call(func, primals, tangents, has_aux, where):
     """(call, outputs, output spec, jvp outputs, aux) of jvp."""
-    from .ops.creation import zeros_like
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid "
                            f"to call f(*primals).")
@@ -429,7 +431,6 @@ def linearize(func, *primals):
 
 def _jacobian(func, argnums, has_aux, where, forward):
     def wrapper(*args):
-        from .autograd.functional import jacobian
         argnums_ = _check_argnums(argnums, len(args))
         chosen = _flatten(tuple(args[i] for i in argnums_))[0]
         if forward:
@@ -559,7 +560,6 @@ def _mapped_inputs(func, in_dims, args):
 
 def _call_slice(func, leaves, dims, spec, kwargs, index):
     """func on slice `index` of the mapped inputs (index None: zeros of a slice's shape)."""
-    from .ops.creation import zeros
 
     def take(x, d):
         if d is None:
@@ -573,7 +573,6 @@ def _call_slice(func, leaves, dims, spec, kwargs, index):
 
 def _run_slices(run, size, randomness):
     """The function's results for each index; random draws checked or repeated as asked."""
-    from .ops.random import get_rng_state, set_rng_state
     state = get_rng_state()
     results = []
     for i in range(size):
@@ -613,7 +612,6 @@ def _output_dims(func, out_dims, example):
 
 
 def _stack_outputs(func, out_dims, results):
-    from .ops.joining import stack
     leaves, spec, dims = _output_dims(func, out_dims, results[0])
     per_slice = [_flatten(r)[0] for r in results]
     out = []

@@ -15,6 +15,7 @@ import shutil
 import sys
 import urllib.parse
 import urllib.request
+from .serialization import load as _load
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url",
            "set_dir"]
@@ -66,7 +67,6 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
                              check_hash=False, file_name=None, weights_only=False):
     """ember.load of the checkpoint at url, cached in model_dir (get_dir()/checkpoints)."""
-    from .serialization import load as _load     # ember.hub loads before ember finishes
     model_dir = model_dir or os.path.join(get_dir(), "checkpoints")
     os.makedirs(model_dir, exist_ok=True)
     name = file_name or os.path.basename(urllib.parse.urlparse(url).path)

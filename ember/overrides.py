@@ -8,6 +8,8 @@ the protocol: these helpers serve code written against it (the pattern
 """
 import functools
 import threading
+import ember
+from ._tensor import Tensor
 
 __all__ = ["handle_torch_function", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
@@ -29,7 +31,6 @@ def _skipped():
 
 
 def _tensor_class():
-    from ._tensor import Tensor     # ember.overrides is imported by ember/__init__ before it ends
     return Tensor
 
 
@@ -110,7 +111,6 @@ def wrap_torch_function(dispatcher):
 
 
 def _namespaces():
-    import ember
     return (("torch", ember), ("torch.nn.functional", ember.nn.functional),
             ("torch.linalg", ember.linalg), ("torch.fft", ember.fft),
             ("torch.special", ember.special))

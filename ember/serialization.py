@@ -27,9 +27,13 @@ import zipfile
 
 import numpy as np
 
-from . import _dtype as D
+from . import _dtype as D, cuda
 from ._device import device as _device_cls
 from ._tensor import Tensor, Size, contiguous_strides, layout as _layout_cls
+from .nn.parameter import Parameter
+from ._storage import UntypedStorage
+from .nn import parameter
+from .nn.parameter import UninitializedTensorMixin
 
 _ALIGNMENT = 64
 _FORMAT_VERSION = b"3\n"
@@ -173,7 +177,6 @@ class _Pickler(pickle._Pickler):
 
 
 def _is_placeholder(t):
-    from .nn.parameter import UninitializedTensorMixin     # (nn imports ember)
     return isinstance(t, UninitializedTensorMixin)
 
 
@@ -338,10 +341,6 @@ def _to_location(t, storage):
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
-    try:
-        from .nn import Parameter
-    except ImportError:              # ember.nn not available: a plain tensor
-        return data.requires_grad_(requires_grad) if requires_grad else data
     return Parameter(data, requires_grad)
 
 
@@ -489,7 +488,6 @@ class _Unpickler(pickle.Unpickler):
             return found
         if not self._weights_only:
             if module == "torch.nn.parameter" and name in _PLACEHOLDERS:
-                from .nn import parameter
                 return getattr(parameter, name)
             return super().find_class(module, name)
         raise pickle.UnpicklingError(_weights_only_refusal(module, name))
@@ -513,7 +511,6 @@ class _Unpickler(pickle.Unpickler):
 
     def _call_map_location(self, array, dtype, location):
         """map_location(storage, location) -> the storage to use (None: the saved location)."""
-        from ._storage import UntypedStorage
         try:
             result = self._map_location(UntypedStorage(Tensor._make(array, dtype)), location)
         except Exception as e:
@@ -679,7 +676,6 @@ def _target_device(location, map_location):
         target = location
     target = _device_cls(str(target))
     if target.type == "cuda":
-        from . import cuda
         if not cuda.is_available():
             raise RuntimeError(
                 "Attempting to deserialize object on a CUDA device but "

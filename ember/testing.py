@@ -7,6 +7,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
+from .ops.creation import tensor
+from .ops.random import rand, randint
 
 # (rtol, atol) by dtype, as torch's defaults; exact comparison for every other dtype
 _TOLERANCES = {D.float16: (1e-3, 1e-5), D.bfloat16: (1.6e-2, 1e-5), D.float32: (1.3e-6, 1e-5),
@@ -16,7 +18,6 @@ _TOLERANCES = {D.float16: (1e-3, 1e-5), D.bfloat16: (1.6e-2, 1e-5), D.float32: (
 
 def _as_tensor(x):
     """Python numbers compare as the tensors torch would make of them (int64/float64/...)."""
-    from .ops.creation import tensor
     if isinstance(x, Tensor):
         return x.detach()
     return tensor(x, dtype={int: D.int64, float: D.float64, complex: D.complex128}[type(x)])
@@ -155,7 +156,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
                 noncontiguous=False, exclude_zero=False, memory_format=None):
     """A random tensor: values in [low, high) (default [-9, 9]; [0, 9] for unsigned), bools
     of either value; `exclude_zero` replaces zeros by the dtype's smallest step."""
-    from .ops.random import rand, randint
     if low is not None and high is not None and low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):

@@ -25,7 +25,7 @@ def backend(device_type):
         pass
     if device_type == "cuda":
         import cupy      # imported lazily: CuPy is optional
-        import cupyx
+        import cupyx     # (optional, with CuPy)
         cupy_backend.bind(cupy, cupyx)
         _BACKENDS["cuda"] = cupy_backend
         return cupy_backend
@@ -73,7 +73,7 @@ def cuda_device_count():
         return _override[0][1]
     if not cuda_available():
         return 0
-    import cupy
+    import cupy  # (optional dependency: cupy)
     return cupy.cuda.runtime.getDeviceCount()
 
 

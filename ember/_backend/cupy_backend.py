@@ -5,6 +5,8 @@ The module is written against a CuPy-like namespace bound by `bind`: the real `c
 behaves like CuPy towards NumPy (tests/fake_cupy.py), so the device plumbing is exercised
 without a GPU.
 """
+import numpy as np
+
 xp = None            # the cupy module, once bound
 _cupyx = None
 name = "cuda"
@@ -45,7 +47,6 @@ def scatter_multiply(target, index, values):
     try:
         xp.multiply.at(target, index, values)
     except (AttributeError, NotImplementedError, TypeError):
-        import numpy as np      # only on this fallback
         host = xp.asnumpy(target)
         index = tuple(map(_host, index)) if isinstance(index, tuple) else _host(index)
         np.multiply.at(host, index, _host(values))

@@ -9,10 +9,9 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from . import engine, graph, grad_mode
 from .function import Function, once_differentiable, FunctionCtx
-
-
-# ember.Tensor, set by ember/_tensor.py once it is defined (it imports this package first)
-Tensor = None
+from .._tensor import Tensor
+from ..ops.creation import zeros_like
+from ..ops.joining import stack
 
 
 def _as_tuple(x):
@@ -193,7 +192,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 if isinstance(t, graph.GradientEdge):
                     raise RuntimeError("materialize_grads cannot be used when the given input is "
                                        "a GradientEdge")
-                from ..ops.creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
@@ -208,7 +206,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grads(roots, grads, retain_graph, create_graph, inputs):
     """autograd.grad with is_grads_batched: one backward per entry of the grad_outputs' first
     dimension (where PyTorch vmaps), the results stacked; None for an input none reached."""
-    from ..ops.joining import stack
     n = next(g.shape[0] for g in grads if g is not None)
     if n == 0:
         raise IndexError("index 0 is out of bounds for dimension 0 with size 0")

@@ -23,13 +23,18 @@ from typing import NamedTuple, Optional
 from . import grad_mode
 from .graph import INTERNAL_OVERLAP_ERROR
 from .._dtype import _FROM_NUMPY
+from ..ops import hooks as _hooks
+from .._tensor import Tensor
+from ..ops.creation import strided_empty, zeros_like, _copy
+from ..ops.registry import xp_of, primitive
+from ..ops.views import _view, element_strides, strided_view
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
 
 # The active dual levels (PyTorch allows one: always [0] or []). ops/registry.py reads this
 # list on every op call: only a non-empty one costs anything.
-_levels = []
+_levels = _hooks.dual_levels
 _current_level = -1
 _duals = []             # weak references to the tensors given a tangent at the active level
 _TANGENT = "fw_grad"    # the tangent's key in Tensor._extra
@@ -126,7 +131,6 @@ def _suspended():
 
 # ---------------------------------------------------------------------------- dual tensors
 def make_dual(tensor, tangent, *, level=None):
-    from ..ops.views import _view
     if level is None:
         level = _current_level
     if level < 0:
@@ -157,7 +161,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def unpack_dual(tensor, *, level=None):
-    from .._tensor import Tensor
     if level is None:
         level = _current_level
     if level < 0:
@@ -181,7 +184,6 @@ def _primal_op():
     """The view op giving a dual tensor's primal (PyTorch's node prints as `<Identity>`), made
     on first use (ops.registry imports this module)."""
     if not _primal:
-        from ..ops.registry import primitive
 
         @primitive("_fw_primal", node="CppFunction", view=True)
         def fw_primal(xp, self):
@@ -218,7 +220,6 @@ def tangent_of(t):
     if base is not None and base._extra is not None:
         base_tangent = base._extra.get(_TANGENT)
         if base_tangent is not None:
-            from ..ops.views import strided_view
             # the base's tangent has the base's strides (see _fit_layout): the view's geometry
             # in the base's memory is its geometry in the tangent's
             tangent = base_tangent._make_view(strided_view(
@@ -241,16 +242,12 @@ def _store(t, tangent):
 
 def _fit_layout(primal, tangent):
     """The tangent itself when it has the primal's strides, else a copy with them."""
-    from ..ops.views import element_strides
     data = primal._data
     strides = element_strides(data)
     if element_strides(tangent._data) == strides:
         return tangent
     if data.size and any(s == 0 and n > 1 for s, n in zip(strides, data.shape)):
         raise RuntimeError(INTERNAL_OVERLAP_ERROR)      # (PyTorch copies into such a layout)
-    from .._tensor import Tensor
-    from ..ops.creation import strided_empty
-    from ..ops.registry import xp_of
     copy = Tensor._make(strided_empty(xp_of(tangent._device), data.shape, strides,
                                       tangent._data.dtype), tangent._dtype, tangent._device)
     with _suspended():
@@ -261,7 +258,6 @@ def _fit_layout(primal, tangent):
 # ----------------------------------------------------------------------------- propagation
 def _input_tangents(inputs):
     """The tangents of the tensor inputs (None for the others), or None when none has one."""
-    from .._tensor import Tensor
     tangents = [tangent_of(x) if isinstance(x, Tensor) else None for x in inputs]
     return tangents if any(t is not None for t in tangents) else None
 
@@ -306,8 +302,6 @@ def propagate_inplace(op, target, inputs, out, params):
     tangents = _input_tangents(inputs)
     if tangents is None or target._dtype._category < 2:
         return
-    from .._tensor import Tensor
-    from ..ops.registry import xp_of
     xp = xp_of(target._device)
     with _suspended():
         new = None
@@ -351,7 +345,6 @@ def check_out(result, out, name):
     if not from_dual and tangent_of(out) is None:
         return
     if name in _COPYING_OUTS:
-        from ..ops.creation import _copy
         propagate_inplace(_copy, out, (out, result), out._data, {})
         return
     if from_dual:
@@ -363,9 +356,8 @@ def check_out(result, out, name):
 
 def _jvp(op, inputs, outs, params, tangents):
     """J t for each output (None for a non-differentiable one) by the double-backward trick."""
-    from .._tensor import Tensor
+    # (cycle: ember/autograd/__init__.py defines it after importing this module)
     from . import grad as autograd_grad
-    from ..ops.creation import zeros_like
     # the tangents keep a graph when grad mode is on and they, or the inputs, require grad
     create = grad_mode.state.enabled and any(
         getattr(x, "_requires_grad", False) for x in list(inputs) + tangents)
@@ -403,3 +395,7 @@ def _jvp(op, inputs, outs, params, tangents):
         t = next(found)
         new.append(t if t is not None else zeros_like(o))
     return new
+
+
+# the registry's (and the printer's) forward-AD hook: tangents for every op while a level is active
+_hooks.register_forward_ad(propagate, propagate_inplace, tangent_of)

@@ -10,14 +10,17 @@ import warnings
 import numpy as np
 
 from . import anomaly_mode, forward_ad, grad_mode
-from .graph import Node, SavedTensor, PackedSaved
+from .graph import Node, SavedTensor, PackedSaved, FREED_ERROR
+from .._tensor import Tensor
+from ..ops.creation import zeros
+from ..ops.registry import _fit_grads, check_inplace_allowed
+from ..ops.views import mark_unwritable_views, MULTI_OUTPUT, CUSTOM_FUNCTION, CopySlices
 
 
 class FunctionCtx:
     """What `forward` may record for `backward` (mixed into each Function's node class)."""
 
     def save_for_backward(self, *tensors):
-        from .._tensor import Tensor
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
@@ -37,7 +40,6 @@ class FunctionCtx:
     def saved_tensors(self):
         saved = self._saved
         if saved is None:
-            from .graph import FREED_ERROR
             raise RuntimeError(FREED_ERROR)
         return tuple(s.unpack(self) if isinstance(s, (SavedTensor, PackedSaved)) else s
                      for s in saved)
@@ -76,8 +78,6 @@ class BackwardCFunction(Node, FunctionCtx):
         self._saved = None
 
     def apply(self, grads, needs):
-        from ..ops.creation import zeros
-        from ..ops.registry import _fit_grads
         if self._materialize:
             grads = tuple(g if g is not None else zeros(shape, dtype=dtype)
                           for g, (shape, dtype) in zip(grads, self._output_meta))
@@ -91,7 +91,6 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
                                    f"of gradients (expected {n_inputs}, got {len(result)})")
-        from .._tensor import Tensor
         for i, r in enumerate(result):
             if r is not None and not isinstance(r, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
@@ -172,7 +171,6 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor
         uses_setup = cls.setup_context is not Function.setup_context
         if uses_setup:
             # as PyTorch: forward's signature binds the arguments, defaults filled in (so that
@@ -226,7 +224,6 @@ class Function(metaclass=FunctionMeta):
                 if o._base is None and o._requires_grad and o._grad_fn is None:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
-                from ..ops.registry import check_inplace_allowed
                 check_inplace_allowed(o)
                 o._version_counter.bump()
             if differentiable and (o._dtype.is_floating_point or o._dtype.is_complex):
@@ -234,11 +231,9 @@ class Function(metaclass=FunctionMeta):
                 o._output_nr = nr
                 o._requires_grad = True
                 if o._base is not None and is_dirty:
-                    from ..ops.views import CopySlices
                     CopySlices.rebase(o._base, o, _AliasFn(ctx, nr))
             wrapped.append(o)
         # views among the outputs: PyTorch refuses writing them in place
-        from ..ops.views import mark_unwritable_views, MULTI_OUTPUT, CUSTOM_FUNCTION
         n_tensors = sum(isinstance(o, Tensor) for o in wrapped)
         mark_unwritable_views([o for nr, o in enumerate(wrapped) if id(outs[nr]) not in dirty],
                               MULTI_OUTPUT if n_tensors > 1 else CUSTOM_FUNCTION)
@@ -282,7 +277,6 @@ def once_differentiable(fn):
         # mark the results so that differentiating them raises a clear error: as in PyTorch,
         # each gets an error node whose only input is a detached copy made to require grad (so
         # no path leads from the results back to the real inputs)
-        from .._tensor import Tensor
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         marked = tuple(_DelayedError.apply(o.detach().requires_grad_(True))
@@ -307,7 +301,6 @@ _DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"
 
 def _set_output_tangents(outputs, tangents):
     """A custom Function's jvp results as its outputs' tangents (forward AD)."""
-    from .._tensor import Tensor
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     tangents = tangents if isinstance(tangents, tuple) else (tangents,)
     for out, tangent in zip(outs, tangents):

@@ -6,6 +6,9 @@ would be returned) into an error. Forward-mode products (jvp, hvp) use the doubl
 """
 from . import grad as _grad
 from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
+from .._tensor import Tensor
+from ..ops.creation import zeros_like
+from ..ops.joining import stack
 
 _STRATEGY_ERROR = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
                    'your function has more outputs than inputs, "forward-mode" tends to be more '
@@ -14,7 +17,6 @@ _STRATEGY_ERROR = ('Expected strategy to be either "forward-mode" or "reverse-mo
 
 def _as_tuple(value, arg_name, fn_name):
     """(tuple of tensors, whether `value` was a tuple), with PyTorch's type errors."""
-    from .._tensor import Tensor
     is_tuple = isinstance(value, tuple)
     items = value if is_tuple else (value,)
     for i, el in enumerate(items):
@@ -127,7 +129,6 @@ _INDEPENDENT = {
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Zeros where a gradient is None (an error in strict mode, as is, under create_graph, a
     gradient that cannot be differentiated further)."""
-    from ..ops.creation import zeros_like
     out = []
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
@@ -166,7 +167,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    from ..ops.creation import zeros_like
     with enable_grad():
         inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, True)
@@ -204,8 +204,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                       "reverse Hessian isonly implemented for `vectorize=True`.")
     # vectorize and forward-mode only change how PyTorch computes the same numbers: here the
     # Jacobian is always built row by row with reverse mode
-    from ..ops.creation import zeros_like
-    from ..ops.joining import stack
     with enable_grad():
         inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, True)
@@ -241,7 +239,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    from .._tensor import Tensor
     inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -269,7 +266,6 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def _scalar_function_gradient(func, inputs, v, create_graph, strict, name):
     """What vhp and hvp share: the checked inputs, v, the output and its gradient (a graph)."""
-    from .._tensor import Tensor
     inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", name)
     inputs = _prepare(inputs, create_graph, True)
     if v is not None:
@@ -302,7 +298,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    from ..ops.creation import zeros_like
     with enable_grad():
         inputs, inputs_is_tuple, v, outputs, outputs_is_tuple, jac = \
             _scalar_function_gradient(func, inputs, v, create_graph, strict, "hvp")

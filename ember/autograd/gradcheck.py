@@ -24,9 +24,12 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _random_recipes as R
 from .. import _tensor      # (its Tensor is not defined yet when this module loads)
 from .function import Function
+from . import grad as autograd_grad, forward_ad as fwAD
+from ..ops.creation import zeros
+from ..ops.random import rand
 
 
 class GradcheckError(RuntimeError):
@@ -117,7 +120,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be "
                              "True")
-    from . import grad as autograd_grad
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         grad_outputs = tuple(_random_grad_output(o, gen_non_contig_grad_outputs)
@@ -274,7 +276,6 @@ def _as_ember(array, dtype):
 
 
 def _zeros_like(t):
-    from ..ops.creation import zeros
     return zeros(t.shape, dtype=t.dtype, device=t.device)     # contiguous, whatever t's layout
 
 
@@ -364,7 +365,6 @@ def _numerical_jacobians_of_outputs(fn, inputs, func_out, eps):
 # ----------------------------------------------------------------------------- analytical
 def _vjp_columns(output, diff_inputs, v):
     """[k]: (input numel, columns) from backward of `output`: one-hot grad_outputs, or `v`."""
-    from . import grad as autograd_grad
     n_columns = output.numel() if v is None else 1
     jacobians = [np.zeros((x.numel(), n_columns), x.dtype.np) for x in diff_inputs]
     sizes_ok = types_ok = True
@@ -413,7 +413,6 @@ def _forward_jacobians(func, inputs, check_grad_dtypes=False, all_u=None):
     """[k][m]: by forward AD, the Jacobian of the m-th floating point or complex output with
     respect to the k-th input that requires grad, (input numel, output numel): a row per one-hot
     tangent; with `all_u`, the one row J u_k (flattened), from the tangent u_k."""
-    from . import forward_ad as fwAD
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x.requires_grad]
     if any(inputs[i].is_complex() for i in diff):
         raise ValueError("Expected inputs to be non-complex for "
@@ -446,7 +445,6 @@ def _forward_jacobians(func, inputs, check_grad_dtypes=False, all_u=None):
 
 def _output_tangents(out, check_grad_dtypes):
     """The flattened tangent (zeros without one) of each floating point or complex output."""
-    from . import forward_ad as fwAD
     tangents = []
     for o in _as_tuple(out):
         if not _is_float_or_complex(o):
@@ -464,7 +462,6 @@ def _output_tangents(out, check_grad_dtypes):
 def _check_undefined_tangents(func, inputs):
     """An input with no tangent must act as one with a zero tangent: each output's tangent the
     same both ways (where both have one), the others' tangents random unit vectors."""
-    from . import forward_ad as fwAD
     rng = _TorchRandom()
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x.requires_grad]
     with fwAD.dual_level():
@@ -524,7 +521,6 @@ class _TorchRandom:
 
     def rand(self, n):
         """n uniform numbers in [0, 1) of the default dtype, as a float64 array."""
-        from .. import _random_recipes as R
         if D.get_default_dtype() is D.float64:
             return R.uniform01_double(self._gen, n)
         return R.uniform01_float(self._gen, n).astype(np.float64)
@@ -642,7 +638,6 @@ def _slow_mode_report(func, inputs, func_out, outputs, input_idx, output_idx, rt
 # ----------------------------------------------------------------------------- after the Jacobians
 def _check_zero_grad_output(outputs, inputs, masked):
     """A zero grad_output must give zero gradients, of the inputs' dtype, device and size."""
-    from . import grad as autograd_grad
     if not outputs:
         return
     diff_inputs = _diff_inputs(inputs)
@@ -677,7 +672,6 @@ class _UndefinedGrad(Function):
 def _check_undefined_grad_outputs(func, outputs, inputs):
     """Backward must take undefined output gradients (all of them, then one at a time) and
     give undefined or zero input gradients."""
-    from . import grad as autograd_grad
     diff_inputs = _diff_inputs(inputs)
 
     def check(backward):
@@ -716,7 +710,6 @@ def _warn_undefined_grad_check():
 
 def _random_grad_output(output, noncontiguous):
     """torch.testing.make_tensor(low=-1, high=1, requires_grad=True) for gradgradcheck."""
-    from ..ops.random import rand
     dtype = output.dtype if output.is_floating_point() or output.is_complex() else D.float64
     g = rand(*output.shape, dtype=dtype, device=output.device) * 2 - 1
     if noncontiguous and g.numel() > 1:

@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 
 from . import anomaly_mode, grad_mode
+from .._printing import legacy_type_name
 
 _sequence = itertools.count()    # creation order: the engine runs newer nodes first
 
@@ -220,7 +221,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     with the first of their gradients computed in each backward. Built on tensor hooks."""
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
-    from .engine import current_run
+    from .engine import current_run  # (cycle: autograd.engine imports this module)
     tensors = list(tensors)
     key = object()          # this hook's entry in each backward's state
 
@@ -310,7 +311,6 @@ def _checked_values(fn, old, new):
 
 
 def _check_value(fn, old, new):
-    from .._printing import legacy_type_name
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, SavedTensor.tensor_class):
@@ -376,6 +376,7 @@ def _grad_layout(variable):
     case, without computing strides), or None for the others (then row-major)."""
     if variable._data.flags.c_contiguous:
         return CONTIGUOUS
+    # (cycle: ops.creation -> ops.registry -> this module)
     from ..ops.creation import _non_overlapping_and_dense
     strides = variable.stride()
     if variable._data.size == 0 or not _non_overlapping_and_dense(variable.shape, strides):
@@ -397,6 +398,7 @@ def _obeys(grad, layout):
 def _clone_to_layout(new, layout):
     if layout is None:
         return new.clone(memory_format=_contiguous_format())
+    # (cycle: ops.creation -> ops.registry -> this module)
     from ..ops.creation import empty, empty_strided
     if layout is CONTIGUOUS:
         copy = empty(tuple(new.shape), dtype=new._dtype, device=new._device)
@@ -406,6 +408,7 @@ def _clone_to_layout(new, layout):
 
 
 def _contiguous_format():
+    # (cycle: ember/__init__.py defines it after importing this module)
     from .. import contiguous_format
     return contiguous_format
 
@@ -621,7 +624,6 @@ _ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that fai
 
 
 def modified_message(saved, node):
-    from .._printing import legacy_type_name
     if saved.tensor is not None:
         t = saved.tensor
         shape, dtype, device = t.shape, t._dtype, t._device

@@ -19,6 +19,7 @@ import threading
 import time
 
 from .._tensor import Tensor
+from ..ops import registry
 
 _active = []        # the recorders of the profilers now recording (innermost last)
 _ids = itertools.count(1)
@@ -247,14 +248,12 @@ class _OpTimer:
 
 
 def _start(recorder):
-    from ..ops import registry
     _active.append(recorder)
     if len(_active) == 1:
         registry.profile_ops(_OpTimer)
 
 
 def _stop(recorder):
-    from ..ops import registry
     if recorder in _active:
         _active.remove(recorder)
     if not _active:

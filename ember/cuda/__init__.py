@@ -12,6 +12,7 @@ import warnings
 
 from .. import _backend
 from .._device import device as _device
+from ..random import initial_seed as _seed, get_rng_state as _state
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 _NO_NVML = "nvidia-ml-py does not seem to be installed or it can't be imported."
@@ -95,13 +96,11 @@ def seed_all():
 
 def initial_seed():
     _lazy_init()
-    from ..random import initial_seed as _seed
     return _seed()
 
 
 def get_rng_state(device="cuda"):
     _lazy_init()
-    from ..random import get_rng_state as _state
     return _state()
 
 

@@ -3,6 +3,8 @@ CUDA. Without a GPU they raise torch's errors; with one, a FloatTensor is ember.
 result on the CUDA device."""
 from .. import _dtype as D
 from . import is_available
+import ember
+from .._tensor import Tensor
 
 _NAMES = {"Bool": D.bool_, "Byte": D.uint8, "Char": D.int8, "Short": D.int16, "Int": D.int32,
           "Long": D.int64, "Half": D.float16, "BFloat16": D.bfloat16, "Float": D.float32,
@@ -12,7 +14,6 @@ _STORAGE_ONLY = {"ComplexFloat": D.complex64, "ComplexDouble": D.complex128}
 
 class _CudaTensorType(type):
     def __instancecheck__(cls, obj):
-        from .._tensor import Tensor
         return isinstance(obj, Tensor) and obj.dtype is cls._dtype and obj.device.type == "cuda"
 
 
@@ -20,14 +21,12 @@ def _new_tensor(cls, *args, **kwargs):
     if not is_available():
         raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not compiled "
                         "with CUDA enabled.")
-    import ember        # the CPU legacy types are made once ember's namespace is complete
     return getattr(ember, cls.__name__)(*args, **kwargs).cuda()
 
 
 def _new_storage(cls, *args, **kwargs):
     if not is_available():
         raise AssertionError("Torch not compiled with CUDA enabled")
-    import ember
     return getattr(ember, cls.__name__)(*args, **kwargs)
 
 

@@ -25,14 +25,14 @@ def load():
     global MPI
     if MPI is None:
         try:
-            import mpi4py
+            import mpi4py  # (optional dependency: mpi4py)
         except ImportError as e:
             raise RuntimeError(_INSTALL) from e
         # we abort the job ourselves on an uncaught error (see install_excepthook), and
         # finalize explicitly in destroy_process_group
         mpi4py.rc.finalize = True
         try:
-            from mpi4py import MPI as mpi
+            from mpi4py import MPI as mpi  # (optional dependency: mpi4py)
         except ImportError as e:        # mpi4py without an MPI library underneath
             raise RuntimeError(f"{_INSTALL} ({e})") from e
         MPI = mpi

@@ -12,13 +12,14 @@ import runpy
 import shutil
 import socket
 import sys
+from . import _mpi
+from ._mpi import _INSTALL
 
 
 def _mpiexec():
     here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     found = here if os.path.exists(here) else shutil.which("mpiexec")
     if found is None:
-        from ._mpi import _INSTALL
         raise SystemExit(_INSTALL)
     return found
 
@@ -73,7 +74,6 @@ def _first_host(args):
 
 def _child(argv):
     """In each process: torchrun's variables from MPI's rank, then the script."""
-    from . import _mpi
     MPI = _mpi.load()
     world = MPI.COMM_WORLD
     rank, size = world.Get_rank(), world.Get_size()

@@ -4,6 +4,10 @@ import abc
 
 import ember
 from .distribution import Distribution
+from .continuous import Beta, Exponential, Gamma, Normal
+from .counts import Poisson
+from .dirichlet import Dirichlet
+from .discrete import Bernoulli
 
 __all__ = ["ExponentialFamily"]
 
@@ -38,10 +42,6 @@ class ExponentialFamily(Distribution, metaclass=abc.ABCMeta):
 def _register_virtual_subclasses():
     # the families PyTorch derives from ExponentialFamily that ember defines elsewhere (their
     # own entropies are used); isinstance / issubclass answer as in PyTorch
-    from .continuous import Beta, Exponential, Gamma, Normal
-    from .counts import Poisson
-    from .dirichlet import Dirichlet
-    from .discrete import Bernoulli
     for cls in (Bernoulli, Beta, Dirichlet, Exponential, Gamma, Normal, Poisson):
         ExponentialFamily.register(cls)
 

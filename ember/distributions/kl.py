@@ -31,7 +31,6 @@ def register_kl(type_p, type_q):
 def _ancestors(cls):
     """cls's MRO, with ExponentialFamily where PyTorch's families derive from it (ember
     registers them with it as virtual subclasses: see exp_family)."""
-    from .exp_family import ExponentialFamily
     mro = cls.__mro__
     if ExponentialFamily not in mro and issubclass(cls, ExponentialFamily):
         i = mro.index(Distribution)

@@ -19,6 +19,7 @@ import typing
 import warnings
 
 from ..nn.modules.module import Module as _Module
+from .._tensor import Tensor
 
 Final = typing.Final
 # `self.x = ember.jit.Attribute(value, type)`: eagerly, the (value, type) pair itself
@@ -82,7 +83,6 @@ def script_method(fn):
 
 def _check_traced_output(out, strict):
     """torch's errors for what a trace cannot hold as its output."""
-    from .._tensor import Tensor
     if out is None:
         raise RuntimeError("The traced function didn't return any values! Side-effects are not "
                            "captured in traces, so it would be a no-op.")
@@ -121,7 +121,6 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
           _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
     """`func` itself, after running it once on the example inputs (a tensor, a tuple of
     positional inputs, or `example_kwarg_inputs`, a dict of keyword inputs)."""
-    from .._tensor import Tensor
     _deprecated("trace")
     if not callable(func):
         raise RuntimeError("Could not get name of python class object")
@@ -143,7 +142,6 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                  check_tolerance=1e-05, strict=True, _force_outplace=False, _module_class=None,
                  _compilation_unit=None, example_inputs_is_kwarg=False, _store_inputs=True):
     """`mod` itself, after running each named method on its example inputs."""
-    from .._tensor import Tensor
     _deprecated("trace_method")
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")

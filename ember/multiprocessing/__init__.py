@@ -8,6 +8,8 @@ import multiprocessing
 import traceback
 from multiprocessing import *  # noqa: F401,F403
 from multiprocessing.connection import wait as _wait
+import signal
+import warnings
 
 __all__ = list(multiprocessing.__all__) + [
     "spawn", "start_processes", "ProcessContext", "ProcessException", "ProcessRaisedException",
@@ -113,7 +115,6 @@ class ProcessContext:
                 index, self.processes[index].pid)
         code = process.exitcode
         if code < 0:
-            import signal
             name = signal.Signals(-code).name
             raise ProcessExitedException(f"process {i} terminated with signal {name}", i,
                                          process.pid, code, name)
@@ -142,7 +143,6 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
     """start_processes with the "spawn" start method (another method: torch's FutureWarning,
     and "spawn" all the same)."""
     if start_method != "spawn":
-        import warnings
         warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
                       f"To use a different start_method use:\n\t\t "
                       f"torch.multiprocessing.start_processes(...)", FutureWarning, stacklevel=2)

@@ -8,6 +8,10 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops.creation import empty_like, eye as _eye, tensor as make
+from ..ops.pointwise import where
+from ..ops.random import randperm
+import numpy as np
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -77,8 +81,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     uniforms: candidates uniform_(a, b), each accepted when log(u) for a fresh uniform_ u is
     at most its log density relative to the peak (at mean clamped to [a, b]); the candidates
     not yet accepted are redrawn, whole tensors at a time, until all are."""
-    from ..ops.creation import empty_like
-    from ..ops.pointwise import where
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -139,9 +141,8 @@ def zeros_(tensor):
 def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation import eye
     with no_grad():
-        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+        tensor.copy_(_eye(*tensor.shape, dtype=tensor.dtype))
     return tensor
 
 
@@ -157,12 +158,10 @@ def dirac_(tensor, groups=1):
     n = min(out_per_group, sizes[1])
     with no_grad():
         tensor.zero_()
-        import numpy as np
         data = np.zeros(tuple(sizes), dtype=np.float64)
         centre = tuple(s // 2 for s in sizes[2:])
         g, d = np.meshgrid(np.arange(groups), np.arange(n), indexing="ij")
         data[(g * out_per_group + d).ravel(), d.ravel(), *centre] = 1
-        from ..ops.creation import tensor as make
         tensor.copy_(make(data, dtype=tensor.dtype))
     return tensor
 
@@ -206,8 +205,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import numpy as np
-    from ..ops.creation import tensor as make
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
@@ -229,7 +226,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     zeroed, at rows chosen at random for each column."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.random import randperm
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():

@@ -9,6 +9,7 @@ Tensor, the same object, so an optimizer built before still holds it).
 from .. import _dtype as D
 from .._tensor import Tensor, Size, _rebuild_tensor
 from ..ops.creation import empty
+import copy
 
 
 class Parameter(Tensor):
@@ -21,7 +22,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..ops.creation import empty
             data = empty(0)
         p = cls._make(data._data, data._dtype, data._device)
         p._version_counter = data._version_counter           # like torch's detach(): shared version counter
@@ -47,7 +47,6 @@ class Parameter(Tensor):
         if self._grad is not None:
             result._grad = self._grad.clone()
         if self.__dict__:
-            import copy
             result.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = result
         return result
@@ -67,7 +66,6 @@ class Buffer(Tensor):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            from ..ops.creation import empty
             data = empty(0)
         b = cls._make(data._data, data._dtype, data._device)
         b._version_counter = data._version_counter

@@ -7,6 +7,11 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._utils import return_type as _return_type
+import warnings
+from .._printing import scalar_type_name
+from ._pointwise_common import _out
+from .creation import eye
+from .registry import check_broadcast
 
 
 class _LinAlgError(RuntimeError):
@@ -18,7 +23,6 @@ LinAlgError = _LinAlgError
 
 
 def _tname(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -85,7 +89,6 @@ _SOLVE_SINGULAR = "The solver failed because the input matrix is singular."
 
 def _check_batches_broadcast(batch_b, batch_a):
     """PyTorch's broadcast error for batch shapes (B's batch is "tensor a")."""
-    from .registry import check_broadcast
     check_broadcast([Tensor._make(np.empty(batch_b + (0,)), D.float32, CPU),
                      Tensor._make(np.empty(batch_a + (0,)), D.float32, CPU)])
 
@@ -117,7 +120,6 @@ def _with_out(name):
             result = fn(*args, **kwargs)
             if out is None:
                 return result
-            from ._pointwise_common import _out
             name_ = name.replace(".", "_")          # PyTorch names the aten op here
             if isinstance(result, tuple):        # as linalg_svd_out(U=, S=, Vh=)
                 return _out_type(type(result))(*(_out(r, o, name_)
@@ -142,7 +144,6 @@ def _recording(*tensors):
 
 
 def _eye_like(A, n=None):
-    from .creation import eye
     return eye(A.shape[-1] if n is None else n, dtype=A._dtype, device=A._device)
 
 
@@ -195,6 +196,5 @@ def _complex_np(a):
 
 def _warn_once(flag, message):
     if not flag:
-        import warnings
         warnings.warn(message, UserWarning, stacklevel=3)
         flag.append(True)

@@ -5,6 +5,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+import warnings
+from .._printing import scalar_type_name
+from ..autograd import forward_ad as _forward_ad
+from ..autograd.grad_mode import state
+from .registry import write_into
+from . import creation as _creation
 
 
 _BF16 = D.bfloat16.np
@@ -30,13 +36,11 @@ def _c(x):
 def _zeros(t):
     """Zeros like t, for derivatives: a constant, where `t * 0` would turn an inf or nan
     gradient into nan (PyTorch's derivatives give exact zeros there)."""
-    from .creation import zeros_like
-    return zeros_like(t)
+    return _creation.zeros_like(t)
 
 
 def _ones(t):
-    from .creation import ones_like
-    return ones_like(t)
+    return _creation.ones_like(t)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -53,9 +57,8 @@ def _cast_like(value, array):
 def _wrapped(value, like):
     """A Python number as the zero-dim tensor PyTorch wraps it in when an op has no Scalar
     overload: its dtype is the result dtype with `like`, so it never raises the result type."""
-    from .creation import scalar_tensor
     dtype = D.result_dtype([like, value])
-    return scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
+    return _creation.scalar_tensor(np.asarray(value).astype(dtype.np)[()], like, dtype)
 
 
 def _promote_to(input, *numbers):
@@ -80,8 +83,7 @@ def _number_as_tensor(input, other):
     torch.sub(2, 3) is tensor(-1)."""
     if _is_tensor(input) or _is_tensor(other):
         return input
-    from .creation import tensor
-    return tensor(input)
+    return _creation.tensor(input)
 
 
 def _numbers_only(name, args, overloads, number_first=None):
@@ -90,8 +92,7 @@ def _numbers_only(name, args, overloads, number_first=None):
     number-first overload) says which arguments were of the wrong type."""
     if any(_is_tensor(a) for a in args):
         return
-    from .creation import _type_name
-    names = [_type_name(a) for a in args]
+    names = [_creation._type_name(a) for a in args]
     lines = ""
     for i, sig in enumerate(overloads):
         lines += f" * ({sig})\n"
@@ -152,7 +153,6 @@ def _is_int_array(x):
 
 
 def _type_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -171,7 +171,6 @@ def _out(result, out, name, dtype_rule="cast"):
     if out.shape != result.shape:
         warn_resize(out, result.shape, stacklevel=4)
         out.resize_(result.shape)
-    from .registry import write_into, _forward_ad
     write_into(out, result._data)
     if _forward_ad._levels:
         _forward_ad.check_out(result, out, name)     # (PyTorch writes out first, then refuses)
@@ -181,7 +180,6 @@ def _out(result, out, name, dtype_rule="cast"):
 def warn_resize(out, shape, stacklevel=3):
     """PyTorch's deprecation warning for an out= with elements resized to another shape."""
     if out._data.size and tuple(out.shape) != tuple(shape):
-        import warnings
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
                       f"{list(shape)}. This behavior is deprecated, and in a future "
@@ -221,7 +219,6 @@ def _check_out_dtype(rule, name, have, want):
 
 
 def _grad_enabled():
-    from ..autograd.grad_mode import state
     return state.enabled
 
 

@@ -1,5 +1,9 @@
 """Argument helpers shared by the op modules (PyTorch's dim wrapping and its errors)."""
 import types
+from .. import _dtype as D
+from .._tensor import Tensor
+from collections import namedtuple
+import numpy as np
 
 
 def wrap_dim(dim, ndim):
@@ -54,7 +58,6 @@ def as_shape(args):
 
 def return_type(name, fields):
     """A named tuple that prints as torch.return_types.<name> does (ember.return_types...)."""
-    from collections import namedtuple
     cls = namedtuple(name, fields)
     cls.__module__ = "ember.return_types"
     cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
@@ -121,10 +124,8 @@ def type_name(x):
 
 def _is_int(x):
     """An int as PyTorch's parser takes one: not a bool; a 0-dim integer tensor too."""
-    import numpy as np
     if x.__class__ is int or isinstance(x, np.integer):
         return True
-    from .._tensor import Tensor
     return isinstance(x, Tensor) and x._data.ndim == 0 and x._dtype._category == 1
 
 
@@ -142,13 +143,10 @@ def _is_index(x):
 
 
 def _is_dtype(x):
-    from .. import _dtype as D
     return isinstance(x, D.dtype) or any(x is t for t in (float, int, bool, complex))
 
 
 def _is_number(x):
-    import numpy as np
-    from .._tensor import Tensor
     # (a 0-dim tensor that requires grad is not read as a number)
     return isinstance(x, (int, float, complex, np.number, np.bool_)) or \
         isinstance(x, Tensor) and x._data.ndim == 0 and not x._requires_grad
@@ -157,7 +155,6 @@ def _is_number(x):
 def _is_float(x):
     """A float as PyTorch's parser takes one: a Python or NumPy number (bools and NumPy complex
     numbers too: their real part), or a 0-dim tensor that does not require grad."""
-    import numpy as np
     if isinstance(x, (int, float, np.number, np.bool_)):
         return True
     return _is_tensor(x) and x._data.ndim == 0 and not x._requires_grad
@@ -176,7 +173,6 @@ _CHECKS = {
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -230,7 +226,6 @@ class _Param:
                                     f"got {type_name(e)}\"")
             return tuple(e.__index__() for e in x)
         if self.type == "ScalarType":
-            from .. import _dtype as D
             return {float: D.float64, int: D.int64, bool: D.bool_,
                     complex: D.complex128}.get(x, x)
         if self.type == "Scalar":
@@ -411,8 +406,6 @@ def _plan(sig, args, kwargs, values):
     (name, 2, default)), if the arguments' types alone decide the overload and the values:
     ints, bools, floats, strings, None and ember dtypes, and tensors where a Tensor is expected
     (a tensor read as an int, or a list read as ints, depends on its contents). Else None."""
-    from .._tensor import Tensor
-    from .. import _dtype as D
     sources = []
     for i, p in enumerate(sig.params):
         if i < len(args):

@@ -13,6 +13,7 @@ from ._pointwise_common import (_cast_like, _c, _check_alpha, _is_tensor, _out, 
 from .comparison import _require_tensor
 from .pointwise import reciprocal, log, where, isnan
 from .registry import COMMON, primitive, FLOAT, check_broadcast
+from .creation import ones_like
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -548,7 +549,6 @@ def _copysign_derivative(ctx, grad):
 
 
 def _ones_like(t):
-    from .creation import ones_like
     return ones_like(t)
 
 

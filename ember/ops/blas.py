@@ -8,10 +8,15 @@ from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
-from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out
+from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out, CPP_NAMES
 from ._utils import wrap_dim
 from .indexing import _scalar_name
 from .registry import primitive
+import warnings
+from .creation import eye
+from .linalg_solvers import inverse
+from .reduction import sum as _sum
+from .views import _unsafe_view
 
 
 _BF16 = D.bfloat16.np
@@ -232,7 +237,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
                            f"Target sizes: [{want[0]}, {want[1]}].  Tensor sizes: "
                            f"[{', '.join(map(str, input.shape))}]") from None
-    from .blas import _check_scalars
     beta, alpha = _check_scalars(mat1, beta, alpha)
     return _out(_addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, "addmm", "mm")
 
@@ -306,7 +310,6 @@ def _should_fold(a, b):
 
 
 def _folded_matmul(a, b):
-    from .views import _unsafe_view
     transpose = b._data.ndim > a._data.ndim
     if transpose:                # (b^T a^T)^T: fold b instead
         big, small = b.mT, (a.t() if a._data.ndim == 2 else a)
@@ -322,7 +325,6 @@ def _folded_matmul(a, b):
 
 
 def _batched_matmul(a, b):
-    from .views import _unsafe_view
     da, db = a._data.ndim, b._data.ndim
     # two 3-D operands, one with a batch of one that needs a gradient: squeeze that batch and
     # fold instead (its gradient is then one mm, not a sum over an expanded batch)
@@ -516,7 +518,6 @@ def _bmm_dims(a, b, contracted):
 def _sum_product(a, b, sum_dims):
     """a * b summed over `sum_dims` (kept as size-1 dims), as one bmm: the dims both operands
     have are the batch, those of one side only are its rows / columns."""
-    from .reduction import sum as _sum
     contracted, a_only, b_only = [], [], []
     for d in sum_dims:
         in_a, in_b = a._data.shape[d] != 1, b._data.shape[d] != 1
@@ -588,7 +589,6 @@ def einsum(*args):
     ops = [_line_up(op, keys, order) for op, keys in zip(operands, keys_of)]
     n_out = len(out_keys)
     if len(ops) == 1:
-        from .reduction import sum as _sum
         return _sum(ops[0], list(range(n_out, len(order)))) if contracted else ops[0]
     # a contracted key is summed at the step of the last operand that has it (keys of the
     # first operand alone: at the first step)
@@ -616,7 +616,6 @@ def _(ctx, grad):
 
 
 def linalg_cross(input, other, *, dim=-1):
-    from ._utils import wrap_dim
     if input._data.ndim != other._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input._dtype is not other._dtype:
@@ -637,7 +636,6 @@ def cross(input, other, dim=None):
     """torch.cross: without `dim`, the first dimension of size 3 of `input` (deprecated)."""
     if dim is None:
         if not _cross_warned:
-            import warnings
             warnings.warn(_CROSS_NO_DIM, UserWarning, stacklevel=2)
             _cross_warned.append(True)
         sizes = input._data.shape
@@ -780,7 +778,6 @@ def tensordot(a, b, dims=2, out=None):
     left = a.permute(free_a + dims_a).reshape(-1, size)
     right = b.permute(dims_b + free_b).reshape(size, -1)
     result = left.mm(right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
-    from ._pointwise_common import _out
     return _out(result, out, "tensordot")
 
 
@@ -794,7 +791,6 @@ def inner(input, other, *, out=None):
             raise RuntimeError(f"inner() the last dimension must match on both input tensors "
                                f"but got shapes {list(input.shape)} and {list(other.shape)}")
         result = tensordot(input, other, ([-1], [-1]))
-    from ._pointwise_common import _out
     return _out(result, out, "inner")
 
 
@@ -918,7 +914,6 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None, _inplace=False):
                            f"{_scalar_name(vec._dtype)}")
     beta, alpha = _check_scalars(mat, beta, alpha)
     _check_broadcasts(input, (mat.shape[0],), "addmv")
-    from ._pointwise_common import _out
     if _inplace:
         return _addmv.inplace(input, mat, vec, beta=beta, alpha=alpha)
     return _out(_addmv(input, mat, vec, beta=beta, alpha=alpha), out, "addmv")
@@ -932,7 +927,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_same_dtype(input, vec1, vec2)
     _check_scalars(vec1, beta, alpha, strict=True)
     _check_broadcasts(input, (vec1.shape[0], vec2.shape[0]), "addr")
-    from ._pointwise_common import _out
     if _inplace:
         return _addr.inplace(input, vec1, vec2, beta=beta, alpha=alpha)
     return _out(_addr(input, vec1, vec2, beta=beta, alpha=alpha), out, "addr")
@@ -951,7 +945,6 @@ def _check_batches(batch1, batch2):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     if input._dtype is not batch1._dtype:        # (checked before the shapes)
-        from ._pointwise_common import CPP_NAMES
         raise RuntimeError(f"Input dtypes must be the same, got: input "
                            f"{CPP_NAMES[input._dtype.name]}, batch1: "
                            f"{CPP_NAMES[batch1._dtype.name]}, batch2: "
@@ -960,7 +953,6 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
     _check_same_dtype(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
-    from ._pointwise_common import _out
     if _inplace:
         return _baddbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
     return _out(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "baddbmm")
@@ -968,11 +960,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
-    from .blas import check_addmm_dtypes
     check_addmm_dtypes(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
-    from ._pointwise_common import _out
     if _inplace:
         return _addbmm.inplace(input, batch1, batch2, beta=beta, alpha=alpha)
     return _out(_addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "addbmm")
@@ -986,11 +976,9 @@ def matrix_power(input, n):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
                            f"they are {input.shape[-2]} by {input.shape[-1]} matrices")
     if n == 0:
-        from .creation import eye
         # PyTorch copies the identity into a clone of input (CopyBackwards: a zero gradient)
         return input.clone().copy_(eye(input.shape[-1], dtype=input._dtype).expand(input.shape))
     if n < 0:
-        from .linalg_solvers import inverse
         input, n = inverse(input), -n
     # binary powering: the squares of input, multiplied in where n has a one bit
     result, square = None, input

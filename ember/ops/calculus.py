@@ -6,11 +6,11 @@ from .._tensor import Tensor
 from . import joining as J, views as V
 from ._utils import wrap_dim
 from .arithmetic import _div_scalar, _mul_scalar
+from .joining import cat
 
 
 # ----------------------------------------------------------------------------- diff
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    from .joining import cat
     ndim = input._data.ndim
     if ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")

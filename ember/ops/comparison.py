@@ -62,7 +62,7 @@ def _comparison_inplace(predicate, node):
         if not (grad_mode.state.enabled and (self._requires_grad or
                                              getattr(other, "_requires_grad", False))):
             if not plain:
-                from .tensor_methods import _inplace_via
+                from .tensor_methods import _inplace_via  # (cycle: ops.tensor_methods imports this module)
                 plain.append(_inplace_via(predicate))
             return plain[0](self, other)
         if _is_tensor(other):

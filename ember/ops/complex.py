@@ -47,7 +47,6 @@ def view_as_real(input):
 
 def view_as_complex(input):
     if input._dtype not in (D.float16, D.float32, D.float64):
-        from .._printing import scalar_type_name
         raise RuntimeError(f"view_as_complex is only supported for half, float and double "
                            f"tensors, but got a tensor of scalar type: "
                            f"{scalar_type_name(input._dtype)}")

@@ -8,10 +8,13 @@ from .._backend import backend
 from .._device import array_module, as_device
 from .._tensor import Tensor, Size, contiguous_strides
 from ._utils import as_shape
-from .registry import xp_of, primitive
+from .registry import xp_of, primitive, check_broadcast
 from .settings import _switches
 from .layout import (dense_in_order as _dense_in_order,
                      non_overlapping_and_dense as _non_overlapping_and_dense)
+from .._printing import scalar_type_name
+from .indexing import _check_fits, checked_number
+from .views import element_strides, _extent, restride, strided_view
 
 
 def _finish(array, dtype, device, requires_grad):
@@ -147,7 +150,6 @@ def _to_array(data, dtype):
         D.from_numpy_dtype(data.dtype)
         return np.array(D.as_torch_rounds(data, dtype.np), dtype=dtype.np)
     if _is_sequence(data) and any(isinstance(x, np.ndarray) for x in data):
-        import warnings
         warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
                       "consider converting the list to a single numpy.ndarray with numpy.array() "
                       "before converting to a tensor. (Triggered internally at "
@@ -188,7 +190,6 @@ _NEGATIVE_STRIDES = ("At least one stride in the given numpy array is negative, 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
@@ -206,7 +207,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """Tensor.new_tensor: a copy of `data` with self's dtype and device unless given."""
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
@@ -506,7 +506,6 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
             fill_value = float(fill_value)
         dtype = D.scalar_dtype(fill_value)
     elif isinstance(fill_value, (numbers.Number, np.bool_)):
-        from .indexing import _check_fits, checked_number
         _check_fits(fill_value, dtype)
         fill_value = checked_number(fill_value, dtype)
     device = as_device(device)
@@ -538,7 +537,6 @@ def copy_strides(a, memory_format=None):
     `memory_format`, or None for plain C-contiguous ones. preserve_format (the default) keeps
     the strides of a dense, non-overlapping `a`; for any other `a` it orders dense strides as
     `a`'s dims are ordered in memory."""
-    from .views import element_strides
     if memory_format == "torch.channels_last":
         if a.ndim != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
@@ -573,7 +571,6 @@ def copy_strides(a, memory_format=None):
 
 def strided_empty(xp, shape, strides, np_dtype):
     """A new (zero-filled) array with the given shape and element strides."""
-    from .views import _extent, restride
     return restride(xp.zeros(max(_extent(shape, strides, 0), 1), np_dtype), shape, strides)
 
 
@@ -599,7 +596,6 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
                            f"strides ({len(stride)})")
     _check_sizes(size)
-    from .views import _extent, strided_view
     buf = xp_of(device).zeros(max(_extent(size, stride, 0), 1), dtype.np)
     # (an empty tensor has a one-element buffer, which no reshape turns into its shape)
     arr = buf.reshape(size) if _dense(size, stride) and buf.size == int(np.prod(size)) else \
@@ -791,7 +787,6 @@ def _range_dtype(fname, start, end, steps, dtype):
             isinstance(end, (complex, np.complexfloating)):
         inferred = D.default_complex_dtype()
         if dtype is not None and not dtype.is_complex:
-            from .._printing import scalar_type_name
             part = {"complex64": "float", "complex128": "double"}[inferred.name]
             raise RuntimeError(f"torch.{fname}(): inferred dtype c10::complex<{part}> can't be "
                                f"safely cast to passed dtype {scalar_type_name(dtype)}")
@@ -979,7 +974,6 @@ def copy_(self, src, non_blocking=False):
     try:
         shape = np.broadcast_shapes(tuple(src.shape), tuple(self.shape))
     except ValueError:
-        from .registry import check_broadcast
         check_broadcast((self, src))        # PyTorch's words for shapes that do not broadcast
         raise
     if shape != tuple(self.shape):
@@ -1008,7 +1002,6 @@ def suggested_format(a):
     # contiguous array with more than one channel, is never channels-last)
     if entry is None or a.strides[-1] < a.strides[1]:
         return None
-    from .views import element_strides
     name, order = entry
     shape, strides = a.shape, element_strides(a)
     if strides[1] == 0:
@@ -1041,7 +1034,6 @@ def fill_(self, value):
                                f"with {value._data.ndim} dimensions.")
         value = value.item()
     elif isinstance(value, (numbers.Number, np.bool_)):
-        from .indexing import _check_fits, checked_number
         _check_fits(value, self._dtype)
         value = checked_number(value, self._dtype)
     return _fill.inplace(self, value=value)
@@ -1109,13 +1101,11 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
                       requires_grad=False, pin_memory=False):
-    from .creation import empty_strided
     return empty_strided(size, stride, dtype=dtype or self._dtype,
                          device=device or self._device, requires_grad=requires_grad)
 
 
 def fill(input, value):
-    from .creation import fill_
     return fill_(input.clone(), value)
 
 

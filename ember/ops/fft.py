@@ -24,6 +24,8 @@ from .complex import conj, conj_physical
 from .registry import primitive
 from .shape import roll
 from .views import narrow
+from .padding import _constant_pad_nd
+from .creation import tensor
 
 
 _UNSCALED, _BY_SQRT_N, _BY_N = 0, 1, 2
@@ -98,7 +100,6 @@ def _(ctx, grad):
 # ============================================================================ helpers
 def _zero_pad(x, pads):
     """x zero-padded at the end of each dim in {dim: amount} (one ConstantPadNd node)."""
-    from ..nn.functional.padding import _constant_pad_nd     # (late: ember.nn imports the op modules)
     pads = {d: p for d, p in pads.items() if p > 0}
     if not pads:
         return x
@@ -362,7 +363,6 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None):
 
 # ============================================================================ helpers
 def _frequencies(fname, n, d, dtype, device, requires_grad, onesided):
-    from .creation import tensor
     dtype = D._default[0] if dtype is None else dtype
     if not dtype.is_floating_point:
         if dtype.is_complex:

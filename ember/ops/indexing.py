@@ -17,6 +17,10 @@ from . import views as V
 from ._utils import wrap_dim
 from .registry import primitive, write_into, check_broadcast, xp_of
 from .tensor_info import _as_int64
+import warnings
+from .._printing import legacy_type_name, scalar_type_name
+from .views import diagonal_backward
+from . import creation as _creation
 
 
 # ----------------------------------------------------------------------------- advanced index
@@ -28,8 +32,7 @@ def _index(xp, self, *, indices):
 
 @_index.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -48,7 +51,7 @@ def _(ctx, grad):
     g_self = grad if ctx.accumulate else _index_put(grad, grad.new_zeros(()),
                                                     indices=ctx.indices, accumulate=False)
     g_values = _index(grad, indices=ctx.indices)
-    from .reduction import sum_to_size
+    from .reduction import sum_to_size  # (cycle: ops.reduction -> ops.pointwise -> this module)
     return g_self, sum_to_size(g_values, ctx.input_shape(1)) if \
         g_values.shape != ctx.input_shape(1) else g_values
 
@@ -64,7 +67,6 @@ def _index_array(item):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = item._data              # kept on its device (see _advanced_tuple)
         if a.dtype == np.uint8:
-            import warnings
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                           "torch.bool instead. (Triggered internally at "
                           "/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)", UserWarning,
@@ -74,14 +76,12 @@ def _index_array(item):
     if isinstance(item, (bool, np.bool_)):
         return np.array(bool(item))
     if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim:
-        from .creation import tensor
-        return _index_array(tensor(item))   # a uint8 mask, with PyTorch's warning
+        return _index_array(_creation.tensor(item))   # a uint8 mask, with PyTorch's warning
     if isinstance(item, (list, tuple)) and not item:
         return np.zeros(0, np.int64)
     a = np.asarray(item) if not isinstance(item, str) else None
     if a is None or a.dtype == object or a.dtype.kind in "cUSV":
-        from .creation import tensor
-        return _index_array(tensor(item))
+        return _index_array(_creation.tensor(item))
     # a list (or array) of numbers becomes a long index: floats are truncated, as in PyTorch
     return a if a.dtype == np.bool_ else a.astype(np.int64, copy=False)
 
@@ -101,7 +101,6 @@ def _as_index_tuple(index):
     if _is_sequence(index) and not isinstance(index, np.ndarray) and len(index) < 32 and any(
             isinstance(i, (Tensor, slice)) or _is_sequence(i) or i is None or i is Ellipsis
             for i in index):
-        import warnings
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
                       "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
                       "In pytorch 2.9 this will be interpreted as tensor index, "
@@ -362,8 +361,7 @@ def setitem(self, index, value):
         value = V._view(value, shape=shape[lead:])
     if value._data.shape != target._data.shape:
         value = V.expand(value, target._data.shape)
-    from .creation import copy_
-    copy_(target, value)
+    _creation.copy_(target, value)
 
 
 _CPP_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
@@ -376,13 +374,11 @@ def _value_tensor(self, value):
     """The right-hand side of `x[i] = value` as a tensor, with PyTorch's checks for numbers."""
     if isinstance(value, Tensor):
         return value
-    from .creation import scalar_tensor
     # (NumPy's integers count as Python ints; its bool, float32 and complex64 as no number)
     if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
-        return scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
-    from .._printing import legacy_type_name
-    from .creation import _type_name
+        return _creation.scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
+    from .creation import _type_name  # (cycle: ops.creation imports this module)
     raise TypeError(f"can't assign a {_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
 
@@ -469,8 +465,7 @@ def _index_select(xp, self, *, dim, index):
 
 @_index_select.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    out = zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device)
+    out = _creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device)
     if not len(ctx.input_shape()):
         return grad
     return index_add(out, ctx.dim, Tensor._make(ctx.index, D.int64, grad._device), grad)
@@ -525,7 +520,6 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def _check_index_add(input, d, index, source):
     """index_add's argument checks, in PyTorch's order."""
-    from .._printing import scalar_type_name
     if index._data.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
                          f"{index._data.ndim} with type: {scalar_type_name(index._dtype)} and "
@@ -575,8 +569,7 @@ def _masked_select(xp, self, *, indices):
 
 @_masked_select.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    return _index_put(zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
+    return _index_put(_creation.zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device), grad,
                       indices=ctx.indices, accumulate=True)
 
 
@@ -617,7 +610,6 @@ def _diagonal_copy(xp, self, *, offset):
 
 @_diagonal_copy.derivative
 def _(ctx, grad):
-    from .views import diagonal_backward
     return diagonal_backward(grad, ctx.input_shape(), ctx.offset, 0, 1)
 
 
@@ -658,8 +650,7 @@ def _take(xp, self, *, index):
 
 @_take.derivative
 def _(ctx, grad):
-    from .creation import zeros
-    flat = zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype, device=grad._device)
+    flat = _creation.zeros(int(np.prod(ctx.input_shape())), dtype=grad._dtype, device=grad._device)
     return flat.index_add(0, _long(ctx.index.reshape(-1)), grad.reshape(-1)).reshape(
         ctx.input_shape())
 
@@ -688,7 +679,6 @@ def take_along_dim(input, indices, dim=None):
 
 
 def _scalar_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 

@@ -13,7 +13,11 @@ from ._linalg_common import (_LinAlgError, _check_square, _tname, _eye_like, _of
                              _LinalgCholeskyEx)
 from ._utils import return_type as _return_type
 from .linalg_solvers import _inv, _solve_triangular, _solve, _substitute, solve
-from .registry import primitive
+from .registry import primitive, xp_of
+import warnings
+from .creation import zeros_like, eye, full_like, zeros
+from .joining import cat, stack
+from .random import randn
 
 
 # ---------------------------------------------------------------------------- cholesky
@@ -93,7 +97,6 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """torch.cholesky, deprecated in favour of torch.linalg.cholesky (it warns once)."""
     if not _cholesky_warned:
-        import warnings
         warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=2)
         _cholesky_warned.append(True)
     if input._data.ndim < 2:
@@ -220,7 +223,6 @@ def svd_old(input, some=True, compute_uv=True):
     """torch.svd (the old API): returns V rather than Vh; without compute_uv, zero U and V."""
     _check_svd("linalg.svd", input)
     if not compute_uv:
-        from .creation import zeros
         m, n = input._data.shape[-2:]
         batch = tuple(input._data.shape[:-2])
         S = svdvals(input)
@@ -231,7 +233,6 @@ def svd_old(input, some=True, compute_uv=True):
 
 
 def _xp(A):
-    from .registry import xp_of
     return xp_of(A._device)
 
 
@@ -254,7 +255,6 @@ def _(ctx, grad_Q, grad_R):
     if ctx.mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
-    from .creation import zeros_like
     grad_Q = zeros_like(Q) if grad_Q is None else grad_Q
     grad_R = zeros_like(R) if grad_R is None else grad_R
     if m >= n:
@@ -263,7 +263,6 @@ def _(ctx, grad_Q, grad_R):
     A = ctx.input
     Y = A[..., m:]
     grad_Q = grad_Q + Y @ grad_R[..., m:].mH
-    from .joining import cat
     grad_X = _qr_backward_tall(Q, R[..., :m], grad_Q, grad_R[..., :m])
     return cat([grad_X, Q @ grad_R[..., m:]], -1)
 
@@ -470,7 +469,6 @@ def _(ctx, grad):
     """Q = H_0 ... H_{k-1} E with H_i = I - tau_i v_i v_i^H. With G_i = P_i^H gQ S_i^H, P_i the
     product before H_i and S_i the one after: g tau_i = -v_i^H G_i v_i and
     g v_i = -(conj(tau_i) G_i v_i + tau_i G_i^H v_i), kept below the diagonal of A."""
-    from .joining import stack, cat
     A, tau = ctx.input, ctx.tau
     m, n = A.shape[-2:]
     k = tau.shape[-1]
@@ -577,7 +575,6 @@ def _matrix_exp(xp, self):
 @_matrix_exp.derivative
 def _(ctx, grad):
     # the upper-right block of exp([[A^H, G], [0, A^H]])
-    from .joining import cat
     Ah = ctx.self.mH
     n = Ah.shape[-1]
     block = cat([cat([Ah, grad], -1), cat([grad * 0, Ah], -1)], -2)
@@ -663,7 +660,6 @@ def _(ctx, grad_LU):
     LU, pivots = ctx.result[0], ctx.result1          # (pivots: an array)
     m, n = LU.shape[-2:]
     k = min(m, n)
-    from .creation import eye
     L = LU[..., :, :k].tril(-1) + eye(m, k, dtype=LU._dtype, device=LU._device)
     return _lu_backward(L, LU[..., :k, :].triu(), _perm_tensor(LU, pivots),
                         grad_LU[..., :, :k].tril(-1), grad_LU[..., :k, :].triu())
@@ -679,7 +675,6 @@ def _lu_backward(L, U, P, grad_L, grad_U):
     """Gradient of A = P L U, L m x k unit lower, U k x n upper. Square: grad_A =
     P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}. A wide A = P L [U1 U2] adds
     U2 = L^{-1} P^T A2; a tall A = P [L1; L2] U adds L2 = (P^T A)_2 U^{-1}."""
-    from .joining import cat
     m, n = L.shape[-2], U.shape[-1]
 
     def square(L, U, grad_L, grad_U):               # without P
@@ -776,7 +771,6 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         empty = Tensor._make(xp.empty((0,), LU_data._data.dtype), LU_data._dtype,
                              LU_data._device)
         return _LuUnpack(P, empty, empty)
-    from .creation import eye
     L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data._dtype, device=LU_data._device)
     return _LuUnpack(P, L, LU_data[..., :k, :].triu())
 
@@ -921,7 +915,6 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     for i in range(flat.shape[0]):      # error path only: which matrices failed, and where
         where = _failed_minor(_xp(A), flat[i:i + 1])
         info[i] = 0 if where is None else where[1]
-    from .creation import full_like
     return _LinalgCholeskyEx(full_like(A, float("nan")),
                              _info_tensor(info.reshape(A._data.shape[:-2]), A))
 
@@ -933,7 +926,6 @@ def vander(x, N=None):
     n = (x.shape[-1] if x.dim() else 1) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    from .joining import cat
     ones = x.new_ones(tuple(x.shape) + (1,))
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)
     return cat([ones, powers], -1)
@@ -947,8 +939,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def _approximate_basis(A, q, niter, M=None):
     """An orthonormal (m, q) basis approximately spanning A's columns (A - M when M is given):
     a random projection sharpened by `niter` power iterations (Halko et al., 2009)."""
-    from .. import linalg
-    from .random import randn
+    from .. import linalg  # (cycle: linalg imports this module)
     X = A if M is None else A - M
     Q = linalg.qr(X @ randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)).Q
     for _ in builtins.range(niter):
@@ -959,7 +950,7 @@ def _approximate_basis(A, q, niter, M=None):
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A ~ U diag(S) V^H, of rank q, from a randomized range finder."""
-    from .. import linalg
+    from .. import linalg  # (cycle: linalg imports this module)
     q = 6 if q is None else q
     m, n = A.shape[-2:]
     if M is not None:

@@ -7,6 +7,9 @@ from ._linalg_common import (_check_matrix, _with_out, _tname, _LinAlgError, _ch
                              _real_dtype)
 from .linalg_decompositions import _xp, svdvals, _check_svd, inv_ex
 from .linalg_solvers import _check_float_or_double, _tolerance, inv
+from ._utils import wrap_dim
+from .creation import zeros
+from .norms import vector_norm
 
 
 # ---------------------------------------------------------------------------- rank, norms, cond
@@ -47,8 +50,6 @@ def _check_norm_dtype(fn, A, dtype):
 
 @_with_out("linalg.matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    from .norms import vector_norm
-    from ._utils import wrap_dim
     supported = ("fro", "nuc") if isinstance(ord, str) else (1, -1, 2, -2, float("inf"),
                                                             float("-inf"))
     if ord not in supported:
@@ -95,7 +96,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: a matrix norm for a string ord, a 2-tuple dim, or a 2-D A with an
     ord; otherwise a vector norm (of the flattened A when dim is None)."""
-    from .norms import vector_norm
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     if dim is not None and len(dim) not in (1, 2):
@@ -118,7 +118,6 @@ def cond(A, p=None):
             "linalg.cond: The input tensor"
         raise RuntimeError(f"{where} must have at least 2 dimensions.")
     if A._data.shape[-1] == 0 and A._data.shape[-2] == 0:     # empty matrices: 0, as PyTorch
-        from .creation import zeros
         return zeros(A._data.shape[:-2], dtype=_real_dtype(A), device=A.device)
     if p in (None, 2, -2):
         S = svdvals(A)

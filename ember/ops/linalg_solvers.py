@@ -7,8 +7,9 @@ from ._linalg_common import (_INV_SINGULAR, _singular_error, _check_square, _SOL
                              _check_batches_broadcast, _tname, _check_square_kernel, _with_out,
                              _TriangularSolve, _warn_once, _check_kernel, _check_same_dtype,
                              _eye_like, _LinalgLstsq, _check_matrix)
-from ._utils import return_type
+from ._utils import return_type, wrap_dim
 from .registry import primitive, COMMON
+from .pointwise import where
 
 
 # ---------------------------------------------------------------------------- inv
@@ -112,7 +113,6 @@ def slogdet(input):
 
 def logdet(input):
     _check_square("logdet", input)
-    from .pointwise import where
     sign, logabsdet = _slogdet(input)
     if input.is_complex():              # log det = log|det| + i arg(det)
         return logabsdet + sign.log()
@@ -513,7 +513,6 @@ def tensorinv(A, ind=2):
 @_with_out("linalg.tensorsolve")
 def tensorsolve(A, B, dims=None):
     if dims is not None:
-        from ._utils import wrap_dim
         moved = [wrap_dim(d, A.dim()) for d in dims]
         A = A.movedim(moved, list(range(A.dim() - len(moved), A.dim())))
     result_shape = tuple(A.shape[B.dim():])

@@ -12,6 +12,10 @@ from ._utils import wrap_dim, Overloads, with_method, REQUIRED, as_shape, requir
 from .indexing import _scalar_name
 from .reduction import _restore_dims, _count, _reduce_dims, _tname
 from .registry import primitive, COMMON
+import warnings
+from .arithmetic import _check_bool_sub
+from .creation import ones_like, zeros_like
+from .pointwise import where
 
 
 # ----------------------------------------------------------------------------- norms
@@ -38,8 +42,6 @@ def _vector_norm(xp, self, *, ord, dims, keepdim, trivial=False):
 
 @_vector_norm.derivative
 def _(ctx, grad):
-    from .creation import ones_like, zeros_like
-    from .pointwise import where
     x, p = ctx.self, ctx.ord
     shape = ctx.input_shape()
     g = _restore_dims(grad, shape, ctx.dims, ctx.keepdim)
@@ -68,6 +70,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(_vector_norm_of(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm", "mm")
 
 
+# torch.norm(x, p, dim): linalg.vector_norm's forward and derivative on its own node
+_norm_op = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
+    _vector_norm.forward)
+_norm_op.derivative(_vector_norm.derivative_fn)
+
+
 def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if x._dtype._category < 2:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
@@ -81,7 +89,7 @@ def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if (ord < 0 or ord == float("inf")) and x._data.size == 0:
         _check_norm_identity(ord, x.shape, dim, dims)
     if dtype is not None:       # checked after the empty reduction, as PyTorch does
-        from .linalg_norms import _check_norm_dtype
+        from .linalg_norms import _check_norm_dtype  # (cycle: ops.linalg_norms imports this module)
         _check_norm_dtype("linalg.vector_norm", x, dtype)
         x = x.to(dtype)
     # one element per result (though a dim given for a 0-dim input runs PyTorch's kernel)
@@ -121,7 +129,7 @@ def _norm(input, p, dim, keepdim, out, dtype):
     kwargs = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
     if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
                                                    len(dim) <= 2)):
-        from .linalg_norms import matrix_norm
+        from .linalg_norms import matrix_norm  # (cycle: ops.linalg_norms imports this module)
         # (int[] takes no lone int: an int dim is the list holding it)
         dims = list(range(input._data.ndim)) if dim is None else [dim] if \
             isinstance(dim, int) else dim
@@ -190,7 +198,6 @@ def _pnorm_grad(diff, norm, grad, p, split_ties=False):
     p = 0 has no gradient (None, as PyTorch leaves it undefined); for p = inf every element
     at the maximum gets the gradient, shared among them with split_ties (PyTorch's dist does,
     its cdist does not)."""
-    from .pointwise import where
     if p == 0:
         return None
     if p == 1:
@@ -257,7 +264,6 @@ def _(ctx, grad):
 
 def dist(input, other, p=2):
     # PyTorch's dist is norm(input - other): the subtraction's bool error, then norm's dtype one
-    from .arithmetic import _check_bool_sub
     if D.bool_ in (input._dtype, other._dtype):
         _check_bool_sub(input, other)
     dtype = D.result_dtype([input, other])
@@ -336,7 +342,6 @@ _warned_norms = set()
 def _warn_norm_once(name, replacement):
     """torch warns once per process (TORCH_WARN_ONCE)."""
     if name not in _warned_norms:
-        import warnings
         _warned_norms.add(name)
         warnings.warn(_DEPRECATED_NORM.format(name, replacement), UserWarning, stacklevel=3)
 
@@ -348,15 +353,13 @@ def frobenius_norm(input, dim=REQUIRED, keepdim=False, *, out=None):
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
                            f"instead.")
-    from ..nn.functional._utils import _norm         # (torch.norm's node: NormBackward1)
-    from ._pointwise_common import _out
     dims = tuple(wrap_dim(d, input.dim()) for d in dim) or tuple(builtins.range(input.dim()))
-    return _out(_norm(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")
+    return _out(_norm_op(input, ord=2.0, dims=dims, keepdim=keepdim), out, "frobenius_norm")
 
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """nuclear_norm(input, keepdim=False) or nuclear_norm(input, dim, keepdim=False)."""
-    from .. import linalg
+    from .. import linalg  # (cycle: linalg imports this module)
     if isinstance(dim, bool):
         dim, keepdim = None, dim
     _warn_norm_once("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")

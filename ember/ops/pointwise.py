@@ -12,6 +12,9 @@ from ._pointwise_common import (_out, unsupported, _zeros, _c, _special, _is_int
                                 _is_tensor, _wrapped, _promote_to, _py_number, _type_name, _BF16,
                                 CPP_NAMES)
 from .registry import FLOAT, primitive, COMMON, check_broadcast
+from .creation import scalar_tensor
+from .indexing import nonzero
+import ml_dtypes
 
 
 # ----------------------------------------------------------------------------- unary
@@ -328,7 +331,6 @@ def _nan_to_num(xp, self, *, nan, posinf, neginf):
         return self.copy()
     if self.dtype.kind == "c":
         return xp.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
-    import ml_dtypes                     # finfo that knows bfloat16
     big = float(ml_dtypes.finfo(self.dtype).max)
     hi = _cast_like(big if posinf is None else posinf, self)
     lo = _cast_like(-big if neginf is None else neginf, self)
@@ -410,7 +412,6 @@ def _clamp_bound(bound, input):
     if _is_tensor(bound):
         return bound
     if bound is None:
-        from .creation import scalar_tensor
         return scalar_tensor(0, input, input._dtype)
     return _wrapped(bound, input)
 
@@ -511,7 +512,6 @@ def _(ctx, grad):
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     if condition._dtype is not D.bool_:
         if condition._dtype is D.uint8:
@@ -521,7 +521,6 @@ def where(condition, input=None, other=None, *, out=None):
                                f"tensor with dtype {_type_name(condition._dtype)}")
     input, other = _py_number(input), _py_number(other)
     if not _is_tensor(input) and not _is_tensor(other):
-        from .creation import scalar_tensor
         dtype = D.result_dtype([input, other])
         input = scalar_tensor(input, condition, dtype)
     if not _is_tensor(input):
@@ -547,7 +546,6 @@ def _check_fill_value(value, dtype):
         info = np.iinfo(dtype.np)
         ok = info.min <= value <= info.max if math.isfinite(value) else False
     else:
-        import ml_dtypes
         big = float(ml_dtypes.finfo(dtype.np).max)
         ok = not math.isfinite(value) or -big <= value <= big
     if not ok:
@@ -591,7 +589,6 @@ def masked_fill(input, mask, value):
             return _masked_fill_tensor(input, value, mask=mask)
         return _masked_fill(input, mask=mask, value=value)
     except ValueError:
-        from .registry import check_broadcast
         check_broadcast((mask, input))        # PyTorch's message names the mask first
         raise
 

@@ -5,6 +5,7 @@ words into values as torch does (ember/_random_recipes.py), so a seeded program 
 numbers."""
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -15,7 +16,9 @@ from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
                        _type_name)
-from .registry import primitive
+from .registry import primitive, check_inplace_allowed
+from .._printing import scalar_type_name
+from ..autograd import grad_mode
 
 
 # ----------------------------------------------------------------------------- the global stream
@@ -81,7 +84,6 @@ def _numpy_rng(generator):
 
 
 def _not_implemented(kernel, dtype):
-    from .._printing import scalar_type_name
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
@@ -216,7 +218,6 @@ def _check_random_bounds(low, high, dtype):
         if not lo <= high - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
         return
-    import warnings
     digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
     for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
         if abs(value) > 2 ** digits and (which, dtype) not in _warned_bounds:
@@ -418,8 +419,6 @@ _bernoulli_tensor = _random_fill("bernoulli_", "BernoulliBackward1", lambda g, s
 
 def _check_fill(self):
     """PyTorch refuses a leaf that requires grad before it looks at the fill's arguments."""
-    from ..autograd import grad_mode
-    from .registry import check_inplace_allowed
     if grad_mode.state.enabled and self._requires_grad:
         check_inplace_allowed(self)
 
@@ -433,7 +432,6 @@ def _continuous_only(self, kind, name=None):
 
 
 def _scalar_type_name(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -576,7 +574,6 @@ def _(ctx, grad):
 
 def binomial(count, prob, generator=None):
     """Samples of Binomial(count, prob), elementwise (count rounded down; prob clamped)."""
-    from .._printing import scalar_type_name
     if not count._dtype.is_floating_point:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count._dtype)}")

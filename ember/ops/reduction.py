@@ -9,6 +9,13 @@ from . import views as _views
 from ._pointwise_common import _out, unsupported, _check_out_dtype
 from ._utils import return_type, Overloads, with_method, wrap_dim, wrap_dims
 from .registry import primitive
+import warnings
+from .._printing import scalar_type_name
+from .arithmetic import maximum, minimum
+from .creation import ones, zeros, eye, zeros_like, ones_like
+from .joining import cat
+from .pointwise import where
+from .views import index_fill_grad
 
 
 values_indices = {}
@@ -249,7 +256,6 @@ def mean(overload, input, dim=UNSET, keepdim=False, dtype=None):
 
 
 def _tname(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -298,10 +304,7 @@ def _exclusive_prod(x, dim):
     (product of those before) * (product of those after), from two cumulative products."""
     n = x.shape[dim]
     if n <= 1:
-        from .creation import ones_like
         return ones_like(x)
-    from .creation import ones
-    from .joining import cat
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
     one = ones(ones_shape, dtype=x._dtype, device=x._device)
@@ -333,8 +336,6 @@ def evenly_distribute(grad, x, result):
     """The gradient of max()/min()/median() of all elements: shared evenly by the elements
     equal to the result (by the NaNs when it is NaN); the others get exact zeros, even where
     the gradient is not finite."""
-    from .creation import zeros_like
-    from .pointwise import where
     mask = x.isnan() if result.isnan().item() else x == result
     return where(mask, grad / mask.sum(), zeros_like(x))
 
@@ -366,7 +367,6 @@ def _extreme_dim(name, node, arg):
 
     @op.derivative
     def _(ctx, grad):
-        from .views import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
     return op
 
@@ -415,12 +415,10 @@ def _extreme(name, everything, along_dim, elementwise):
 
 
 def _maximum(*args, **kwargs):
-    from .arithmetic import maximum
     return maximum(*args, **kwargs)
 
 
 def _minimum(*args, **kwargs):
-    from .arithmetic import minimum
     return minimum(*args, **kwargs)
 
 
@@ -587,8 +585,6 @@ def _std(xp, self, *, dims, correction, keepdim, count):
 def _std_grad(ctx, grad, result):
     # d std = d var / (2 std), where a zero std sends no gradient (as PyTorch; divided by a 1
     # there instead, so that the double backward of those lanes is 0 too)
-    from .creation import ones_like, zeros_like
-    from .pointwise import where
     zero = result == 0
     return _var_grad(ctx, where(zero, zeros_like(grad),
                                 grad / (where(zero, ones_like(result), result) * 2)))
@@ -664,7 +660,6 @@ def _warn_dof(name, input, dims, correction):
     # PyTorch's reduction factor: input numel / output numel
     out_numel = _count(input.shape, [d for d in range(input._data.ndim) if d not in dims])
     if input._data.size // builtins.max(out_numel, 1) - correction <= 0:
-        import warnings
         # (PyTorch reduces a complex input's real and imaginary parts apart: it warns twice)
         for _ in range(2 if input._dtype.is_complex else 1):
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be "
@@ -845,7 +840,6 @@ def _aminmax(xp, self, *, dims, keepdim):
 @_aminmax.derivative
 def _(ctx, grad_min, grad_max):
     # each extreme's gradient is shared evenly among its ties (as amin/amax)
-    from .creation import zeros
     shape = ctx.input_shape()
     x = ctx.self
     total = zeros(shape, dtype=x._dtype)
@@ -900,7 +894,6 @@ def _trace(xp, self):
 
 @_trace.derivative
 def _(ctx, grad):
-    from .creation import eye
     n, m = ctx.input_shape(0)
     return eye(n, m, dtype=grad.dtype, device=grad.device) * grad
 

@@ -29,10 +29,10 @@ from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequ
 from .._backend import backend
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
-from ..autograd import forward_ad as _forward_ad
-from .. import amp as _amp
-from ..amp import _regions as _amp_regions
+from . import hooks as _hooks
 from .layout import conform_layout
+from .._printing import scalar_type_name
+from ..autograd.graph import pack_saved
 
 COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
@@ -48,11 +48,15 @@ _ELEMENTWISE_MODULES = ("ember.ops.arithmetic", "ember.ops.comparison", "ember.o
 # elementwise ops with an operand passed as an option (no graph edge), ahead of the others
 _LEADING_OPERAND = {"where": "condition"}
 _make_tensor = Tensor._make
-# ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
-_profiling = []
+# The hooks of amp, forward AD and the profiler (ops/hooks.py; the modules fill them in when
+# imported): the hot paths below test these three lists only.
+# open autocast regions in any thread
+_amp_regions = _hooks.autocast_regions
 # forward AD's active dual levels: empty unless inside `forward_ad.dual_level()`, when every
-# op call gives its outputs tangents (the one check the hot paths below make for it)
-_fw_levels = _forward_ad._levels
+# op call gives its outputs tangents
+_fw_levels = _hooks.dual_levels
+# ember.profiler's timer while a profiler records, else empty (see `profile_ops`)
+_profiling = _hooks.profiling
 
 
 def xp_of(device):
@@ -112,7 +116,6 @@ class OpNode(Node):
 def _saved_property(k, name):
     """ctx.<name> for the k-th saved value: checked against in-place changes since it was
     saved, or PyTorch's error once backward has freed it."""
-    from ..autograd.graph import PackedSaved       # (saved under saved_tensors_hooks)
 
     def get(node):
         saved = node._saved
@@ -273,8 +276,8 @@ class Op:
     def __call__(self, *inputs, **params):
         if self.varargs:
             inputs = tuple(inputs[0]) if len(inputs) == 1 else inputs
-        if _amp_regions[0] and self.name in _amp.LOWER_PRECISION_OPS:
-            inputs = _amp.cast_inputs(inputs)      # autocast: matmul-like ops in bf16/fp16
+        if _amp_regions[0] and self.name in _hooks.autocast_ops:
+            inputs = _hooks.autocast_cast(inputs)      # autocast: matmul-like ops in bf16/fp16
         arrays = self._fast_operands(inputs)
         if arrays is not None:
             # the common case: one dtype, one device, nothing to promote
@@ -312,7 +315,7 @@ class Op:
                 out = self._conform(xp_of(device), out, arrays, params)
             result = self._wrap(out, inputs, device)
         if _fw_levels:      # forward AD: the outputs' tangents
-            _forward_ad.propagate(self, inputs, result, params)
+            _hooks.forward_propagate(self, inputs, result, params)
         if self.differentiable and _state.enabled:
             for x in inputs:
                 if x.__class__ is Tensor:
@@ -447,7 +450,7 @@ class Op:
                       if isinstance(x, np.generic) else x for x in inputs]
         if device is None:
             if len(inputs) == 1 and not self.varargs:
-                from .creation import _type_name
+                from .creation import _type_name  # (cycle: ops.creation imports this module)
                 raise TypeError(f"{self.name}(): argument 'input' (position 1) must be Tensor, "
                                 f"not {_type_name(given[0])}")
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
@@ -585,7 +588,6 @@ class Op:
             saved.append(value)
             versions.append(version)
         if SavedTensor.hooks:       # saved_tensors_hooks is active: pack what was saved
-            from ..autograd.graph import pack_saved
             return pack_saved(self.save_plan, saved, outs, in_place), tuple(versions)
         return tuple(saved), tuple(versions)
 
@@ -624,7 +626,7 @@ class Op:
             check_inplace_shape(target, inputs)     # PyTorch reports a bad shape first
             raise
         if _fw_levels:      # forward AD: the target's new tangent, from its inputs before the write
-            _forward_ad.propagate_inplace(self, target, inputs, out, params)
+            _hooks.forward_propagate_inplace(self, target, inputs, out, params)
         # the node saves its inputs before the write (their versions as the op saw them)
         node = self._record(inputs, target, params, in_place=True, original_self=original) \
             if record else None
@@ -783,12 +785,11 @@ def rebase_history(target, op, node):
     base = target._base
     if base is None:
         return
-    from .views import CopySlices
+    from .views import CopySlices  # (cycle: ops.views imports this module)
     CopySlices.rebase(base, target, node)
 
 
 def _type_word(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 

@@ -8,6 +8,10 @@ from ._utils import wrap_dim
 from .reduction import _sum_dtype, _acc, _parsed, _values_indices, _tname
 from .registry import primitive
 from .statistics import _no_complex
+from ..autograd import grad_mode
+from .creation import zeros, ones_like, zeros_like, ones
+from .joining import cat
+from .pointwise import where
 
 
 # ----------------------------------------------------------------------------- scans
@@ -55,7 +59,6 @@ def _(ctx, grad):
     if not (x._data == 0).any():
         # no zeros: prod_{j<=i, j!=k} x_j = out_i / x_k
         return _reversed_cumsum(grad * ctx.result.conj(), dim) / x.conj()
-    from ..autograd import grad_mode
     if grad_mode.state.enabled:     # differentiable again (create_graph): PyTorch's O(n^2) way
         return _cumprod_grad_with_zeros(grad, x.conj(), dim)
     return _cumprod_grad_first_zero(grad, x.conj(), ctx.result.conj(), dim)
@@ -70,9 +73,6 @@ def _cumprod_grad_first_zero(grad, x, out, dim):
     its masks (so that non-finite values past a zero do not leak into it): before the first
     zero of a slice the no-zero formula; at it out[z-1] * sum_{z<=i<z2} g_i prod_{z<j<=i} x_j
     (z2 the second zero); after it nothing."""
-    from .creation import ones_like, zeros_like
-    from .joining import cat
-    from .pointwise import where
     zeros_seen = (x == 0).cumsum(dim)
     before = zeros_seen == 0
     grad_before = _reversed_cumsum(where(before, out * grad, zeros_like(out)), dim) / x
@@ -90,9 +90,6 @@ def _cumprod_grad_with_zeros(grad, x, dim):
     """The cumprod gradient where x has zeros, without dividing: with dim moved last,
     grad_k = (prod_{j<k} x_j) * sum_{i>=k} g_i * prod_{k<j<=i} x_j, the inner products read off
     one cumulative product of an (n, n) matrix per row (O(n^2) memory along dim)."""
-    from .creation import ones, ones_like
-    from .joining import cat
-    from .pointwise import where
     xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
     n = xl.shape[-1]
     k = np.arange(n)
@@ -140,7 +137,6 @@ def _cum_op(name, largest):
 
     @op.derivative
     def _(ctx, grad):
-        from .creation import zeros
         if not len(ctx.input_shape()):
             return grad
         idx = Tensor._make(ctx.result1, D.int64)
@@ -206,7 +202,6 @@ def _(ctx, grad):
     # d r_j / d x_i = exp(x_i - r_j) for j >= i: grad_x_i = exp(x_i - c) * sum_{j>=i}
     # g_j exp(c - r_j), a reversed cumulative sum. The shift c (each slice's first, smallest r;
     # a constant, as it cancels) keeps both factors in range unless r spans > ~700 in a slice.
-    from .pointwise import where
     if grad._data.ndim == 0 or grad._data.size == 0:
         return grad
     d, r = ctx.dim, ctx.result

@@ -14,6 +14,9 @@ from .registry import primitive, COMMON
 from .spectral import _warn_once
 from .tensor_info import _as_int64
 from .views import _array_view
+import warnings
+from .creation import zeros
+from .joining import cat
 
 
 def _check_bounds(index, size, dim):
@@ -46,7 +49,6 @@ def _gather(xp, self, *, dim, index):
 
 @_gather.derivative
 def _(ctx, grad):
-    from .creation import zeros
     idx = Tensor._make(ctx.index, D.int64, grad._device)
     return zeros(ctx.input_shape(), dtype=grad._dtype, device=grad._device).scatter_add(
         ctx.dim, idx, grad)
@@ -101,7 +103,6 @@ def _(ctx, grad):
 def _pad_to(g, shape):
     if tuple(g.shape) == tuple(shape) or not len(shape):
         return g if len(shape) else g.sum()
-    from .creation import zeros
     out = zeros(shape, dtype=g._dtype, device=g._device)
     region = tuple(slice(0, s) for s in g.shape)
     return _index_put(out, g, indices=region, accumulate=False)
@@ -145,7 +146,6 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if reduce is not None and not _warned_scatter_reduce:
         _warned_scatter_reduce.append(True)             # PyTorch warns once per process
-        import warnings
         warnings.warn("The reduce argument of ember.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use ember.scatter_reduce "
                       "instead for more reduction options. (Triggered internally at "
@@ -240,8 +240,6 @@ def _(ctx, grad):
     g_self = grad.masked_fill(mask, 0)
     chosen = grad[mask]
     size = int(np.prod(ctx.input_shape(1)))
-    from .creation import zeros
-    from .joining import cat
     g_source = cat([chosen, zeros(size - chosen.numel(), dtype=grad._dtype, device=grad._device)])
     return g_self, g_source.reshape(ctx.input_shape(1))
 

@@ -4,6 +4,8 @@ import builtins
 import warnings
 
 from .. import _dtype as D
+import os
+from . import creation as _creation
 
 
 # ----------------------------------------------------------------------------- global switches
@@ -45,9 +47,8 @@ def set_default_tensor_type(t):
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives. "
                   "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/"
                   "python_tensor.cpp:434.)", UserWarning, stacklevel=2)
-    from .creation import legacy_type_dtype
     name = t if isinstance(t, str) else "torch." + t.__name__
-    dtype = legacy_type_dtype(name)
+    dtype = _creation.legacy_type_dtype(name)
     if dtype._category != 2:
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(dtype)
@@ -65,7 +66,6 @@ _interop_threads = [None]
 
 def get_num_interop_threads():
     """As set, else torch's default: one per usable CPU."""
-    import os
     usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else \
         builtins.range(os.cpu_count())
     return _interop_threads[0] or len(usable)

@@ -7,17 +7,18 @@ import warnings
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import views as V
-from ._utils import REQUIRED, require, wrap_dims, wrap_dim
+from ._utils import REQUIRED, require, wrap_dims, wrap_dim, as_shape
 from .indexing import _is_int, _long, _scalar_name
 from .registry import primitive, COMMON
 from .tensor_info import _as_int64
+from .creation import copy_strides, strided_empty, _sizes, _check_sizes, tensor, ones, zeros
+from .joining import stack
 
 
 # ----------------------------------------------------------------------------- reshuffles
 @primitive("flip", node="FlipBackward0")
 def _flip(xp, self, *, dims):
     # (the result is laid out in memory as the input is, as PyTorch's copies are)
-    from .creation import copy_strides, strided_empty
     flipped = xp.flip(self, axis=dims) if dims else self
     strides = copy_strides(self)
     if strides is None:
@@ -36,7 +37,6 @@ def _flip_dims(args, dims, position, name="flip"):
     """flip's (or tile's, `name`) dims as PyTorch's parser takes them: given positionally (ints,
     or one sequence, parsed as a size is; at `position`) or as the keyword `dims` (a sequence
     only)."""
-    from .creation import _sizes
     if args and dims is not REQUIRED:
         raise TypeError(f"{name}() got multiple values for argument 'dims'")
     if not args:
@@ -133,7 +133,6 @@ def _(ctx, grad):
 
 
 def repeat(self, *sizes):
-    from ._utils import as_shape
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = as_shape(sizes)
@@ -141,7 +140,6 @@ def repeat(self, *sizes):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
     shape = (1,) * (len(reps) - self._data.ndim) + self._data.shape
-    from .creation import _check_sizes
     _check_sizes([r * s for r, s in zip(reps, shape)])      # (the result's size)
     # (a negative repeat of an empty dim is fine: the result is empty there either way)
     return _repeat(self, repeats=tuple(max(r, 0) for r in reps))
@@ -317,6 +315,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # (PyTorch's graph: ViewBackward0 over CloneBackward0 over the expand; a clone even where
     # the expansion is already contiguous, so the result never views the input)
     out_shape = shape[:d] + [shape[d] * repeats] + shape[d + 1:]
+    # (cycle: ember/__init__.py defines it after importing this module)
     from .. import contiguous_format
     return expanded.clone(memory_format=contiguous_format).view(out_shape)
 
@@ -372,7 +371,6 @@ def diagflat(input, offset=0):
 def _rot90(xp, self, *, k, dims):
     # laid out as PyTorch's: a contiguous copy (k = 0), or a flip (laid out as the input) that
     # an odd k then transposes in place
-    from .shape import _flip
     if k == 0:
         return xp.array(self, order="C", copy=True)
     flipped = _flip.forward(xp, self, dims=(dims[1],) if k == 1 else
@@ -436,13 +434,11 @@ def block_diag(*tensors):
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
                                f"dimensions. Input {i} has {t.dim()} dimensions")
     if not tensors:
-        from .creation import zeros
         return zeros(1, 0)
     return _block_diag(*tensors)
 
 
 def cartesian_prod(*tensors):
-    from .joining import stack
     tensors = _tensors_of(tensors)
     for t in tensors:
         if t.dim() != 1:
@@ -459,7 +455,6 @@ def _tri_indices(rows, cols, pick, dtype):
     if cols < 0:
         raise RuntimeError(f"col must be non-negative, got{cols}")
     r, c = np.nonzero(pick(np.ones((rows, cols), dtype=bool)))
-    from .creation import tensor
     return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype)
 
 
@@ -514,7 +509,6 @@ def combinations(input, r=2, with_replacement=False):
     steps = np.diff(grid, axis=0)
     keep = (steps >= 0 if with_replacement else steps > 0).all(axis=0)
     chosen = grid[:, keep]
-    from .joining import stack
     return stack([input.index_select(0, _as_int64(row)) for row in chosen], 1)
 
 
@@ -526,7 +520,6 @@ def vander(x, N=None, increasing=False):
     if N < 0:
         raise RuntimeError("N must be non-negative.")
     dtype = x._dtype if x._dtype._category >= 2 else D.int64     # integer powers are int64
-    from .creation import ones
     out = ones((x._data.shape[0], N), dtype=dtype, device=x._device)
     if N > 1:
         out[:, 1:] = x.unsqueeze(1).expand(x._data.shape[0], N - 1).to(dtype).cumprod(1)

@@ -7,10 +7,11 @@ from .._backend import backend
 from .._tensor import Tensor
 from ._pointwise_common import _out
 from ._utils import wrap_dim, int_arg
-from .reduction import _tname
+from .reduction import _tname, _named
 from .registry import primitive, xp_of
 from .statistics import _no_complex
 from .views import index_fill_grad
+from .creation import zeros
 
 
 # ----------------------------------------------------------------------------- sorting
@@ -30,7 +31,6 @@ def _sort(xp, self, *, dim, descending, stable):
 
 @_sort.derivative
 def _(ctx, grad):
-    from .creation import zeros
     if not len(ctx.input_shape()):
         return grad
     idx = Tensor._make(ctx.result1, D.int64)
@@ -60,7 +60,6 @@ def _no_complex_sort(input):
 
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
-    from .reduction import _named
     check_sort_dim("sort", dim, descending)
     _no_complex_sort(input)
     v, i = _sort(input, dim=wrap_dim(dim, input._data.ndim), descending=descending,
@@ -102,7 +101,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if input._dtype is D.bool_ or input._dtype.is_complex:     # (no CPU kernel for these)
         raise RuntimeError(f"{'' if input._dtype is D.bool_ else ' '}topk does not support "
                            f"{'bool' if input._dtype is D.bool_ else 'complex'} dtypes on CPU")
-    from .reduction import _named
     v, i = _topk(input, k=k, dim=d, largest=largest, sorted=sorted)
     return _named("topk")(v, i)
 
@@ -134,9 +132,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input._data.ndim:                            # (a scalar needs no kernel)
-        from .statistics import _no_complex
         _no_complex("kthvalue_cpu", input, bool_too=True)
-    from .reduction import _named
     v, i = _kthvalue(input, k=k, dim=d, keepdim=keepdim)
     return _named("kthvalue")(v, i)
 

@@ -34,6 +34,9 @@ from ._utils import int_arg
 from .arithmetic import _ones_like, _add_scalar, _mul_scalar, _require_tensors
 from .pointwise import where
 from .registry import FLOAT, primitive, COMMON
+from .creation import arange, _type_name
+from . import pointwise as _pointwise
+from . import pointwise_math as _pointwise_math
 
 
 # Constants, to 17+ significant digits (Python rounds the literals correctly).
@@ -548,7 +551,6 @@ def _unary(name, node, kernel, derivative, save=("self",), halves=True, param="i
     if param == "x":                    # (PyTorch's name for a few of them)
         def public(x, *, out=None):
             if not isinstance(x, Tensor):
-                from .creation import _type_name
                 raise TypeError(f"{name}(): argument 'x' (position 1) must be Tensor, not "
                                 f"{_type_name(x)}")
             return _out(op(x), out, name)
@@ -623,9 +625,10 @@ erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", lambda xp, x: _erfcx_ke
 # ----------------------------------------------------------------------------- ndtr family
 def ndtr(input, *, out=None):
     # PyTorch composes it (its graph shows MulBackward1 <- AddBackward1 <- ErfBackward0 <- ...)
-    from .pointwise import erf
     scaled = _mul_scalar(_promote_to(input, _SQRT_HALF), other=_SQRT_HALF)
-    return _out(_mul_scalar(_add_scalar(erf(scaled), other=1), other=0.5), out, "special_ndtr")
+    # (pointwise's erf op: this module's own `erf` is an array kernel)
+    return _out(_mul_scalar(_add_scalar(_pointwise.erf(scaled), other=1), other=0.5), out,
+                "special_ndtr")
 
 
 @_float_function
@@ -945,11 +948,9 @@ def _mvlgamma(xp, self, *, p):
 
 @_mvlgamma.derivative
 def _(ctx, grad):
-    from .pointwise_math import digamma
-    from .creation import arange
     p = ctx.p
     shifted = ctx.self.unsqueeze(-1) - arange(p, dtype=ctx.self._dtype) / 2
-    return grad * digamma(shifted).sum(-1)
+    return grad * _pointwise_math.digamma(shifted).sum(-1)
 
 
 def _mvlgamma_check(input, p):

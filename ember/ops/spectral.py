@@ -5,9 +5,11 @@ import math
 import numpy as np
 import warnings
 
-from .. import _dtype as D
+from .. import _dtype as D, fft as _fft
 from . import creation
 from ._pointwise_common import CPP_NAMES
+from .complex import view_as_real
+from .creation import tensor
 
 
 # ----------------------------------------------------------------------------- windows
@@ -28,7 +30,6 @@ def _window(name, weights):
         else:
             n = window_length + 1 if periodic else window_length
             values = weights(n, *args, **params)[:window_length]
-        from .creation import tensor
         return tensor(values.astype(dtype.np), dtype=dtype, device=device,
                       requires_grad=requires_grad)
     window.__name__ = name
@@ -102,11 +103,11 @@ def _flag(v):
 
 def _full_window(window, win_length, n_fft, like):
     """The window as n_fft samples: ones when none is given, centred in zeros when shorter."""
-    from . import creation
     if window is None:
         window = creation.ones(win_length, dtype=like._dtype.to_real() if like._dtype.is_complex
                                else like._dtype)
     if win_length < n_fft:
+        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
         from ..nn.functional import pad
         left = (n_fft - win_length) // 2
         window = pad(window, (left, n_fft - win_length - left))
@@ -116,8 +117,6 @@ def _full_window(window, win_length, n_fft, like):
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
-    from .. import fft as _fft
-    from .complex import view_as_real
     if return_complex is None and not input._dtype.is_complex and \
             not (window is not None and window._dtype.is_complex):
         raise RuntimeError(_COMPLEX_REQUIRED)
@@ -126,6 +125,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is None:
         _warn_once(_NO_WINDOW)
     if center:
+        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
         from ..nn.functional import pad
         shape = input._data.shape
         flat = input.reshape((1,) * (3 - len(shape)) + shape) if len(shape) < 3 else input
@@ -178,8 +178,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
-    import math
-    from .. import fft as _fft
+    # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
     from ..nn.functional import fold, pad
     if not input._dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "

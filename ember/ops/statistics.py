@@ -9,9 +9,11 @@ from .._tensor import Tensor
 from ._pointwise_common import _out
 from ._utils import wrap_dim, return_type as _return_type, return_type
 from .indexing import _scalar_name
-from .nn_natives import _constant
 from .reduction import _parsed, _values_indices, evenly_distribute, _tname
 from .registry import primitive
+from .creation import tensor, linspace
+from .pointwise import where
+from .views import index_fill_grad
 
 
 # ----------------------------------------------------------------------------- median
@@ -61,7 +63,6 @@ def _median_ops(name, ignore_nan):
 
     @dim_op.derivative
     def _(ctx, grad):
-        from .views import index_fill_grad
         return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
     @_parsed(name, "Tensor input",
@@ -145,6 +146,11 @@ def _mode_along(xp, x, dim, keepdim):
     return values, idx.astype(xp.int64)
 
 
+def _constant(array, like):
+    """A tensor of `array` with the dtype and device of `like` (no graph)."""
+    return Tensor._make(np.asarray(array, like._dtype.np), like._dtype, like._device)
+
+
 @primitive("mode", node="ModeBackward0", n_outputs=2, differentiable_outputs=1,
            save=("result1",))
 def _mode(xp, self, *, dim, keepdim):
@@ -153,7 +159,6 @@ def _mode(xp, self, *, dim, keepdim):
 
 @_mode.derivative
 def _(ctx, grad):
-    from .views import index_fill_grad
     return index_fill_grad(grad, ctx.result1, ctx.input_shape(), ctx.dim, ctx.keepdim)
 
 
@@ -180,8 +185,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, out):
     """Composed of ember ops (sort, gather, lerp), so the gradient comes for free. (Its errors,
     in PyTorch's order, all say quantile(), nanquantile's too.)"""
-    from .creation import tensor
-    from .pointwise import where
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
@@ -401,7 +404,6 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                                f"{lo:g} max {hi:g} for dimension 0")
         if lo == hi:                         # an empty range widens to one unit, as torch
             lo, hi = lo - 0.5, hi + 0.5
-        from .creation import linspace  # (torch's rounding of the edges)
         edges = linspace(lo, hi, bins + 1, dtype=dtype)._data
     weights = None if weight is None else weight._data.reshape(-1)
     inside = (data >= edges[0]) & (data <= edges[-1])
@@ -422,7 +424,6 @@ _histogramdd_tuple = return_type("histogramdd", ["hist", "bin_edges"])
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """The histogram of the points input[..., :] (D coordinates each) over a D-dim grid of
     bins: each dim binned as torch.histogram bins its values."""
-    from .statistics import histogram
     n = input.shape[-1]
     points = input.reshape(-1, n)
     if isinstance(bins, int):

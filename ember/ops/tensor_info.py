@@ -8,6 +8,10 @@ from .._tensor import Tensor, is_inference as _is_inference_tensor, contiguous_s
 from . import views as V
 from ._pointwise_common import CPP_NAMES
 from .views import as_strided
+from .._storage import UntypedStorage
+from .._tensor import _copy_into_subclass
+from ..autograd import grad_mode
+from .registry import check_inplace_allowed
 
 
 def _as_int64(a):
@@ -78,8 +82,6 @@ def share_memory_(self):
 
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """Make self use source's memory (all of it, or a strided window of it), in place."""
-    from .registry import check_inplace_allowed
-    from ..autograd import grad_mode
     if grad_mode.state.enabled and self._requires_grad:
         check_inplace_allowed(self)
         if self._grad_fn is not None:
@@ -108,7 +110,6 @@ def as_subclass(self, cls):
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
                         "Tensor is not possible. Make sure your class inherits from Tensor.")
-    from .._tensor import _copy_into_subclass
     return _copy_into_subclass(object.__new__(cls), V._alias(self))
 
 
@@ -117,7 +118,6 @@ def get_device(input):
 
 
 def is_storage(obj):
-    from .._storage import UntypedStorage
     return isinstance(obj, UntypedStorage)
 
 

@@ -50,7 +50,7 @@ def _copied(views, input):
 
 
 def _plain_copy(t):
-    from .. import contiguous_format
+    from .. import contiguous_format  # (cycle: ember/__init__.py defines it after the ops load)
     with grad_mode.no_grad():
         return creation.clone(t, memory_format=contiguous_format)
 

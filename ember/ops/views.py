@@ -15,6 +15,10 @@ from .._tensor import contiguous_strides, Tensor, _VIEW_MODE
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
 from .registry import primitive
+import warnings
+from .._printing import scalar_type_name, legacy_type_name
+from .joining import stack, cat
+from . import creation as _creation
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -223,7 +227,7 @@ def view(self, *shape):
 def _view_size(args):
     """view()'s size, with PyTorch's errors: view has two overloads (a dtype, a size), so a
     wrong first argument fails them both."""
-    from .creation import _sizes, _is_size, arg_kind
+    from .creation import _sizes, _is_size, arg_kind  # (cycle: ops.creation imports this module)
     first = args[0] if args else None
     items = first if len(args) == 1 and isinstance(first, (tuple, list)) else args
     if not args or items and not _is_size(items[0], first=True):
@@ -239,7 +243,6 @@ def _view_size(args):
 
 def _view_dtype(self, dtype):
     """Reinterpret the memory as another dtype (no graph: bits are not differentiable)."""
-    from .._printing import scalar_type_name
     old, new = self._dtype.itemsize, dtype.itemsize
     a = self._data
     if old != new:
@@ -282,12 +285,11 @@ def _view_dtype(self, dtype):
 
 
 def reshape(self, *shape):
-    from .creation import _sizes
     if self.is_sparse:
         raise RuntimeError("reshape is not implemented for sparse tensors")
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = infer_shape(_sizes("reshape", shape, "shape"), self._data.size)
+    shape = infer_shape(_creation._sizes("reshape", shape, "shape"), self._data.size)
     if view_strides(self._data.shape, element_strides(self._data), shape) is None:
         return _unsafe_view(self.clone(), shape=shape)
     if not self.is_contiguous():
@@ -492,7 +494,6 @@ def T(self):
     n = self._data.ndim
     if n != 2 and (n == 0) not in _warned_T:
         _warned_T.add(n == 0)               # PyTorch warns once per process (each message)
-        import warnings
         if n == 0:
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
                           "in these cases. (Triggered internally at "
@@ -520,7 +521,6 @@ def _matrix_transpose(self, name, advice, line, shown=None):
     if n == 0:
         if name not in _warned_matrix_of_scalar:
             _warned_matrix_of_scalar.add(name)
-            import warnings
             warnings.warn(f"{shown or 'Tensor.' + name} is deprecated on 0-D tensors. {advice} "
                           f"(Triggered internally at "
                           f"/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
@@ -557,7 +557,7 @@ def _expand(xp, self, *, shape, strides):
 
 @_expand.derivative
 def _(ctx, grad):
-    from .reduction import sum_to_size
+    from .reduction import sum_to_size  # (cycle: ops.reduction imports this module)
     return sum_to_size(grad, ctx.input_shape())
 
 
@@ -569,7 +569,6 @@ def expand(self, *sizes):
     strides = element_strides(self._data)
     n, lead = len(sizes), len(sizes) - len(shape)
     if lead < 0:
-        from .._printing import legacy_type_name
         raise RuntimeError(f"expand(torch.{legacy_type_name(self._dtype, self._device)}"
                            f"{{{_dims(shape)}}}, size={_dims(sizes)}): the number of sizes "
                            f"provided ({n}) must be greater or equal to the number of "
@@ -610,7 +609,6 @@ def _select(xp, self, *, dim, index):
 
 @_select.derivative
 def _(ctx, grad):
-    from .views import select_backward
     return select_backward(grad, ctx.input_shape(), ctx.dim, ctx.index)
 
 
@@ -642,7 +640,6 @@ def _slice(xp, self, *, dim, start, stop, step):
 
 @_slice.derivative
 def _(ctx, grad):
-    from .views import slice_backward
     return slice_backward(grad, ctx.input_shape(), ctx.dim, ctx.start, ctx.stop, ctx.step)
 
 
@@ -702,12 +699,10 @@ def _unbind(xp, self, *, dim, n_outputs):
 
 @_unbind.derivative
 def _(ctx, *grads):
-    from .joining import stack
-    from .creation import zeros
     shape = list(ctx.input_shape())
     del shape[ctx.dim]
     device = next(g for g in grads if g is not None)._device
-    parts = [g if g is not None else zeros(shape, dtype=ctx.input_dtype(), device=device)
+    parts = [g if g is not None else _creation.zeros(shape, dtype=ctx.input_dtype(), device=device)
              for g in grads]
     return stack(parts, ctx.dim)
 
@@ -739,14 +734,12 @@ def _split_with_sizes(xp, self, *, dim, sizes, n_outputs):
 
 
 def _split_derivative(ctx, *grads):
-    from .joining import cat
-    from .creation import zeros
     parts = []
     for g, size in zip(grads, ctx.sizes):
         if g is None:
             shape = list(ctx.input_shape())
             shape[ctx.dim] = size
-            g = zeros(shape, dtype=ctx.input_dtype())
+            g = _creation.zeros(shape, dtype=ctx.input_dtype())
         parts.append(g)
     return cat(parts, ctx.dim)
 
@@ -843,7 +836,6 @@ def _diagonal(xp, self, *, offset, dim1, dim2):
 
 @_diagonal.derivative
 def _(ctx, grad):
-    from .views import diagonal_backward
     return diagonal_backward(grad, ctx.input_shape(), ctx.offset, ctx.dim1, ctx.dim2)
 
 
@@ -868,7 +860,6 @@ def _unfold(xp, self, *, dimension, size, step):
 
 @_unfold.derivative
 def _(ctx, grad):
-    from .views import unfold_backward
     if not len(ctx.input_shape()):
         return grad.reshape(())
     return unfold_backward(grad, ctx.input_shape(), ctx.dimension, ctx.size, ctx.step)
@@ -893,7 +884,6 @@ def _as_strided(xp, self, *, size, stride, storage_offset, base_offset, base_str
 
 @_as_strided.derivative
 def _(ctx, grad):
-    from .views import as_strided_backward
     shape = ctx.input_shape()
     # (an as_strided node made before base_stride was recorded: a contiguous input)
     in_strides = getattr(ctx, "base_stride", None) or contiguous_strides(shape)
@@ -964,13 +954,12 @@ class CopySlices(Node):
 
     def apply(self, grads, needs):
         grad = grads[0]
-        from .creation import empty_strided
-        result = empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype,
+        result = _creation.empty_strided(self.base_shape, self.base_strides, dtype=grad._dtype,
                                 device=grad._device)
         result.copy_(grad)
         shape, strides, offset = self.view_geometry
         if self.real_view:          # the view's geometry counts real elements
-            from .complex import view_as_real
+            from .complex import view_as_real  # (cycle: ops.complex imports this module)
             region = _as_strided(view_as_real(result), size=shape, stride=strides,
                                  storage_offset=offset, base_offset=0)
         else:
@@ -1009,7 +998,7 @@ def regenerate_view_grad_fn(view_tensor):
     # need not be contiguous (an elementwise result keeps a permuted input's layout)
     base_strides = base.stride()
     if view_tensor._dtype is not base._dtype:
-        from .complex import _view_as_real
+        from .complex import _view_as_real  # (cycle: ops.complex imports this module)
         edge = (_view_node(_view_as_real, edge, meta, {}), 0)
         meta = (base._data.shape + (2,), view_tensor._dtype.np)
         base_strides = tuple(2 * s for s in base_strides) + (1,)
@@ -1146,6 +1135,5 @@ def index_fill_grad(grad, indices, shape, dim, keepdim):
         indices = np.expand_dims(indices, dim)
     if not len(shape):
         return grad
-    from .creation import zeros
     idx = Tensor._make(indices, D.int64)
-    return zeros(shape, dtype=grad._dtype, device=grad._device).scatter(dim, idx, grad)
+    return _creation.zeros(shape, dtype=grad._dtype, device=grad._device).scatter(dim, idx, grad)

@@ -12,6 +12,7 @@ import enum
 
 from ..autograd.profiler import (record_function, EventList, _Recorder, _start, _stop,  # noqa: F401
                                  FunctionEvent, FunctionEventAvg)
+import warnings
 
 
 class ProfilerActivity(enum.Enum):
@@ -44,7 +45,6 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
         raise AssertionError("Invalid profiler schedule arguments")
     if warmup == 0:
-        import warnings
         warnings.warn("Profiler won't be using warmup, this can skew profiler results")
 
     def action(step):

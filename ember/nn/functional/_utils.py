@@ -8,16 +8,17 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
-from ...ops.registry import primitive
-from ...ops import reduction as R
+from ...ops.padding import _pad_last
+from ...ops.registry import primitive, xp_of
+from ...ops import reduction as R, special
 from ...ops import pointwise as P
-from ...ops.creation import zeros
+from ...ops.creation import zeros, full_like
 from ...ops import norms as _norms
 from ...ops import arithmetic as _arith
+from ..._printing import scalar_type_name
 
 
 def _special():
-    from ...ops import special
     return special
 
 
@@ -28,12 +29,10 @@ def _const(array, like):
 
 def _xp(t):
     """The array module (numpy or cupy) of a tensor's device."""
-    from ...ops.registry import xp_of
     return xp_of(t._device)
 
 
 def _dtype_word(dtype):
-    from ..._printing import scalar_type_name
     return scalar_type_name(dtype)
 
 
@@ -49,10 +48,8 @@ def _on_device(array, like):
 # empty edge. Those ops (declared in ops/pointwise.py) make ember's composites show torch's graphs.
 _add_scalar, _sub_scalar = _arith._add_scalar, _arith._sub_scalar
 _mul_scalar, _div_scalar = _arith._mul_scalar, _arith._div_scalar
-# torch.norm(x, p, dim): linalg.vector_norm's forward and derivative, own node
-_norm = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
-    _norms._vector_norm.forward)
-_norm.derivative(_norms._vector_norm.derivative_fn)
+# torch.norm(x, p, dim) (NormBackward1), declared beside linalg.vector_norm in ops/norms.py
+_norm = _norms._norm_op
 
 
 def _clamp_min_scalar(input, min):
@@ -62,7 +59,6 @@ def _clamp_min_scalar(input, min):
 def _scalar_minus(value, tensor):
     """value - tensor as torch's C++ writes it: a filled tensor minus tensor (SubBackward0 with
     an empty first edge; Python's `value - tensor` is RsubBackward1)."""
-    from ...ops.creation import full_like
     return full_like(tensor, value) - tensor
 
 
@@ -152,17 +148,6 @@ def _fold(buf, pieces, kernel, stride, dilation, out):
         buf[(Ellipsis,) + region] += pieces(k)
 
 
-def _pad_last(xp, x, pads, value=0):
-    """Pad x's last len(pads) axes by (before, after) pairs with a constant."""
-    if not any(lo or hi for lo, hi in pads):
-        return x
-    d = len(pads)
-    shape = x.shape[:-d] + tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[-d:], pads))
-    out = xp.full(shape, value, dtype=x.dtype) if value else xp.zeros(shape, dtype=x.dtype)
-    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape[-d:], pads))] = x
-    return out
-
-
 def _crop_last(x, pads, sizes):
     return x[(Ellipsis,) + tuple(slice(lo, lo + n) for (lo, _), n in zip(pads, sizes))]
 
@@ -188,5 +173,4 @@ def _tuple(value, n, name, what="convolution dimensions"):
 
 
 def _type_name(dtype):
-    from ..._printing import scalar_type_name
     return scalar_type_name(dtype)

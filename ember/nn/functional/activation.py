@@ -19,6 +19,7 @@ from ... import _random_recipes as R_
 from ...ops.random import _gen
 from ...ops import softmax as _softmax
 from ._utils import _special, _xp, _dtype_word, _on_device, _not_implemented_backward
+from ...ops.joining import cat
 
 sigmoid = P.sigmoid
 tanh = P.tanh
@@ -487,7 +488,6 @@ def _glu(xp, self, *, dim):
 def _(ctx, g):
     a, b = ctx.self.chunk(2, ctx.dim)
     s = b.sigmoid()
-    from ...ops.joining import cat
     return cat([g * s, g * a * s * (1 - s)], ctx.dim)
 
 

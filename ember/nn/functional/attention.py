@@ -7,6 +7,7 @@ from ..._tensor import Tensor
 from ...ops.registry import primitive, xp_of
 from ._utils import _mul_scalar
 from .dropout import _keep_mask
+from ...ops.softmax import _softmax_backward
 
 
 # ============================================================================ attention
@@ -41,7 +42,6 @@ def _safe_softmax_op(xp, self):
 
 @_safe_softmax_op.derivative
 def _(ctx, grad):
-    from ...ops.softmax import _softmax_backward
     return _softmax_backward(grad, ctx.result, dim=-1)
 
 

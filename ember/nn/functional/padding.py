@@ -1,37 +1,12 @@
 """Padding: F.pad in its constant, reflect, replicate and circular modes."""
-from ...ops.creation import _check_sizes
+from ...ops.creation import _check_sizes, zeros
+from ...ops.padding import _constant_pad_nd, _pad_pairs, _pad_last
 from ...ops.registry import primitive
-from ._utils import _pad_last, _crop_last, _zero_input_grad
+from ._utils import _crop_last, _zero_input_grad
+from ...ops.views import slice_dim
 
 
 # ============================================================================ padding
-@primitive("constant_pad_nd", node="ConstantPadNdBackward0")
-def _constant_pad_nd(xp, self, *, pad, value):
-    # `pad` is in PyTorch's order: (last_lo, last_hi, second_last_lo, ...); negative crops
-    d = len(pad) // 2
-    pairs = _pad_pairs(pad)
-    # torch narrows by the negative pads first
-    sizes = self.shape[self.ndim - d:]
-    if any(n + min(lo, 0) + min(hi, 0) < 0 for (lo, hi), n in zip(pairs, sizes)):
-        raise RuntimeError("narrow(): length must be non-negative.")
-    crop = tuple(slice(max(-lo, 0), n - max(-hi, 0))
-                 for (lo, hi), n in zip(pairs, self.shape[self.ndim - d:]))
-    x = self[(Ellipsis,) + crop]
-    out = _pad_last(xp, x, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], value)
-    return out if out is not self else self.copy()
-
-
-@_constant_pad_nd.derivative
-def _(ctx, grad):
-    return _constant_pad_nd(grad, pad=tuple(-p for p in ctx.pad), value=0)
-
-
-def _pad_pairs(pad):
-    """PyTorch's pad list (last axis first) as (lo, hi) pairs for the trailing axes in order."""
-    d = len(pad) // 2
-    return [(pad[2 * (d - 1 - i)], pad[2 * (d - 1 - i) + 1]) for i in range(d)]
-
-
 def _unpad_reflect(xp, g, pairs, sizes):
     """The adjoint of reflection padding: fold the mirrored borders back, axis by axis."""
     d = len(pairs)
@@ -177,8 +152,6 @@ def _circular_pad(input, pairs):
     copy the (cropped) input into the middle of a new tensor, then each padded border from the
     opposite side of that tensor, last dim first. The pieces are clamped slices (as torch's), so
     a dimension cropped to nothing gives an empty result rather than an error."""
-    from ...ops.creation import zeros
-    from ...ops.views import slice_dim
     d = len(pairs)
     axes = range(input.dim() - d, input.dim())
     out_shape = list(input.shape)

@@ -20,6 +20,7 @@ from ._memory_format import as_input, laid_out, suggested_format
 from ._utils import (_windows, _fold, _pad_last, _crop_last, _prod, _tuple, _type_name,
                      _zero_input_grad)
 from .padding import _non_empty_batch_mode
+from ...ops.random import rand
 
 
 # ============================================================================ pooling helpers
@@ -1049,7 +1050,6 @@ def _fractional_max_pool(d, input, kernel_size, output_size, output_ratio, retur
             else (output_ratio,) * d
         output_size = [int(input.size(i - d) * ratio[i]) for i in range(d)]
     if _random_samples is None:
-        from ...ops.random import rand
         batch = 1 if input.dim() == d + 1 else input.size(0)
         _random_samples = rand(batch, input.size(-d - 1), d, dtype=input.dtype,
                                device=input.device)

@@ -15,6 +15,7 @@ from ._utils import (_const, _prod, _tuple, _type_name, _grid_sampler_backward_n
                      _GRID_SAMPLER_3D_BACKWARD)
 from .pooling import (_apply_axes, _refuse_dtype, adaptive_avg_pool1d, adaptive_avg_pool2d,
                       adaptive_avg_pool3d)
+from ..._tensor import _is_contiguous
 
 
 # ============================================================================ channel shuffles
@@ -203,7 +204,6 @@ def _taps_matrix(n, idx, w):
 
 def _channels_last(input, d):
     """Whether the input's strides are channels-last (channels_last / channels_last_3d)."""
-    from ..._tensor import _is_contiguous
     perm = (0,) + tuple(range(2, d + 2)) + (1,)
     return _is_contiguous([input.shape[i] for i in perm], [input.stride()[i] for i in perm])
 

@@ -12,9 +12,11 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ... import _dtype as D
+from ... import _dtype as D, empty_like
 from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer
+from ..._device import as_device
+from ...autograd.function import Function
 
 
 class RemovableHandle:
@@ -413,7 +415,6 @@ class Module:
     def to_empty(self, *, device, recurse=True):
         """Swap every parameter and buffer for an uninitialised one of its shape and dtype on
         `device` (to materialise a module built on the meta device)."""
-        from ... import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
@@ -862,7 +863,6 @@ def _remove_from(name, d, *stores):
 
 def _parse_to(args, kwargs):
     """Module.to(device), .to(dtype), .to(device, dtype), .to(tensor) and keyword forms."""
-    from ..._device import as_device
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
@@ -1073,7 +1073,6 @@ class _BackwardHook:
         return tuple(full[i] for i in self.input_index)
 
 def _make_backward_hook_function():
-    from ...autograd.function import Function
 
     class BackwardHookFunction(Function):
         """Identity on tensors whose backward calls a module's full backward hooks."""

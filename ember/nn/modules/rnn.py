@@ -13,7 +13,7 @@ import warnings
 from ...ops.creation import empty, zeros
 from ...ops.joining import stack, cat
 from ...ops.pointwise import sigmoid, tanh, relu
-from .. import init
+from .. import init, functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -191,7 +191,6 @@ class RNNBase(Module):
     def _run(self, x, h0, c0, batch_sizes=None):
         """All layers; x is (L, N, in) or packed data (with batch_sizes, a list); h0/c0 are
         (layers*directions, N, size)."""
-        from .. import functional as F
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         for layer in range(self.num_layers):

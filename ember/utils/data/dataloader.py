@@ -23,6 +23,8 @@ from . import _collate
 from ._collate import default_collate, default_convert  # noqa: F401  (torch's import path)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _seed_from
+import multiprocessing
+from ... import cuda
 
 _POLL_SECONDS = 1.0     # how often a waiting process checks that its peer is still alive
 
@@ -236,7 +238,6 @@ class DataLoader:
 
     def __iter__(self):
         if self.pin_memory:
-            from ... import cuda
             if not cuda.is_available():
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is "
                               "found, then device pinned memory won't be used.")
@@ -275,7 +276,6 @@ class _SingleProcessIter:
 
 class _MultiProcessIter:
     def __init__(self, loader):
-        import multiprocessing
         context = loader.multiprocessing_context
         if context is None:
             context = "fork" if "fork" in multiprocessing.get_all_start_methods() else None

@@ -2,6 +2,7 @@
 import bisect
 import math
 import warnings
+from ...ops.random import randperm, default_generator
 
 
 class Dataset:
@@ -159,7 +160,6 @@ def random_split(dataset, lengths, generator=None):
     Fractions (all lengths <= 1, summing to 1) are turned into counts by flooring; what the
     flooring leaves over is handed out one sample at a time, round robin from the first split.
     """
-    from ...ops.random import randperm, default_generator
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

@@ -1,17 +1,22 @@
-"""torch's native nn entry points: constant_pad_nd, convolution, native_layer_norm/batch_norm/
+"""torch's native nn entry points (torch.constant_pad_nd, ...; in nn, as they are built on
+nn.functional): constant_pad_nd, convolution, native_layer_norm/batch_norm/
 group_norm, native_dropout, native_channel_shuffle, ctc_loss."""
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._utils import as_shape
-from .random import bernoulli_mask
-from .registry import primitive
+from ..ops._utils import as_shape
+from ..ops.random import bernoulli_mask
+from ..ops.registry import primitive
+from ..ops.statistics import _constant
+from . import functional as F
+from .functional import normalization as _normalization
+from .functional.dropout import _check_p
+from ._toplevel_ops import _type_error, _reduction_word
 
 
 # ----------------------------------------------------------------------------- native nn entries
 def constant_pad_nd(input, pad, value=0):
-    from ..nn import functional as F
     if len(pad) % 2:
         raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
     return F.pad(input, pad, value=value)
@@ -20,8 +25,6 @@ def constant_pad_nd(input, pad, value=0):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """The convolution torch.nn.functional's convNd/conv_transposeNd all call."""
-    from ..nn import functional as F
-    from ..nn._toplevel_ops import _type_error
     for position, (name, value) in enumerate((("stride", stride), ("padding", padding),
                                               ("dilation", dilation),
                                               ("output_padding", output_padding)), 4):
@@ -44,13 +47,8 @@ def _stats(data, axes, eps):
     return mean, 1 / np.sqrt(var + eps)
 
 
-def _constant(array, like):
-    return Tensor._make(np.asarray(array, like._dtype.np), like._dtype, like._device)
-
-
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd): the statistics over the normalized dims, kept as size-one dims."""
-    from ..nn import functional as F
     out = F.layer_norm(input, normalized_shape, weight, bias, eps)
     axes = tuple(range(input.dim() - len(as_shape((normalized_shape,))), input.dim()))
     mean, rstd = _stats(input._data, axes, eps)
@@ -59,20 +57,18 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, batch mean, batch 1/std) in training; the statistics are empty in evaluation."""
-    from ..nn.functional import normalization as F
     axes = tuple(i for i in range(input.dim()) if i != 1)
     if training:
         mean, rstd = (_constant(s.reshape(-1), input) for s in _stats(input._data, axes, eps))
     else:
         mean = rstd = _constant(np.zeros(0), input)
-    out = F._native_batch_norm(input, running_mean, running_var, weight, bias, training,
-                               momentum, eps)
+    out = _normalization._native_batch_norm(input, running_mean, running_var, weight, bias,
+                                            training, momentum, eps)
     return out, mean, rstd
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """(output, mean, rstd), the statistics per (sample, group): shape (N, group)."""
-    from ..nn import functional as F
     out = F.group_norm(input, group, weight, bias, eps)
     mean, rstd = _stats(input._data.reshape(N, group, -1), 2, eps)
     return out, _constant(mean.reshape(N, group), input), _constant(rstd.reshape(N, group), input)
@@ -90,7 +86,6 @@ def _(ctx, grad):
 
 def native_dropout(input, p, train):
     """(output, the boolean mask of the elements kept)."""
-    from ..nn.functional.dropout import _check_p
     _check_p(p)
     if train is False:
         mask = np.ones(input.shape, bool)
@@ -103,7 +98,6 @@ def native_dropout(input, p, train):
 
 
 def native_channel_shuffle(input, groups):
-    from ..nn import functional as F
     return F.channel_shuffle(input, groups)
 
 
@@ -111,8 +105,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
              zero_infinity=False):
     """torch's native ctc_loss: `reduction` as an int (1 mean, 2 sum, other none; left out,
     none, as torch.ctc_loss does in practice)."""
-    from ..nn import functional as F
-    from ..nn._toplevel_ops import _reduction_word
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _reduction_word("ctc_loss", reduction), zero_infinity)
 

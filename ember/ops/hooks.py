@@ -1,0 +1,38 @@
+"""Where the modules above the op registry plug into it: amp, forward AD and the profiler.
+
+The registry (and the tensor printer) import none of those modules; each fills in its entry
+here when it is imported, and the hot paths test one list each (empty, or a zero count, while
+unused). This module imports nothing, so anything may import it.
+"""
+
+# amp: the number of autocast regions open in any thread, and while one is, the names of the
+# ops that run in the lower-precision dtype and the function that casts their inputs
+autocast_regions = [0]
+autocast_ops = frozenset()
+autocast_cast = None
+
+# forward AD: its active dual levels (always [] or [0]); while one is active, the registry
+# gives every op's outputs tangents through `propagate` / `propagate_inplace`, and the printer
+# shows a tensor's tangent (`tangent_of`)
+dual_levels = []
+forward_propagate = None
+forward_propagate_inplace = None
+tangent_of = None
+
+# the profiler: its op timer while it records, else empty (the registry swaps in timed op calls
+# through `ops.registry.profile_ops`)
+profiling = []
+
+
+def register_autocast(ops, cast):
+    """amp's entry: `cast(inputs)` runs for the ops named in `ops` inside an autocast region."""
+    global autocast_ops, autocast_cast
+    autocast_ops, autocast_cast = frozenset(ops), cast
+    return autocast_regions
+
+
+def register_forward_ad(propagate, propagate_inplace, tangent):
+    """forward AD's entry: the tangent rules the registry runs while a dual level is active."""
+    global forward_propagate, forward_propagate_inplace, tangent_of
+    forward_propagate, forward_propagate_inplace, tangent_of = propagate, propagate_inplace, tangent
+    return dual_levels
