@@ -172,30 +172,23 @@ def unpack_dual(tensor, *, level=None):
     if tangent is not None:
         _check_level(level, "_fw_primal")
     with _suspended():
-        primal = _primal_op()(tensor)
+        primal = _fw_primal(tensor)
     primal._get_extra()[_FW_BASE] = None
     return UnpackedDualTensor(primal, tangent)
 
 
-_primal = []
+@primitive("_fw_primal", node="CppFunction", view=True)
+def _fw_primal(xp, self):
+    """The view op giving a dual tensor's primal (PyTorch's node prints as `<Identity>`)."""
+    return self.view()
 
 
-def _primal_op():
-    """The view op giving a dual tensor's primal (PyTorch's node prints as `<Identity>`), made
-    on first use (ops.registry imports this module)."""
-    if not _primal:
+@_fw_primal.derivative
+def _(ctx, grad):
+    return grad
 
-        @primitive("_fw_primal", node="CppFunction", view=True)
-        def fw_primal(xp, self):
-            return self.view()
 
-        @fw_primal.derivative
-        def _(ctx, grad):
-            return grad
-
-        fw_primal.node_cls.name = lambda self: "torch::autograd::Identity"
-        _primal.append(fw_primal)
-    return _primal[0]
+_fw_primal.node_cls.name = lambda self: "torch::autograd::Identity"
 
 
 def _check_level(level, where):
