@@ -5,6 +5,7 @@ import numpy as np
 import torch
 
 import ember
+from opinfo import graph_names
 
 TOL = {torch.float32: dict(rtol=1e-5, atol=1e-6), torch.float64: dict(rtol=1e-7, atol=1e-9)}
 DTYPES = {torch.float32: ember.float32, torch.float64: ember.float64, torch.int64: ember.int64,
@@ -122,3 +123,23 @@ def outcome(fn):
 
 def rand(*shape, seed=0, low=-2.0, high=2.0):
     return np.random.default_rng(seed).uniform(low, high, shape)
+
+
+def F(T):
+    """torch.nn.functional or ember.nn.functional."""
+    return T.nn.functional
+
+
+def _weights(shape, dtype):
+    return np.random.default_rng(1).standard_normal(tuple(shape)).astype(dtype)
+
+
+def _observe(T, fn, *arrays):
+    """fn(T, *tensors)'s outputs, the gradient of a random weighting of its first output with
+    respect to each float input, and the node names of that output's graph."""
+    xs = [T.tensor(a.copy(), requires_grad=a.dtype.kind == "f") for a in arrays]
+    out = fn(T, *xs)
+    y = out[0] if isinstance(out, tuple) else out
+    w = T.tensor(_weights(y.shape, arrays[0].dtype))
+    grads = T.autograd.grad((y * w).sum(), [x for x in xs if x.requires_grad])
+    return out, grads, graph_names(y.grad_fn)

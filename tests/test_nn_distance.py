@@ -4,28 +4,10 @@ import numpy as np
 import pytest
 from differential import catch, same, warnings_of
 from opinfo import graph_names
+from nn_helpers import F, _observe
 
 
 RNG = np.random.default_rng(11)
-
-
-def F(T):
-    return T.nn.functional
-
-
-def _weights(shape, dtype):
-    return np.random.default_rng(1).standard_normal(tuple(shape)).astype(dtype)
-
-
-def _observe(T, fn, *arrays):
-    """fn(T, *tensors)'s outputs, the gradient of a random weighting of its first output with
-    respect to each float input, and the node names of that output's graph."""
-    xs = [T.tensor(a.copy(), requires_grad=a.dtype.kind == "f") for a in arrays]
-    out = fn(T, *xs)
-    y = out[0] if isinstance(out, tuple) else out
-    w = T.tensor(_weights(y.shape, arrays[0].dtype))
-    grads = T.autograd.grad((y * w).sum(), [x for x in xs if x.requires_grad])
-    return out, grads, graph_names(y.grad_fn)
 
 
 def randn(*shape, dtype=np.float32):
