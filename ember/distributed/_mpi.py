@@ -7,6 +7,7 @@ process group is made; without it `import ember` works as before.
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -153,11 +154,15 @@ def wait(request, timeout, what):
                 time.sleep(0.001)
 
 
-def abort(message, code=1):
-    """Print `message` and stop every process of the job (MPI_Abort)."""
+def abort(message, code=1, linger=0.0):
+    """Print `message` and stop every process of the job (MPI_Abort). `linger` seconds pass
+    between the print and the abort: mpiexec forwards a rank's output asynchronously and the
+    abort tears the forwarding down, which can cut off the last lines the user needs."""
     rank = MPI.COMM_WORLD.Get_rank() if MPI is not None and MPI.Is_initialized() else "?"
     sys.stderr.write(f"[rank {rank}] {message}\n")
     sys.stderr.flush()
+    if linger:
+        time.sleep(linger)
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
         MPI.COMM_WORLD.Abort(code)
     os._exit(code)
@@ -175,8 +180,13 @@ def install_excepthook():
     previous = sys.excepthook
 
     def hook(kind, value, tb):
-        previous(kind, value, tb)
+        if previous is sys.__excepthook__:
+            # one write, so mpiexec's output forwarding gets the traceback whole
+            sys.stderr.write("".join(traceback.format_exception(kind, value, tb)))
+        else:
+            previous(kind, value, tb)
         if kind is not KeyboardInterrupt and kind is not SystemExit:
-            abort(f"ember.distributed: uncaught {kind.__name__}: {value}; aborting the job")
+            abort(f"ember.distributed: uncaught {kind.__name__}: {value}; aborting the job",
+                  linger=0.5)
 
     sys.excepthook = hook
