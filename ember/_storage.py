@@ -13,7 +13,7 @@ class UntypedStorage:
 
     @classmethod
     def _of(cls, tensor):
-        return cls(tensor._base if tensor._base is not None else tensor)
+        return cls(tensor._storage_root())
 
     def data_ptr(self):
         return self._owner._data_ptr()

@@ -252,11 +252,23 @@ class Tensor:
             return strides
         return strides[self._wrap_size_dim(dim)]
 
+    def _storage_root(self):
+        """The tensor whose memory this one lies in: a view's base, or what `detach()`/`.data`
+        was taken from (those share memory without being autograd views), or itself."""
+        t = self
+        while True:
+            if t._base is not None:
+                t = t._base
+            elif t._extra is not None and _STORAGE_ROOT in t._extra:
+                t = t._extra[_STORAGE_ROOT]
+            else:
+                return t
+
     def storage_offset(self):
-        base = self._base
-        if base is None:
+        root = self._storage_root()
+        if root is self:
             return 0
-        return (self._data_ptr() - base._data_ptr()) // self._dtype.itemsize
+        return (self._data_ptr() - root._data_ptr()) // self._dtype.itemsize
 
     def _data_ptr(self):
         return self._data.__array_interface__["data"][0] if self._device.type == "cpu" \
@@ -492,6 +504,7 @@ class Tensor:
         t._version_counter = self._version_counter
         if self._extra is not None and INFERENCE in self._extra:
             t._extra = _inference_extra()
+        _share_storage(t, self)
         return t
 
     def detach_(self):
@@ -517,6 +530,7 @@ class Tensor:
         # shares memory but not the version counter: changes through .data are invisible to
         # autograd (the silent wrong gradient the seed notes warn about)
         t = Tensor._make(self._data, self._dtype, self._device)
+        _share_storage(t, self)
         return t
 
     @data.setter
@@ -664,7 +678,7 @@ class Tensor:
         if getattr(self._data, "_ember_sparse", False):         # a sparse tensor's arrays
             return Tensor._make(self._data.copy(), self._dtype, self._device,
                                 self._requires_grad)
-        root = self._base if self._base is not None else self
+        root = self._storage_root()
         if not (root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0):
             return Tensor._make(self._data.copy(), self._dtype, self._device,
                                 self._requires_grad)
@@ -691,7 +705,7 @@ class Tensor:
             coo = self._data
             return (rebuild_sparse, (coo.indices, coo.values, coo.shape, coo.coalesced,
                                      str(self._device), self._requires_grad))
-        root = self._base if self._base is not None else self
+        root = self._storage_root()
         geometry = None
         if root._data.flags.c_contiguous and min(self.stride(), default=0) >= 0:
             data = root._host().reshape(-1).copy()
@@ -778,6 +792,17 @@ INFERENCE_SAVED_ERROR = (
     "clone to get a normal tensor and use it in autograd, or use `ember.no_grad()` instead of "
     "`ember.inference_mode()`.")
 _VIEW_MODE = "view_mode"    # _extra key: the grad mode ("no_grad"/"inference") a view was made in
+
+_STORAGE_ROOT = "storage_root"  # _extra key: what a detach()/.data result shares memory with
+
+
+def _share_storage(t, source):
+    """Record that `t` (a detach()/.data result) lies in `source`'s memory, so its storage,
+    storage_offset and as_strided see the whole storage as PyTorch's do. Only a source that is
+    itself a window on other memory needs it (the common whole-tensor case stays free)."""
+    root = source._storage_root()
+    if root is not source:
+        t._get_extra()[_STORAGE_ROOT] = root
 
 
 _UNWRITABLE_VIEW_REASONS = {       # views marked by ops.views.mark_unwritable_views

@@ -152,7 +152,7 @@ class _Pickler(pickle._Pickler):
         root's array is itself not contiguous, or the view has negative strides), the tensor
         gets a contiguous storage of its own.
         """
-        root = t._base if t._base is not None else t
+        root = t._storage_root()
         if root._data.flags.c_contiguous and _fits(t, root):
             return self._storage_for(root), t.storage_offset(), t.stride()
         return self._storage_for(t, copy=True), 0, contiguous_strides(tuple(t.shape))

@@ -152,6 +152,8 @@ def test_legacy_tensor_of_tensor_shares_memory():
     "t.empty_strided((2, 3), (1, 2)).stride(), t.empty_strided((2, 3), (1, 2)).is_contiguous(), "
     "t.empty_strided((2, 3), (3, 1)).shape",
     "t.clone(t.tensor([1, 2])), t.tensor([1.]).clone().dtype, t.zeros(2, 3).t().clone().stride()",
+    # no size at all is an error (an empty tuple makes a 0-d tensor)
+    "t.zeros()", "t.ones()", "t.empty()", "t.zeros(()), t.ones(size=()), t.empty(()).shape",
 ])
 def test_filled_factories(expr):
     check(expr)
@@ -225,6 +227,7 @@ def test_float_arange_matches_torch_bit_for_bit(start, count, step, sign, frac, 
     "t.multinomial(t.tensor([0., 0]), 1)", "t.multinomial(t.tensor(1.), 1)",
     "type(t.manual_seed(3)).__name__, t.manual_seed(3).initial_seed(), "
     "t.Generator().manual_seed(1).initial_seed()",
+    "t.rand()", "t.randn()", "t.rand(()).shape, t.randn(size=()).shape",
 ])
 def test_random_shapes_dtypes_errors(expr):
     check(expr)

@@ -37,6 +37,11 @@ SHAPE_CASES = [
     "t.zeros(2, 1, 3).permute(1, 0, 2).is_contiguous()",
     "t.zeros(4, 3)[::2].is_contiguous(), t.zeros(4, 3)[:, ::2].stride(), "
     "t.zeros(4, 3)[1:, 1:].storage_offset(), t.zeros(2, 3).t().is_contiguous()",
+    # detach() and .data are no views, but lie in the same storage at the same offset
+    "(lambda x: (x[2:].detach().storage_offset(), x[2:].data.storage_offset(), "
+    "x[2:].detach()[1:].storage_offset(), x[2:].detach().as_strided((2,), (1,), 0), "
+    "x[2:].detach().untyped_storage().data_ptr() == x.untyped_storage().data_ptr(), "
+    "x[2:].data.untyped_storage().nbytes()))(t.arange(6.))",
     "(lambda x: (x.contiguous() is x, x.t().contiguous().stride(), "
     "x.t().contiguous().is_contiguous()))"
     "(t.zeros(2, 3))",

@@ -711,7 +711,7 @@ def _warn_undefined_grad_check():
 def _random_grad_output(output, noncontiguous):
     """torch.testing.make_tensor(low=-1, high=1, requires_grad=True) for gradgradcheck."""
     dtype = output.dtype if output.is_floating_point() or output.is_complex() else D.float64
-    g = rand(*output.shape, dtype=dtype, device=output.device) * 2 - 1
+    g = rand(output.shape, dtype=dtype, device=output.device) * 2 - 1
     if noncontiguous and g.numel() > 1:
         g = g.repeat_interleave(2, dim=-1)[..., ::2]
     return g.detach().requires_grad_()

@@ -467,6 +467,8 @@ def _factory(fname, fill):
             if args:
                 raise TypeError(f"{fname}() got multiple values for argument 'size'")
             args = (size,)
+        elif not args:
+            raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
         size = args
         if memory_format is not None and fname != "empty":
             raise TypeError(f"{fname}() got an unexpected keyword argument 'memory_format'")

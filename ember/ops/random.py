@@ -97,6 +97,8 @@ def _random_factory(fname, kernel, sample):
                                 [f"size={type(size).__name__}"])
                 raise _random_factory_error(fname, got)
             args = (size,)
+        elif not args:
+            raise _random_factory_error(fname, "")
         if args and all(type(a) is int and a >= 0 for a in args):
             shape = args                # plain sizes: the common case, checked here quickly
         else:

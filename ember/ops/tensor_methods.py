@@ -245,7 +245,7 @@ def _resize_(self, *sizes):
     if shape != self._data.shape:   # (same size: nothing changes (strides, version) in PyTorch)
         n = int(np.prod(shape))
         offset = self.storage_offset()
-        root = self._base if self._base is not None else self
+        root = self._storage_root()
         storage = _storage_of(root)
         if offset + n > storage.size:
             grown = np.zeros(offset + n, self._dtype.np)

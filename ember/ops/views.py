@@ -893,7 +893,7 @@ def _(ctx, grad):
 
 def storage_numel(t):
     """Elements in the memory a tensor's root owns (its "storage")."""
-    root = t._base if t._base is not None else t
+    root = t._storage_root()
     return _extent(root._data.shape, element_strides(root._data), 0)
 
 
