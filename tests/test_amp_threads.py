@@ -232,3 +232,28 @@ def test_backend_flags_read_and_set_as_on_torchs_cpu_build():
         T.set_float32_matmul_precision("highest")
         return r
     same(scenario)
+
+
+def test_autocast_accepts_mixed_dtypes_of_matmul_like_ops():
+    # torch casts before the op checks dtypes: float32 @ bfloat16 is no error under autocast;
+    # float64 is not cast (the error stays), and in-place forms are not autocast
+    from differential import same
+
+    def scenario(T):
+        a, b, c = T.ones(2, 3), T.ones(3, 2).bfloat16(), T.zeros(2, 2)
+        out = []
+        with T.autocast("cpu", dtype=T.bfloat16):
+            for f in (lambda: a @ b, lambda: T.mm(a, b), lambda: a.matmul(b),
+                      lambda: T.addmm(c, a, b), lambda: T.bmm(a[None], b[None]),
+                      lambda: T.baddbmm(c[None], a[None], b[None]),
+                      lambda: T.addbmm(c, a[None], b[None]),
+                      lambda: T.nn.functional.linear(a, b.t(), bias=T.zeros(2)),
+                      lambda: T.mm(a.double(), b),
+                      lambda: c[None].clone().baddbmm_(a[None], b[None])):
+                try:
+                    r = f()
+                    out.append((r.dtype, r))
+                except RuntimeError as e:
+                    out.append(str(e))
+        return out
+    same(scenario)

@@ -408,6 +408,8 @@ PRODUCTS = {
                                      _m(T, "int64", (2, 2)), _m(T, "float16", (2, 2, 2))),
     "baddbmm_batch2": lambda T: catch(T.baddbmm, _m(T, "float32", (2, 2, 2)),
                                       _m(T, "float32", (2, 2, 2)), _m(T, "int64", (2, 2, 2))),
+    "baddbmm__batch2": lambda T: catch(_m(T, "float32", (2, 2, 2)).baddbmm_,
+                                       _m(T, "float32", (2, 2, 2)), _m(T, "float64", (2, 2, 2))),
     "addmv": lambda T: catch(T.addmv, _m(T, "float32", (2,)), _m(T, "float64"),
                              _m(T, "float32", (2,))),
     "addmv_self": lambda T: catch(T.addmv, _m(T, "float64", (2,)), _m(T, "float32"),

@@ -11,6 +11,7 @@ from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_o
 from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out, CPP_NAMES
 from ._utils import wrap_dim
 from .indexing import _scalar_name
+from .hooks import autocast_entry
 from .registry import primitive
 import warnings
 from .creation import eye
@@ -73,6 +74,7 @@ def _grad_of_second(mat1, grad, mat2):
     return mat1.t().conj().mm(grad)
 
 
+@autocast_entry
 def mm(input, mat2, *, out=None):
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -104,6 +106,7 @@ def _(ctx, grad):
             ctx.self.transpose(1, 2).conj().bmm(grad) if needs[1] else None)
 
 
+@autocast_entry
 def bmm(input, mat2, *, out=None):
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -219,6 +222,7 @@ def check_addmm_dtypes(input, mat1, mat2):
                                f"{_tname(t._dtype)} and {_tname(mat2._dtype)}")
 
 
+@autocast_entry
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     check_addmm_dtypes(input, mat1, mat2)           # (PyTorch checks dtypes before shapes)
     if mat1._data.ndim != 2:
@@ -264,6 +268,7 @@ def _(ctx, grad):
     return grad.unsqueeze(ctx.dim)
 
 
+@autocast_entry
 def matmul(input, other, *, out=None):
     """PyTorch's matmul, op for op (so the graph matches): dot / mv / mm for 1-D and 2-D
     operands; a batch folded into the rows of one mm/mv where that costs no copy (or saves a
@@ -943,6 +948,7 @@ def _check_batches(batch1, batch2):
                            f"[{batch2.shape[0]}, {batch2.shape[1]}].")
 
 
+@autocast_entry
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     if input._dtype is not batch1._dtype:        # (checked before the shapes)
         raise RuntimeError(f"Input dtypes must be the same, got: input "
@@ -950,6 +956,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
                            f"{CPP_NAMES[batch1._dtype.name]}, batch2: "
                            f"{CPP_NAMES[batch2._dtype.name]}")
     _check_batches(batch1, batch2)
+    if _inplace and batch2._dtype is not input._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{CPP_NAMES[input._dtype.name]} and output tensor dtype "
+                           f"{CPP_NAMES[batch2._dtype.name]} should match")
     _check_same_dtype(input, batch1, batch2)
     beta, alpha = _check_scalars(batch1, beta, alpha)
     _check_broadcasts(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
@@ -958,6 +968,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False)
     return _out(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, "baddbmm")
 
 
+@autocast_entry
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None, _inplace=False):
     _check_batches(batch1, batch2)
     check_addmm_dtypes(input, batch1, batch2)
@@ -992,7 +1003,10 @@ def matrix_power(input, n):
 
 
 def _inplace_product(fn):
-    """x.addmv_(...): the op's own check and node, written into x (Op.inplace)."""
+    """x.addmv_(...): the op's own check and node, written into x (Op.inplace). In-place forms
+    are not autocast (as in torch), so the undecorated function runs."""
+    fn = getattr(fn, "__wrapped__", fn)
+
     def method(self, *args, **kwargs):
         return fn(self, *args, _inplace=True, **kwargs)
     return method

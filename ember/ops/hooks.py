@@ -2,8 +2,9 @@
 
 The registry (and the tensor printer) import none of those modules; each fills in its entry
 here when it is imported, and the hot paths test one list each (empty, or a zero count, while
-unused). This module imports nothing, so anything may import it.
+unused). This module imports nothing of ember's, so anything may import it.
 """
+import functools
 
 # amp: the number of autocast regions open in any thread, and while one is, the names of the
 # ops that run in the lower-precision dtype and the function that casts their inputs
@@ -29,6 +30,21 @@ def register_autocast(ops, cast):
     global autocast_ops, autocast_cast
     autocast_ops, autocast_cast = frozenset(ops), cast
     return autocast_regions
+
+
+def autocast_entry(fn):
+    """Decorates the public function of a lower-precision op (`mm`, `linear`, `conv2d`, ...):
+    inside an autocast region its tensor arguments are cast before the function's own checks,
+    as torch's dispatcher casts before the kernel looks at dtypes (a float32 input @ a bfloat16
+    weight is no dtype error under autocast)."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        if autocast_regions[0]:
+            args = autocast_cast(args)
+            if kwargs:
+                kwargs = dict(zip(kwargs, autocast_cast(list(kwargs.values()))))
+        return fn(*args, **kwargs)
+    return entry
 
 
 def register_forward_ad(propagate, propagate_inplace, tangent):

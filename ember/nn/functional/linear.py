@@ -1,9 +1,11 @@
 """Linear maps: linear and bilinear."""
+from ...ops.hooks import autocast_entry
 from ...ops.registry import primitive
 from ...ops.blas import addmm, matmul
 
 
 # ============================================================================ linear
+@autocast_entry
 def linear(input, weight, bias=None):
     """y = x W^T + b. A 2-D input with a bias is one addmm, as in PyTorch's graph."""
     if bias is None:
