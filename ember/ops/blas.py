@@ -74,6 +74,11 @@ def _grad_of_second(mat1, grad, mat2):
 
 
 def mm(input, mat2, *, out=None):
+    if input.is_sparse or mat2.is_sparse:
+        from ..sparse._products import product      # (ember.sparse is built on the ops)
+        if out is not None and mat2.is_sparse and not input.is_sparse:
+            raise RuntimeError("expand is unsupported for Sparse tensors")
+        return _out(product(input, mat2), out, "mm", "mm")
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:

@@ -1,8 +1,83 @@
-"""torch.sparse.mm and torch.sparse.addmm: sparse @ dense products whose gradient for the
-sparse operand keeps its pattern (torch.mm on a sparse operand gives a dense one instead)."""
+"""Products with a sparse COO operand: torch.mm / matmul / @ / spmm with a sparse operand on
+either side (`product`, node MmBackward0, dense result and dense gradients as torch's), and
+torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse operand keeps its
+pattern). The arithmetic is in _coo.py and _kernels.py."""
+from .._printing import scalar_type_name
+from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..ops.creation import zeros
 from ..ops.registry import primitive
 from ._conversions import is_sparse, sparse_mask
+from ._coo import COOArrays, not_supported
+from ._kernels import sampled_dot
+
+# the node that makes a sparse tensor from its values: a gradient bound for it is read at
+# the entries only, so the products hand it a sparse gradient (see _operand_grad)
+_FROM_VALUES = "SparseCooTensorWithDimsAndTensorsBackward0"
+
+
+@primitive("sparse_mm", node="MmBackward0", save=("self", "mat2"))
+def _mm(xp, self, mat2):
+    return xp.matmul(self, mat2)            # (COOArrays.__array_ufunc__: _coo._matmul)
+
+
+@_mm.derivative
+def _(ctx, grad):
+    needs = ctx.needs_input_grad
+    a, b = ctx.self, ctx.mat2
+    ga = gb = None
+    if needs[0]:
+        ga = _operand_grad(a, grad, b, left_side=True) if is_sparse(a) else grad.mm(b.t())
+    if needs[1]:
+        gb = _operand_grad(b, grad, a, left_side=False) if is_sparse(b) else a.t().mm(grad)
+    return ga, gb
+
+
+def _operand_grad(sparse, grad, dense, left_side):
+    """The gradient of the sparse operand of sparse @ dense (left_side) or dense @ sparse.
+    torch's is the dense product (grad @ dense.T, or dense.T @ grad), and so is ours where
+    anything but the values' constructor receives it (a sparse leaf's .grad is dense in
+    torch). Where the constructor does, which reads it only at the entries, it is computed
+    at the entries alone and handed over sparse, on the operand's coalesced pattern."""
+    node = sparse.grad_fn
+    if grad_mode.state.enabled or node is None or node.name() != _FROM_VALUES:
+        return grad.mm(dense.t()) if left_side else dense.t().mm(grad)
+    pattern = sparse._data.coalesce()
+    rows, cols = pattern.indices[0], pattern.indices[1]
+    if left_side:
+        values = sampled_dot(grad._data, dense._data, rows, cols)
+    else:
+        values = sampled_dot(dense._data.T, grad._data.T, rows, cols)
+    return Tensor._make(COOArrays(pattern.indices, values, pattern.shape, True),
+                        grad._dtype, grad._device)
+
+
+def _check_product(a, b):
+    """torch's checks of a product with a sparse operand (torch computes dense @ sparse as
+    (sparse.T @ dense.T).T, hence its words)."""
+    sparse, dense = (a, b) if is_sparse(a) else (b, a)
+    if is_sparse(dense):
+        raise not_supported("mm")
+    if dense.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {dense.dim()}D tensor")
+    if sparse.dim() != 2 or sparse._data.sparse_dim != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {sparse.dim()}D tensor"
+                           if sparse.dim() != 2 else
+                           "sparse transpose: transposed dimensions must be sparse Got "
+                           f"sparse_dim: {sparse._data.sparse_dim}, d0: 0, d1: 1")
+    if sparse._dtype is not dense._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
+                           f"{scalar_type_name(dense._dtype)}")
+    inner, size = (a.shape[1], b.shape[0]) if sparse is a else (b.shape[0], a.shape[1])
+    if inner != size:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {inner}, got "
+                           f"{size}")
+
+
+def product(a, b):
+    """torch.mm(a, b) with a sparse operand (a dense result, node MmBackward0)."""
+    _check_product(a, b)
+    return _mm(a, b)
 
 
 @primitive("sparse_addmm", node="SparseAddmmBackward0", save=("mat1", "mat2"))
