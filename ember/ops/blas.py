@@ -277,6 +277,8 @@ def matmul(input, other, *, out=None):
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    if db > 2 and (input.is_sparse or other.is_sparse):
+        raise RuntimeError("expand is unsupported for Sparse tensors")     # (as torch)
     if da == 1 and db == 1:
         result = dot(input, other)
     elif da == 2 and db == 1:

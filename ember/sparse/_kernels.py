@@ -7,9 +7,9 @@ entries are put in *rounds* (the first entry of every row, then the second, ...)
 the output rows ordered by how many entries they have (most first), the rows a round touches
 are a prefix of them. A round is then one ufunc call on two contiguous slices; a product costs
 one call per entry of its fullest row, nothing per row or per entry. The products are formed
-once in float64, exact for float32 and float16 operands, and each round rounds its sums once
-to the output dtype (a float64 product rounds twice, which can differ from an FMA in the last
-bit).
+once in float64, exact for float32 operands, and each round rounds its sums once to the
+output dtype (a float64 product rounds twice, which can differ from an FMA in the last bit;
+float16 and bfloat16 round the product and then the sum in their own dtype, as torch does).
 
 The order of a pattern (a `RowPlan`) depends only on the index array, so it is made once and
 kept in a cache keyed on that array (a weak reference: it goes with the array). The entries'
@@ -76,7 +76,9 @@ def fma_rows(out, plan, coef, dense, at=None):
     xp = xp_of(out)
     if len(plan.bounds) < 2:
         return out
-    wide = np.float64 if out.dtype.kind == "f" else out.dtype
+    # float32/float64 products once in float64 (the FMA's exact product, for float32);
+    # torch's float16 and bfloat16 kernels round the product, then the sum, in their dtype
+    wide = np.float64 if out.dtype.kind == "f" and out.dtype.itemsize >= 4 else out.dtype
     if at is None:
         products = dense.astype(wide)
     elif dense.shape[0] < at.shape[0]:

@@ -114,10 +114,15 @@ def _check_mm(mat1, mat2, name):
 
 
 def mm(mat1, mat2, reduce="sum"):
-    """torch.sparse.mm(sparse, dense): a dense product; the sparse operand's gradient is
-    sparse, on its own entries."""
+    """torch.sparse.mm(sparse, dense) (or dense, sparse): a dense product; the sparse
+    operand's gradient is sparse, on its own entries."""
     if reduce != "sum":
         raise NotImplementedError("torch.sparse.mm: ember supports reduce='sum' only")
+    if not is_sparse(mat1) and not is_sparse(mat2):
+        return mat1.mm(mat2)                    # (two dense operands: torch.mm, as torch)
+    if not is_sparse(mat1):
+        # dense @ sparse: (sparse.T @ dense.T).T, the sparse gradient on sparse.T's pattern
+        return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
     _check_mm(mat1, mat2, "sparse.mm")
     base = zeros((mat1.shape[0], mat2.shape[1]), dtype=mat2.dtype, device=mat2.device)
     return _sparse_addmm(base, mat1, mat2, beta=0, alpha=1)
