@@ -29,9 +29,27 @@ def _from_values(xp, values, *, indices, size, coalesced):
 def _(ctx, grad):
     # each entry's value reached the result at its index: its gradient is the gradient there
     # (for a sparse gradient, the sum of its entries at that index, as torch coalesces it)
-    dense = grad.to_dense() if is_sparse(grad) else grad
+    if is_sparse(grad):
+        return Tensor._make(_values_at(grad._data.coalesce(), ctx.indices), grad._dtype,
+                            grad._device)
     rows = tuple(Tensor._make(r) for r in ctx.indices)
-    return dense[rows]
+    return grad[rows]
+
+
+def _values_at(coalesced, indices):
+    """A coalesced sparse array's values at each of `indices` (zero where it has no entry),
+    found by binary search on the entries' linear positions (never a dense array)."""
+    xp = coalesced.xp
+    n = indices.shape[1]
+    out = xp.zeros((n,) + coalesced.values.shape[1:], dtype=coalesced.dtype)
+    if n == 0 or coalesced.nnz == 0:
+        return out
+    keys = coalesced.linear_index()
+    wanted = COOArrays(indices, out, coalesced.shape).linear_index()
+    at = xp.minimum(xp.searchsorted(keys, wanted), coalesced.nnz - 1)
+    found = keys[at] == wanted
+    out[found] = coalesced.values[at[found]]
+    return out
 
 
 def _check_indices(indices, values, size):

@@ -69,29 +69,42 @@ class RowPlan:
         self.cols = None if cols is None else cols[self.order]
 
 
-def fma_rows(out, plan, coef, dense, at=None):
-    """out[row of entry k] += coef[k] * dense[at[k]] for every entry (dense[k] where `at` is
-    None), each output row's sums in entry order, one rounding per step (see the module doc).
-    `coef` and `at` (or `dense`) are already in the plan's round order."""
+# products formed per block of this many elements (in float64: 512 KB), so that they are
+# summed while still in cache
+_BLOCK = 1 << 16
+
+
+def fma_rows(out, plan, coef, dense, at):
+    """out[row of entry k] += coef[k] * dense[at[k]] for every entry, each output row's sums
+    in entry order, one rounding per step (see the module doc). `coef` and `at` are in the
+    plan's round order. The entries go in blocks: a block's products, then the parts of the
+    rounds that fall in it."""
     xp = xp_of(out)
-    if len(plan.bounds) < 2:
-        return out
-    # float32/float64 products once in float64 (the FMA's exact product, for float32);
-    # torch's float16 and bfloat16 kernels round the product, then the sum, in their dtype
-    wide = np.float64 if out.dtype.kind == "f" and out.dtype.itemsize >= 4 else out.dtype
-    if at is None:
-        products = dense.astype(wide)
-    elif dense.shape[0] < at.shape[0]:
-        products = dense.astype(wide, copy=False)[at]      # (widen the smaller array)
-    else:
-        products = dense[at].astype(wide, copy=False)
-    products *= coef.astype(wide, copy=False).reshape((-1,) + (1,) * (products.ndim - 1))
-    sums = out[plan.active]
     bounds = plan.bounds
-    for r in range(len(bounds) - 1):
-        lo, hi = bounds[r], bounds[r + 1]
-        step = sums[:hi - lo]
-        xp.add(step, products[lo:hi], out=step, casting="unsafe")
+    if len(bounds) < 2:
+        return out
+    # float32/float64 products in float64 (the FMA's exact product, for float32); torch's
+    # float16 and bfloat16 kernels round the product, then the sum, in their dtype
+    wide = np.float64 if out.dtype.kind == "f" and out.dtype.itemsize >= 4 else out.dtype
+    if dense.shape[0] < at.shape[0]:
+        dense = dense.astype(wide, copy=False)             # (widen the smaller array once)
+    coef = coef.astype(wide, copy=False).reshape((-1,) + (1,) * (dense.ndim - 1))
+    sums = out[plan.active]
+    size = bounds[-1]
+    per_block = max(1, _BLOCK // max(1, int(np.prod(dense.shape[1:]))))
+    r = 0
+    for b in range(0, size, per_block):
+        e = min(b + per_block, size)
+        products = dense[at[b:e]].astype(wide, copy=False)     # (a fresh gathered array)
+        products *= coef[b:e]
+        while r < len(bounds) - 1 and bounds[r] < e:        # the rounds meeting [b, e)
+            lo, hi = bounds[r], bounds[r + 1]
+            first, last = max(lo, b), min(hi, e)
+            step = sums[first - lo:last - lo]
+            xp.add(step, products[first - b:last - b], out=step, casting="unsafe")
+            if hi > e:
+                break                                       # (goes on in the next block)
+            r += 1
     out[plan.active] = sums
     return out
 
