@@ -20,6 +20,8 @@ if __name__ == "__main__":
     common.native_blas()
     common.set_threads_env(common.arg_value("--threads", 1))
 
+import gc  # noqa: E402
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
@@ -27,6 +29,7 @@ import ember  # noqa: E402
 from common import median_time, report  # noqa: E402
 
 warnings.filterwarnings("ignore", "Sparse invariant checks")
+gc.freeze()         # (torch's import-time objects out of the GC's scans: see bench_core.py)
 
 
 def graph(n, edges, seed=0):

@@ -17,6 +17,7 @@ gradient (`sampled_dot`) is computed at the entries only, never as a dense matri
 
 Everything is written with the array module `xp` of the arrays, so CuPy arrays work the same.
 """
+import math
 import weakref
 
 import numpy as np
@@ -37,9 +38,10 @@ class RowPlan:
     active: the output rows that have entries, most entries first (a round's rows are a prefix);
     bounds: where each round starts and ends in `order` (a Python list);
     cols: the entries' other index in round order (for a product plan), else None."""
-    __slots__ = ("order", "active", "bounds", "cols")
+    __slots__ = ("order", "active", "bounds", "cols", "_blocks")
 
     def __init__(self, rows, n_rows, cols=None):
+        self._blocks = {}
         xp = xp_of(rows)
         nnz = rows.shape[0]
         if nnz == 0:
@@ -68,6 +70,27 @@ class RowPlan:
         self.active = by_degree[:int(counts[0])]
         self.cols = None if cols is None else cols[self.order]
 
+    def blocks(self, per_block):
+        """The entries in blocks of `per_block`, each with the parts of the rounds that fall
+        in it: [((start, end), [(slice of the rows, slice of the block's products), ...])]
+        (made once per block size: the products loop then does nothing but add)."""
+        if per_block not in self._blocks:
+            bounds, size = self.bounds, self.bounds[-1]
+            blocks, r = [], 0
+            for b in range(0, size, per_block):
+                e = min(b + per_block, size)
+                steps = []
+                while r < len(bounds) - 1 and bounds[r] < e:       # the rounds meeting [b, e)
+                    lo, hi = bounds[r], bounds[r + 1]
+                    first, last = max(lo, b), min(hi, e)
+                    steps.append((slice(first - lo, last - lo), slice(first - b, last - b)))
+                    if hi > e:
+                        break                               # (goes on in the next block)
+                    r += 1
+                blocks.append(((b, e), steps))
+            self._blocks[per_block] = blocks
+        return self._blocks[per_block]
+
 
 # products formed per block of this many elements (in float64: 512 KB), so that they are
 # summed while still in cache
@@ -78,7 +101,7 @@ def fma_rows(out, plan, coef, dense, at):
     """out[row of entry k] += coef[k] * dense[at[k]] for every entry, each output row's sums
     in entry order, one rounding per step (see the module doc). `coef` and `at` are in the
     plan's round order. The entries go in blocks: a block's products, then the parts of the
-    rounds that fall in it."""
+    rounds that fall in it (RowPlan.blocks)."""
     xp = xp_of(out)
     bounds = plan.bounds
     if len(bounds) < 2:
@@ -90,21 +113,13 @@ def fma_rows(out, plan, coef, dense, at):
         dense = dense.astype(wide, copy=False)             # (widen the smaller array once)
     coef = coef.astype(wide, copy=False).reshape((-1,) + (1,) * (dense.ndim - 1))
     sums = out[plan.active]
-    size = bounds[-1]
-    per_block = max(1, _BLOCK // max(1, int(np.prod(dense.shape[1:]))))
-    r = 0
-    for b in range(0, size, per_block):
-        e = min(b + per_block, size)
+    add = xp.add
+    for (b, e), steps in plan.blocks(max(1, _BLOCK // max(1, math.prod(dense.shape[1:])))):
         products = dense[at[b:e]].astype(wide, copy=False)     # (a fresh gathered array)
         products *= coef[b:e]
-        while r < len(bounds) - 1 and bounds[r] < e:        # the rounds meeting [b, e)
-            lo, hi = bounds[r], bounds[r + 1]
-            first, last = max(lo, b), min(hi, e)
-            step = sums[first - lo:last - lo]
-            xp.add(step, products[first - b:last - b], out=step, casting="unsafe")
-            if hi > e:
-                break                                       # (goes on in the next block)
-            r += 1
+        for rows, span in steps:
+            step = sums[rows]
+            add(step, products[span], out=step, casting="unsafe")
     out[plan.active] = sums
     return out
 
