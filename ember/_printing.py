@@ -366,6 +366,9 @@ def tensor_repr(t):
     """``repr`` of an ember tensor, identical to PyTorch's with ``ember.`` for ``torch.``."""
     if getattr(t._data, "_ember_sparse", False):
         return _sparse_repr(t)
+    if getattr(type(t._data), "_ember_csr", False):
+        from .sparse._csr import csr_repr       # (ember.sparse is built on this module)
+        return csr_repr(t)
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
     suffixes = _suffixes(t, data, size_suffix)

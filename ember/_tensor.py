@@ -302,7 +302,9 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided, sparse_coo  # (cycle: ember/__init__.py defines them after importing this module)
+        from . import strided, sparse_coo, sparse_csr  # (cycle: ember/__init__.py defines them after importing this module)
+        if getattr(type(self._data), "_ember_csr", False):
+            return sparse_csr
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
@@ -545,9 +547,10 @@ class Tensor:
         return _backend.backend(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
-        if getattr(self._data, "_ember_sparse", False):
-            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
-                            "Tensor.to_dense() first.")
+        if getattr(self._data, "_ember_sparse", False) or getattr(type(self._data), "_ember_csr", False):
+            name = "SparseCsr" if getattr(type(self._data), "_ember_csr", False) else "Sparse"
+            raise TypeError(f"can't convert {name} layout tensor to numpy. Use "
+                            f"Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:

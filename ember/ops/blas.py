@@ -74,7 +74,7 @@ def _grad_of_second(mat1, grad, mat2):
 
 
 def mm(input, mat2, *, out=None):
-    if input.is_sparse or mat2.is_sparse:
+    if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
         from ..sparse._products import product      # (ember.sparse is built on the ops)
         if out is not None and mat2.is_sparse and not input.is_sparse:
             raise RuntimeError("expand is unsupported for Sparse tensors")

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
 from ._coo import COOArrays
+from . import _csr
 
 
 def is_sparse(t):
@@ -150,6 +151,9 @@ def _(ctx, grad):
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
+    if _csr.is_csr(self):
+        out = _csr.to_dense(self)
+        return out if dtype is None else out.to(dtype)
     if not is_sparse(self):
         return self if dtype is None else self.to(dtype)
     out = _to_dense(self)
@@ -222,6 +226,8 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     if layout is not None and str(layout) not in ("torch.sparse_coo",):
         raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember "
                                   f"(only torch.sparse_coo)")
+    if _csr.is_csr(self):
+        return _csr.to_sparse(self)
     if is_sparse(self):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
@@ -271,10 +277,13 @@ def _(ctx, grad):
 
 def _require_sparse(self, name):
     if not is_sparse(self):
-        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got Strided")
+        layout = "SparseCsr" if _csr.is_csr(self) else "Strided"
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got {layout}")
 
 
 def values(self):
+    if _csr.is_csr(self):
+        return _csr.values(self)
     _require_sparse(self, "values")
     if not self._data.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
@@ -312,13 +321,19 @@ def _coalesced_(self, coalesced):
 
 
 def sparse_dim(self):
+    if _csr.is_csr(self):
+        return 2
     return self._data.sparse_dim if is_sparse(self) else 0
 
 
 def dense_dim(self):
+    if _csr.is_csr(self):
+        return 0
     return self._data.dense_dim if is_sparse(self) else self.dim()
 
 
 def _nnz(self):
+    if _csr.is_csr(self):
+        return self._data.nnz
     _require_sparse(self, "_nnz")
     return self._data.nnz

@@ -9,6 +9,7 @@ from ..ops.creation import zeros
 from ..ops.registry import primitive
 from ._conversions import is_sparse, sparse_mask
 from ._coo import COOArrays, not_supported
+from ._csr import is_csr
 from ._kernels import sampled_dot
 
 # the node that makes a sparse tensor from its values: a gradient bound for it is read at
@@ -25,12 +26,20 @@ def _mm(xp, self, mat2):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     a, b = ctx.self, ctx.mat2
+    if needs[0] and is_csr(a) or needs[1] and is_csr(b):
+        raise NotImplementedError("ember: no gradient for a sparse CSR operand of a product")
+    a, b = _as_coo(a), _as_coo(b)
     ga = gb = None
     if needs[0]:
         ga = _operand_grad(a, grad, b, left_side=True) if is_sparse(a) else grad.mm(b.t())
     if needs[1]:
         gb = _operand_grad(b, grad, a, left_side=False) if is_sparse(b) else a.t().mm(grad)
     return ga, gb
+
+
+def _as_coo(t):
+    """A CSR operand as a COO tensor over the same entries (for its gradient formulas)."""
+    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_csr(t) else t
 
 
 def _operand_grad(sparse, grad, dense, left_side):
@@ -55,6 +64,8 @@ def _operand_grad(sparse, grad, dense, left_side):
 def _check_product(a, b):
     """torch's checks of a product with a sparse operand (torch computes dense @ sparse as
     (sparse.T @ dense.T).T, hence its words)."""
+    if is_csr(a) or is_csr(b):
+        return _check_csr_product(a, b)
     sparse, dense = (a, b) if is_sparse(a) else (b, a)
     if is_sparse(dense):
         raise not_supported("mm")
@@ -72,6 +83,24 @@ def _check_product(a, b):
     if inner != size:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {inner}, got "
                            f"{size}")
+
+
+def _check_csr_product(a, b):
+    if is_csr(a) and is_csr(b) or is_sparse(a) or is_sparse(b):
+        raise NotImplementedError("ember: products of two sparse matrices are not supported")
+    if a.dim() != 2 or b.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {a.dim() if a.dim() != 2 else b.dim()}D "
+                           f"tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    sparse, dense = (a, b) if is_csr(a) else (b, a)
+    if sparse._dtype is not dense._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
+                           f"{scalar_type_name(dense._dtype)}")
+    if sparse._dtype._category < 2:
+        raise NotImplementedError(f'"addmm_out_sparse_csr_impl_mkl" not implemented for '
+                                  f"'{scalar_type_name(sparse._dtype)}'")
 
 
 def product(a, b):
