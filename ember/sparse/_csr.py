@@ -195,7 +195,7 @@ def to_sparse_csr(self, dense_dim=None):
 
 
 # ---------------------------------------------------------------------- reading it
-def _require_csr(self, name, what="sparse compressed row"):
+def _require_csr(self, name, what="sparse row compressed"):
     if not is_csr(self):
         layout = "Sparse" if self.is_sparse else "Strided"
         raise RuntimeError(f"{name} expected {what} tensor layout but got {layout}")
