@@ -367,8 +367,7 @@ def tensor_repr(t):
     if getattr(t._data, "_ember_sparse", False):
         return _sparse_repr(t)
     if getattr(type(t._data), "_ember_csr", False):
-        from .sparse._csr import csr_repr       # (ember.sparse is built on this module)
-        return csr_repr(t)
+        return t._data.tensor_repr(t)           # (a CSR matrix prints itself: ember/sparse)
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
     suffixes = _suffixes(t, data, size_suffix)

@@ -73,12 +73,16 @@ def _grad_of_second(mat1, grad, mat2):
     return mat1.t().conj().mm(grad)
 
 
+# torch.mm with a sparse operand: ember/sparse/_products.py puts its `product` here when it is
+# imported (ember.sparse is built on the ops, so the ops cannot import it)
+SPARSE_PRODUCT = [None]
+
+
 def mm(input, mat2, *, out=None):
     if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
-        from ..sparse._products import product      # (ember.sparse is built on the ops)
         if out is not None and mat2.is_sparse and not input.is_sparse:
             raise RuntimeError("expand is unsupported for Sparse tensors")
-        return _out(product(input, mat2), out, "mm", "mm")
+        return _out(SPARSE_PRODUCT[0](input, mat2), out, "mm", "mm")
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:

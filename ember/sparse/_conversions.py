@@ -7,7 +7,7 @@ from .._device import as_device
 from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
-from ._coo import COOArrays
+from ._coo import COOArrays, invariants_checked as _invariants_checked
 from . import _csr
 
 
@@ -134,8 +134,6 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     return result
 
 
-# torch.sparse.check_sparse_tensor_invariants' global switch (off by default)
-_invariants_checked = [False]
 
 
 # ---------------------------------------------------------------------- to_dense / to_sparse

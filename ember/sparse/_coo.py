@@ -48,6 +48,9 @@ _ZERO_PRESERVING = {"absolute", "sqrt", "sin", "tan", "tanh", "sinh", "arcsin", 
 # set once any sparse tensor exists: until then the optimizers skip looking for sparse grads
 made = [False]
 
+# torch.sparse.check_sparse_tensor_invariants' global switch (off by default)
+invariants_checked = [False]
+
 
 class COOArrays:
     """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""

@@ -17,7 +17,7 @@ from .._printing import _PREFIX, _OPTS, _default_dtype_names, _inner_repr, scala
 from .._backend import backend as _backend
 from .._tensor import Tensor
 from ..ops import creation as _creation
-from ._coo import COOArrays, _TORCH_NAMES
+from ._coo import COOArrays, _TORCH_NAMES, invariants_checked
 from ._kernels import xp_of
 
 
@@ -96,6 +96,10 @@ class CSRArrays:
     def __len__(self):
         return self.shape[0]
 
+    @staticmethod
+    def tensor_repr(t):
+        return csr_repr(t)          # (ember/_printing.py asks the arrays: no import cycle)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = ufunc.__name__
         if name == "matmul" and method == "__call__" and len(inputs) == 2:
@@ -120,7 +124,6 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
                       pin_memory=False, requires_grad=False, check_invariants=None):
     """torch.sparse_csr_tensor: a CSR matrix from its row pointers, column indices and
     values; the size, when not given, is (rows, the largest column index + 1)."""
-    from ._conversions import _invariants_checked        # (it imports this module)
     crow, col, vals = (x if isinstance(x, Tensor) else _creation.tensor(x, device=device)
                        for x in (crow_indices, col_indices, values))
     if dtype is not None and vals._dtype is not dtype:
@@ -140,7 +143,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     size = tuple(int(s) for s in size)
     if len(size) != 2:
         raise NotImplementedError("ember: sparse_csr_tensor supports 2-D matrices only")
-    if check_invariants if check_invariants is not None else _invariants_checked[0]:
+    if check_invariants if check_invariants is not None else invariants_checked[0]:
         _check_invariants(c, k, v, size)
     out = _make(c, k, v, size, vals._dtype, vals._device)
     if requires_grad:
@@ -238,7 +241,6 @@ def csr_repr(t):
     """torch's repr of a CSR matrix: crow_indices, col_indices, values, then size, nnz, dtype,
     layout and grad, each added to the last line while it fits (torch counts that line one
     character longer than it is)."""
-    from .. import get_default_dtype     # (ember/__init__ defines it after this module)
     csr = t._data
     host = _backend(t._device.type).to_host
     pad = " " * len(_PREFIX)
@@ -252,7 +254,7 @@ def csr_repr(t):
     suffixes = [f"size={tuple(csr.shape)}", f"nnz={csr.nnz}"]
     if t._device.type != "cpu":
         suffixes.insert(0, f"device='{t._device}'")
-    if csr.nnz == 0 and t._dtype is not get_default_dtype() or \
+    if csr.nnz == 0 and t._dtype is not D.get_default_dtype() or \
             csr.nnz and t._dtype.name not in _default_dtype_names():
         suffixes.append(f"dtype=ember.{t._dtype.name}")
     suffixes.append("layout=ember.sparse_csr")

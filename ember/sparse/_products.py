@@ -5,6 +5,7 @@ pattern). The arithmetic is in _coo.py and _kernels.py."""
 from .._printing import scalar_type_name
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..ops import blas
 from ..ops.creation import zeros
 from ..ops.registry import primitive
 from ._conversions import is_sparse, sparse_mask
@@ -107,6 +108,9 @@ def product(a, b):
     """torch.mm(a, b) with a sparse operand (a dense result, node MmBackward0)."""
     _check_product(a, b)
     return _mm(a, b)
+
+
+blas.SPARSE_PRODUCT[0] = product
 
 
 @primitive("sparse_addmm", node="SparseAddmmBackward0", save=("mat1", "mat2"))
