@@ -190,3 +190,17 @@ def test_gcn_example_normalisation():
         features = T.diag(T.arange(1.0, n + 1)).to_sparse() @ T.ones(n, 3)
         return norm, norm.stride(), norm.grad_fn, features, norm.to_sparse().to_dense()
     exact(scenario)
+
+
+def test_plans_are_cached_per_pattern_and_shared_with_the_transpose():
+    from ember.sparse import _kernels
+    s = ember.sparse_coo_tensor(ember.tensor(BIG_IDX), ember.tensor(BIG_VALS), (N_ROWS, N_COLS))
+    plan = s._data.plan(0)
+    assert s._data.plan(0) is plan
+    assert s.t()._data.plan(1) is plan                  # (s.t()'s columns are s's rows)
+    assert s.t()._data.plan(0) is s._data.plan(1)
+    assert s.double()._data.plan(0) is plan             # (a cast keeps the pattern)
+    key = id(s._data.indices)
+    assert key in _kernels._CACHE
+    del s, plan
+    assert key not in _kernels._CACHE                   # (the plans go with their pattern)

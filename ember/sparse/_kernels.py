@@ -115,7 +115,8 @@ def fma_rows(out, plan, coef, dense, at):
     sums = out[plan.active]
     add = xp.add
     for (b, e), steps in plan.blocks(max(1, _BLOCK // max(1, math.prod(dense.shape[1:])))):
-        products = dense[at[b:e]].astype(wide, copy=False)     # (a fresh gathered array)
+        # (take: a fresh gathered array; quicker than fancy indexing for rows)
+        products = xp.take(dense, at[b:e], axis=0).astype(wide, copy=False)
         products *= coef[b:e]
         for rows, span in steps:
             step = sums[rows]
