@@ -10,6 +10,8 @@ neg, mm through matmul, and zero-preserving unary functions) are computed on the
 anything else raises torch's "Could not run ... SparseCPU" error. Everything is written with
 the array module `xp` of the values, so CuPy arrays work the same.
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -154,17 +156,29 @@ class COOArrays:
         xp = self.xp
         if self.nnz == 0:
             return COOArrays(self.indices, self.values, self.shape, True)
+        base, rows = self.origin
+        order, slot, indices = cached(base, ("coalesce", rows, self.shape[:self.sparse_dim]),
+                                      self._merge_plan)
+        values = xp.zeros((indices.shape[1],) + self.values.shape[1:], dtype=self.values.dtype)
+        _backend_of(xp).scatter_add(values, slot, self.values[order])
+        return COOArrays(indices.copy(), values, self.shape, True)
+
+    def _merge_plan(self):
+        """How coalesce merges this pattern (made once per pattern, see cached): the entries
+        in index order (repeated ones in the order they appear), each one's slot in the
+        result, and the result's indices."""
+        xp = self.xp
         key = self.linear_index()
-        order = xp.argsort(key, kind="stable")
+        if math.prod(self.shape[:self.sparse_dim]) * self.nnz < 2 ** 62:
+            # (a sort of distinct keys is quicker than a stable one, and orders alike)
+            order = xp.argsort(key * self.nnz + xp.arange(self.nnz))
+        else:
+            order = xp.argsort(key, kind="stable")
         sorted_key = key[order]
         first = xp.ones(self.nnz, dtype=bool)
         first[1:] = sorted_key[1:] != sorted_key[:-1]
         slot = xp.cumsum(first) - 1
-        n = int(slot[-1]) + 1
-        values = xp.zeros((n,) + self.values.shape[1:], dtype=self.values.dtype)
-        _backend_of(xp).scatter_add(values, slot, self.values[order])
-        indices = self.indices[:, order][:, first]
-        return COOArrays(indices, values, self.shape, True)
+        return order, slot, self.indices[:, order][:, first]
 
     def to_dense(self):
         xp = self.xp
