@@ -178,6 +178,18 @@ def test_product_errors():
     same(scenario)
 
 
+def test_product_errors_of_other_shapes():
+    # sparse operands that are not plain matrices: more sparse dims, dense dims
+    def scenario(T):
+        s1 = T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([[1.0, 2], [3, 4]]), (2, 2))
+        s3 = T.sparse_coo_tensor(T.tensor([[0], [1], [1]]), T.tensor([1.0]), (2, 3, 5))
+        hybrid = T.sparse_coo_tensor(T.tensor([[0], [1]]), T.ones(1, 5), (2, 3, 5))
+        return [catch(lambda: s1 @ T.ones(2, 2)), catch(lambda: T.ones(2, 2) @ s1),
+                catch(lambda: T.mm(s3, T.ones(3, 7))), catch(lambda: T.mm(hybrid, T.ones(4, 6))),
+                catch(lambda: T.mm(T.ones(4, 2), hybrid)), catch(lambda: T.mm(T.ones(2, 2), s3))]
+    same(scenario)
+
+
 def test_gcn_example_normalisation():
     # pytorch/examples gcn: D^-1/2 (I + A) D^-1/2 with sparse diagonal factors on both sides
     def scenario(T):

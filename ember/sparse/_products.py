@@ -72,11 +72,25 @@ def _check_product(a, b):
         raise not_supported("mm")
     if dense.dim() != 2:
         raise RuntimeError(f"addmm: matrices expected, got {dense.dim()}D tensor")
-    if sparse.dim() != 2 or sparse._data.sparse_dim != 2:
-        raise RuntimeError(f"addmm: matrices expected, got {sparse.dim()}D tensor"
-                           if sparse.dim() != 2 else
-                           "sparse transpose: transposed dimensions must be sparse Got "
-                           f"sparse_dim: {sparse._data.sparse_dim}, d0: 0, d1: 1")
+    n, k = sparse.dim(), sparse._data.sparse_dim
+    if sparse is b and k < n:
+        # (dense @ sparse transposes the sparse operand first: its last two dims)
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got "
+                           f"sparse_dim: {k}, d0: {n - 2}, d1: {n - 1}")
+    if sparse is a and n == 2 and k == 1:
+        raise RuntimeError("addmm: matrices expected, got 1D tensor")
+    # (as sparse @ dense: dense @ sparse is sparse.T @ dense.T)
+    shape = tuple(sparse.shape) if sparse is a else \
+        tuple(sparse.shape[:-2]) + (sparse.shape[-1], sparse.shape[-2])
+    if n > 2 and shape[0] != shape[1]:
+        # (torch's kernel broadcasts a start of size [rows, columns] first)
+        s0, s1 = shape[0], shape[1]
+        d1 = dense.shape[1] if sparse is a else dense.shape[0]
+        raise RuntimeError(f"The expanded size of the tensor ({s0}) must match the existing "
+                           f"size ({s1}) at non-singleton dimension 0.  Target sizes: "
+                           f"[{s0}, {d1}].  Tensor sizes: [{s1}, {d1}]")
+    if n != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {n}D tensor")
     if sparse._dtype is not dense._dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
                            f"{scalar_type_name(dense._dtype)}")
