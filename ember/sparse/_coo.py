@@ -256,7 +256,7 @@ class COOArrays:
         if self.nnz == 0:
             return out
         plan = self.plan(out_dim)
-        return fma_rows(out, plan, self.xp.take(coef, plan.order), dense, plan.cols)
+        return fma_rows(out, plan, coef, dense)
 
     def permute(self, dims):
         """The tensor with its dims reordered (sparse dims only, as torch permits)."""
