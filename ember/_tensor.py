@@ -547,10 +547,10 @@ class Tensor:
         return _backend.backend(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
-        if getattr(self._data, "_ember_sparse", False) or getattr(type(self._data), "_ember_csr", False):
-            name = "SparseCsr" if getattr(type(self._data), "_ember_csr", False) else "Sparse"
-            raise TypeError(f"can't convert {name} layout tensor to numpy. Use "
-                            f"Tensor.to_dense() first.")
+        csr = getattr(type(self._data), "_ember_csr", False)       # (a CSR matrix: ember/sparse)
+        if csr or getattr(self._data, "_ember_sparse", False):
+            raise TypeError(f"can't convert {'SparseCsr' if csr else 'Sparse'} layout tensor to "
+                            f"numpy. Use Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:

@@ -4,7 +4,6 @@ bit-exact sums on larger patterns (the round-by-round kernel of ember/sparse/_ke
 the values' gradient computed at the entries, and torch's errors."""
 import numpy as np
 import pytest
-import torch
 
 import ember
 from differential import same, catch
@@ -90,10 +89,6 @@ def test_dense_at_sparse_batched_and_vector():
     same(scenario, rtol=1e-6, atol=1e-6)
 
 
-def RIGHT_BIG_T(T):
-    return T.tensor(RIGHT_BIG)
-
-
 def test_dense_at_sparse_dtypes_exact():
     def scenario(T):
         s = T.sparse_coo_tensor(T.tensor(BIG_IDX), T.tensor(BIG_VALS), (N_ROWS, N_COLS))
@@ -102,7 +97,8 @@ def test_dense_at_sparse_dtypes_exact():
         # (coalesced without sums: torch sums repeated entries in its sort's order)
         unique = T.sparse_coo_tensor(T.tensor(UNIQUE_IDX), T.tensor(BIG_VALS[:UNIQUE_IDX.shape[1]]),
                                      (N_ROWS, N_COLS))
-        return (d @ s, d.double() @ s.double(), d.half() @ s.half(), d.bfloat16() @ s.bfloat16(), s.half() @ RIGHT_BIG_T(T).half(),
+        return (d @ s, d.double() @ s.double(), d.half() @ s.half(),
+                d.bfloat16() @ s.bfloat16(), s.half() @ T.tensor(RIGHT_BIG).half(),
                 T.tensor(LEFT).long() @ ints, T.mm(d, unique.coalesce()), T.sparse.mm(d, s))
     exact(scenario)
 

@@ -12,7 +12,6 @@ gradient). Written with the array module of the arrays, so CuPy arrays work the 
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device
 from .._printing import _PREFIX, _OPTS, _default_dtype_names, _inner_repr, scalar_type_name
 from .._backend import backend as _backend
 from .._tensor import Tensor
