@@ -76,6 +76,7 @@ from ._tensor import layout, memory_format  # noqa: E402
 from .ops.registry import check_broadcast
 strided = layout("torch.strided")
 sparse_coo = layout("torch.sparse_coo")
+sparse_csr = layout("torch.sparse_csr")
 contiguous_format = memory_format("torch.contiguous_format")
 preserve_format = memory_format("torch.preserve_format")
 channels_last = memory_format("torch.channels_last")
@@ -282,5 +283,6 @@ from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, .
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
+from .sparse._csr import sparse_csr_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

@@ -366,6 +366,8 @@ def tensor_repr(t):
     """``repr`` of an ember tensor, identical to PyTorch's with ``ember.`` for ``torch.``."""
     if getattr(t._data, "_ember_sparse", False):
         return _sparse_repr(t)
+    if getattr(type(t._data), "_ember_csr", False):
+        return t._data.tensor_repr(t)           # (a CSR matrix prints itself: ember/sparse)
     data = _host_array(t)
     body, size_suffix = _body_and_size_suffix(t, data)
     suffixes = _suffixes(t, data, size_suffix)

@@ -314,7 +314,9 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided, sparse_coo  # (cycle: ember/__init__.py defines them after importing this module)
+        from . import strided, sparse_coo, sparse_csr  # (cycle: ember/__init__.py defines them after importing this module)
+        if getattr(type(self._data), "_ember_csr", False):
+            return sparse_csr
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
@@ -559,9 +561,10 @@ class Tensor:
         return _backend.backend(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
-        if getattr(self._data, "_ember_sparse", False):
-            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
-                            "Tensor.to_dense() first.")
+        csr = getattr(type(self._data), "_ember_csr", False)       # (a CSR matrix: ember/sparse)
+        if csr or getattr(self._data, "_ember_sparse", False):
+            raise TypeError(f"can't convert {'SparseCsr' if csr else 'Sparse'} layout tensor to "
+                            f"numpy. Use Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data
         if self._requires_grad:

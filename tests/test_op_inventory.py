@@ -303,6 +303,7 @@ NO_SAMPLE = {
     "coalesce:CoalesceBackward0": _SPARSE,
     "values:ValuesBackward0": _SPARSE,
     "sparse_addmm:SparseAddmmBackward0": _SPARSE,
+    "sparse_mm:MmBackward0": _SPARSE,
     "sparse_sum_all:SumBackward0": _SPARSE,
     "sparse_sum:SparseSumBackward0": _SPARSE,
     "sparse_softmax:SparseSoftmaxBackward0": _SPARSE,

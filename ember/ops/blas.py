@@ -74,8 +74,17 @@ def _grad_of_second(mat1, grad, mat2):
     return mat1.t().conj().mm(grad)
 
 
+# torch.mm with a sparse operand: ember/sparse/_products.py puts its `product` here when it is
+# imported (ember.sparse is built on the ops, so the ops cannot import it)
+SPARSE_PRODUCT = [None]
+
+
 @autocast_entry
 def mm(input, mat2, *, out=None):
+    if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
+        if out is not None and mat2.is_sparse and not input.is_sparse:
+            raise RuntimeError("expand is unsupported for Sparse tensors")
+        return _out(SPARSE_PRODUCT[0](input, mat2), out, "mm", "mm")
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -277,6 +286,8 @@ def matmul(input, other, *, out=None):
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    if db > 2 and (input.is_sparse or other.is_sparse):
+        raise RuntimeError("expand is unsupported for Sparse tensors")     # (as torch)
     if da == 1 and db == 1:
         result = dot(input, other)
     elif da == 2 and db == 1:

@@ -854,7 +854,7 @@ def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, dev
 def preserving_copy(xp, a, np_dtype, memory_format=None):
     """A copy of array `a` (as `np_dtype`) laid out as PyTorch lays out a copy in
     `memory_format` (see copy_strides)."""
-    if getattr(a, "_ember_sparse", False):
+    if getattr(a, "_ember_sparse", False) or getattr(type(a), "_ember_csr", False):
         return a.astype(np_dtype)           # a sparse tensor's arrays (ember/sparse)
     strides = copy_strides(a, memory_format)
     a = D.as_torch_rounds(a, np_dtype)          # (keeps the layout: astype's order is 'K')
@@ -891,7 +891,7 @@ def contiguous(self, memory_format=None):
 def _to_copy(xp, self, *, dtype, device, memory_format=None):
     """A copy in `dtype`; on `device` when it is given (None: the input's device)."""
     arr = preserving_copy(xp, self, dtype.np, memory_format)
-    if getattr(arr, "_ember_sparse", False):
+    if getattr(arr, "_ember_sparse", False) or getattr(type(arr), "_ember_csr", False):
         if device is not None and device.type != "cpu" or not isinstance(arr.values, np.ndarray):
             raise NotImplementedError("ember: moving a sparse tensor between devices is not "
                                       "supported")

@@ -490,7 +490,8 @@ class Op:
 
     def _wrap_one(self, a, inputs, device):
         if a.__class__ is not _ndarray and not hasattr(a, "__cuda_array_interface__"):
-            if getattr(a, "_ember_sparse", False):      # a sparse result (ember/sparse)
+            if getattr(a, "_ember_sparse", False) or getattr(type(a), "_ember_csr", False):
+                # a sparse (COO or CSR) result (ember/sparse)
                 return Tensor._make(a, D._FROM_NUMPY[a.dtype], device)
             a = xp_of(device).asarray(a)      # a scalar result, kept on the device
         if self.view:

@@ -534,7 +534,8 @@ PROPERTIES = {
     # devices and layouts ember has no tensors of
     **{name: lambda self: False for name in (
         "is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "is_xla", "is_mkldnn",
-        "is_nested", "is_sparse_csr")},
+        "is_nested")},
+    "is_sparse_csr": lambda self: getattr(type(self._data), "_ember_csr", False),   # (ember/sparse)
 }
 
 # methods with no Number overload: PyTorch's TypeError for a number names the argument

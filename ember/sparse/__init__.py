@@ -1,9 +1,11 @@
-"""ember.sparse: torch.sparse's COO tensors.
+"""ember.sparse: torch.sparse's COO tensors and CSR matrices.
 
 A sparse tensor is an ember Tensor whose `_data` is a `COOArrays` (indices, values, size;
 ember/sparse/_coo.py), so it rides on the same registry, autograd graph and engine as a dense
-one (docs/architecture.md). _conversions.py makes and unpacks them (sparse_coo_tensor,
-to_sparse, to_dense, coalesce, values), _products.py holds sparse.mm/addmm, _reductions.py
+one (docs/architecture.md); a CSR matrix's `_data` is a `CSRArrays` (_csr.py). _conversions.py
+makes and unpacks them (sparse_coo_tensor, to_sparse, to_dense, coalesce, values),
+_products.py holds the products with a sparse operand (mm/matmul either side, sparse.mm/addmm),
+_kernels.py their arithmetic (torch's row sums, vectorised in rounds), _reductions.py
 sparse.sum/softmax/log_softmax, _methods.py binds the Tensor methods, _optim.py the
 optimizers' sparse updates, _autograd.py how sparse gradients accumulate, _embedding.py the
 sparse gradient of an embedding, _legacy_types.py torch.sparse.FloatTensor and its kin.

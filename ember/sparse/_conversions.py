@@ -7,7 +7,8 @@ from .._device import as_device
 from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
-from ._coo import COOArrays
+from ._coo import COOArrays, invariants_checked as _invariants_checked
+from . import _csr
 
 
 def is_sparse(t):
@@ -29,9 +30,27 @@ def _from_values(xp, values, *, indices, size, coalesced):
 def _(ctx, grad):
     # each entry's value reached the result at its index: its gradient is the gradient there
     # (for a sparse gradient, the sum of its entries at that index, as torch coalesces it)
-    dense = grad.to_dense() if is_sparse(grad) else grad
+    if is_sparse(grad):
+        return Tensor._make(_values_at(grad._data.coalesce(), ctx.indices), grad._dtype,
+                            grad._device)
     rows = tuple(Tensor._make(r) for r in ctx.indices)
-    return dense[rows]
+    return grad[rows]
+
+
+def _values_at(coalesced, indices):
+    """A coalesced sparse array's values at each of `indices` (zero where it has no entry),
+    found by binary search on the entries' linear positions (never a dense array)."""
+    xp = coalesced.xp
+    n = indices.shape[1]
+    out = xp.zeros((n,) + coalesced.values.shape[1:], dtype=coalesced.dtype)
+    if n == 0 or coalesced.nnz == 0:
+        return out
+    keys = coalesced.linear_index()
+    wanted = COOArrays(indices, out, coalesced.shape).linear_index()
+    at = xp.minimum(xp.searchsorted(keys, wanted), coalesced.nnz - 1)
+    found = keys[at] == wanted
+    out[found] = coalesced.values[at[found]]
+    return out
 
 
 def _check_indices(indices, values, size):
@@ -115,8 +134,6 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     return result
 
 
-# torch.sparse.check_sparse_tensor_invariants' global switch (off by default)
-_invariants_checked = [False]
 
 
 # ---------------------------------------------------------------------- to_dense / to_sparse
@@ -132,6 +149,9 @@ def _(ctx, grad):
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
+    if _csr.is_csr(self):
+        out = _csr.to_dense(self)
+        return out if dtype is None else out.to(dtype)
     if not is_sparse(self):
         return self if dtype is None else self.to(dtype)
     out = _to_dense(self)
@@ -204,6 +224,8 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     if layout is not None and str(layout) not in ("torch.sparse_coo",):
         raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember "
                                   f"(only torch.sparse_coo)")
+    if _csr.is_csr(self):
+        return _csr.to_sparse(self)
     if is_sparse(self):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
@@ -253,10 +275,13 @@ def _(ctx, grad):
 
 def _require_sparse(self, name):
     if not is_sparse(self):
-        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got Strided")
+        layout = "SparseCsr" if _csr.is_csr(self) else "Strided"
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got {layout}")
 
 
 def values(self):
+    if _csr.is_csr(self):
+        return _csr.values(self)
     _require_sparse(self, "values")
     if not self._data.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
@@ -294,13 +319,19 @@ def _coalesced_(self, coalesced):
 
 
 def sparse_dim(self):
+    if _csr.is_csr(self):
+        return 2
     return self._data.sparse_dim if is_sparse(self) else 0
 
 
 def dense_dim(self):
+    if _csr.is_csr(self):
+        return 0
     return self._data.dense_dim if is_sparse(self) else self.dim()
 
 
 def _nnz(self):
+    if _csr.is_csr(self):
+        return self._data.nnz
     _require_sparse(self, "_nnz")
     return self._data.nnz

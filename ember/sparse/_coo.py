@@ -10,20 +10,15 @@ neg, mm through matmul, and zero-preserving unary functions) are computed on the
 anything else raises torch's "Could not run ... SparseCPU" error. Everything is written with
 the array module `xp` of the values, so CuPy arrays work the same.
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D
 from .._backend import of as _backend_of
 from .._device import as_device
 from .._tensor import Tensor
-
-
-def xp_of(array):
-    """The array module an array belongs to (NumPy, or CuPy for a GPU array)."""
-    if isinstance(array, np.ndarray):
-        return np
-    import cupy         # (only reached for a GPU array: CuPy is optional)
-    return cupy
+from ._kernels import RowPlan, cached, fma_rows, xp_of
 
 
 def not_supported(op, device_type="cpu"):
@@ -55,19 +50,25 @@ _ZERO_PRESERVING = {"absolute", "sqrt", "sin", "tan", "tanh", "sinh", "arcsin", 
 # set once any sparse tensor exists: until then the optimizers skip looking for sparse grads
 made = [False]
 
+# torch.sparse.check_sparse_tensor_invariants' global switch (off by default)
+invariants_checked = [False]
+
 
 class COOArrays:
     """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""
-    __slots__ = ("indices", "values", "shape", "coalesced")
+    # origin: (the index array this pattern's rows are taken from, which of its rows each
+    # sparse dim is): a transpose keeps its parent's, so both find the same cached plans
+    __slots__ = ("indices", "values", "shape", "coalesced", "origin")
     _ember_sparse = True            # (what the few sparse-aware places of ember test)
     __array_priority__ = 2000       # NumPy defers to us for `array + coo`
 
-    def __init__(self, indices, values, shape, coalesced=False):
+    def __init__(self, indices, values, shape, coalesced=False, origin=None):
         made[0] = True
         self.indices = indices
         self.values = values
         self.shape = tuple(shape)
         self.coalesced = coalesced
+        self.origin = origin if origin is not None else (indices, tuple(range(indices.shape[0])))
 
     # ------------------------------------------------------------------ what an array has
     @property
@@ -108,7 +109,7 @@ class COOArrays:
     def with_values(self, values, coalesced=None):
         """The same pattern with other values."""
         return COOArrays(self.indices, values, self.shape,
-                         self.coalesced if coalesced is None else coalesced)
+                         self.coalesced if coalesced is None else coalesced, self.origin)
 
     def astype(self, dtype, copy=True, **_):
         return self.with_values(self.values.astype(dtype, copy=copy))
@@ -155,17 +156,29 @@ class COOArrays:
         xp = self.xp
         if self.nnz == 0:
             return COOArrays(self.indices, self.values, self.shape, True)
+        base, rows = self.origin
+        order, slot, indices = cached(base, ("coalesce", rows, self.shape[:self.sparse_dim]),
+                                      self._merge_plan)
+        values = xp.zeros((indices.shape[1],) + self.values.shape[1:], dtype=self.values.dtype)
+        _backend_of(xp).scatter_add(values, slot, self.values[order])
+        return COOArrays(indices.copy(), values, self.shape, True)
+
+    def _merge_plan(self):
+        """How coalesce merges this pattern (made once per pattern, see cached): the entries
+        in index order (repeated ones in the order they appear), each one's slot in the
+        result, and the result's indices."""
+        xp = self.xp
         key = self.linear_index()
-        order = xp.argsort(key, kind="stable")
+        if math.prod(self.shape[:self.sparse_dim]) * self.nnz < 2 ** 62:
+            # (a sort of distinct keys is quicker than a stable one, and orders alike)
+            order = xp.argsort(key * self.nnz + xp.arange(self.nnz))
+        else:
+            order = xp.argsort(key, kind="stable")
         sorted_key = key[order]
         first = xp.ones(self.nnz, dtype=bool)
         first[1:] = sorted_key[1:] != sorted_key[:-1]
         slot = xp.cumsum(first) - 1
-        n = int(slot[-1]) + 1
-        values = xp.zeros((n,) + self.values.shape[1:], dtype=self.values.dtype)
-        _backend_of(xp).scatter_add(values, slot, self.values[order])
-        indices = self.indices[:, order][:, first]
-        return COOArrays(indices, values, self.shape, True)
+        return order, slot, self.indices[:, order][:, first]
 
     def to_dense(self):
         xp = self.xp
@@ -226,7 +239,24 @@ class COOArrays:
             scaled = start if beta == 1 else start * dtype.type(beta)
             out = xp.array(xp.broadcast_to(scaled, shape), dtype=dtype)
         coef = self.values if alpha == 1 else self.values * dtype.type(alpha)
-        return scatter_fma(out, self.indices[0], coef, dense[self.indices[1]])
+        return self.fma_product(out, coef, dense)
+
+    def plan(self, out_dim):
+        """The cached RowPlan that sums this matrix's entries into the rows of its dim
+        `out_dim` (0: self @ dense, 1: dense @ self, as self.T @ dense.T)."""
+        base, rows = self.origin
+        other = 1 - out_dim
+        return cached(base, (rows[out_dim], rows[other], self.shape[out_dim]),
+                      lambda: RowPlan(self.indices[out_dim], self.shape[out_dim],
+                                      self.indices[other]))
+
+    def fma_product(self, out, coef, dense, out_dim=0):
+        """out += (this matrix with values `coef`) @ dense, in torch's rounding (out_dim 0);
+        out_dim 1: out += self.T @ dense, entry by entry likewise."""
+        if self.nnz == 0:
+            return out
+        plan = self.plan(out_dim)
+        return fma_rows(out, plan, coef, dense)
 
     def permute(self, dims):
         """The tensor with its dims reordered (sparse dims only, as torch permits)."""
@@ -237,7 +267,9 @@ class COOArrays:
         if any(d >= k for d in dims[:k]):
             raise not_supported("permute")
         shape = tuple(self.shape[d] for d in dims)
-        return COOArrays(self.indices[list(dims[:k])], self.values, shape, False)
+        base, rows = self.origin
+        return COOArrays(self.indices[list(dims[:k])], self.values, shape, False,
+                         (base, tuple(rows[d] for d in dims[:k])))
 
 
 def rebuild_sparse(indices, values, shape, coalesced, device, requires_grad):
@@ -375,47 +407,23 @@ def _intersect(a, b):
     return COOArrays(a.indices[:, shared], values, a.shape, True)
 
 
-def scatter_fma(out, index, coef, rows):
-    """out[index[k]] += coef[k] * rows[k] for each entry k in turn, each step one fused
-    multiply-add rounded once, as torch's CPU kernels accumulate sparse products (axpy). The
-    entries go in rounds (the first entry of every output row, then the second, ...), so each
-    round is one vectorised step over distinct rows. float32 and float16 steps are exact
-    through float64 (the product of two float32 numbers fits in it); a float64 step rounds
-    twice, which can differ from an FMA in the last bit."""
-    xp = xp_of(out)
-    n = index.shape[0]
-    if n == 0:
-        return out
-    # each entry's rank among the entries of its output row (0 for the first, ...)
-    order = xp.argsort(index, kind="stable")
-    sorted_index = index[order]
-    first = xp.ones(n, dtype=bool)
-    first[1:] = sorted_index[1:] != sorted_index[:-1]
-    starts = xp.nonzero(first)[0]
-    rank = xp.arange(n) - starts[xp.cumsum(first) - 1]       # (in sorted order)
-    # the entries grouped by rank, each round a slice; the products once, exact in float64
-    by_round = order[xp.argsort(rank, kind="stable")]
-    bounds = xp.searchsorted(xp.sort(rank), xp.arange(int(rank.max()) + 2)).tolist()
-    wide = np.float64 if out.dtype.kind == "f" else out.dtype
-    coef = coef[by_round].astype(wide).reshape((-1,) + (1,) * (rows.ndim - 1))
-    products = coef * rows[by_round].astype(wide)
-    at_all = index[by_round]
-    for r in range(len(bounds) - 1):
-        lo, hi = bounds[r], bounds[r + 1]
-        at = at_all[lo:hi]
-        out[at] = (out[at] + products[lo:hi]).astype(out.dtype)
-    return out
-
-
 def _matmul(a, b):
-    """sparse (2 sparse dims) @ dense matrix or vector, as torch's CPU kernel sums it: each
-    entry in turn adds value * row of the dense operand to its output row (scatter_fma)."""
-    if not _is_coo(a) or _is_coo(b) or a.sparse_dim != 2 or a.dense_dim != 0:
+    """A matrix product with a sparse operand (2 sparse dims, no dense ones), as torch's CPU
+    kernel sums it: sparse @ dense (matrix or vector) adds, entry by entry, value * the
+    dense operand's row into the entry's output row; dense @ sparse is (sparse.T @
+    dense.T).T, given back as that transposed view (torch's strides)."""
+    if _is_coo(a) == _is_coo(b):
         raise not_supported("mm")
-    xp = a.xp
-    b = xp.asarray(b)
-    rows, cols = a.indices[0], a.indices[1]
-    dtype = np.result_type(a.values.dtype, b.dtype)
-    out = xp.zeros((a.shape[0],) + b.shape[1:], dtype=dtype)
-    scatter_fma(out, rows, a.values.astype(dtype, copy=False), b[cols].astype(dtype, copy=False))
-    return out
+    sparse, dense = (a, b) if _is_coo(a) else (b, a)
+    if sparse.sparse_dim != 2 or sparse.dense_dim != 0:
+        raise not_supported("mm")
+    xp = sparse.xp
+    dense = xp.asarray(dense)
+    dtype = np.result_type(sparse.values.dtype, dense.dtype)
+    coef = sparse.values.astype(dtype, copy=False)
+    dense = dense.astype(dtype, copy=False)
+    if _is_coo(a):
+        out = xp.zeros((a.shape[0],) + dense.shape[1:], dtype=dtype)
+        return a.fma_product(out, coef, dense)
+    out = xp.zeros((b.shape[1], dense.shape[0]), dtype=dtype)
+    return b.fma_product(out, coef, dense.T, out_dim=1).T

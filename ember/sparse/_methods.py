@@ -1,6 +1,6 @@
 """The sparse tensors' methods of ember.Tensor, as data: ember/ops/tensor_methods.py binds them
 with every other method."""
-from . import _conversions as C
+from . import _conversions as C, _csr
 
 
 METHODS = {
@@ -9,5 +9,7 @@ METHODS = {
     "indices": C.indices, "values": C.values, "_indices": C._indices, "_values": C._values,
     "sparse_dim": C.sparse_dim, "dense_dim": C.dense_dim, "_nnz": C._nnz,
     "sparse_mask": C.sparse_mask,
+    "to_sparse_csr": _csr.to_sparse_csr, "crow_indices": _csr.crow_indices,
+    "col_indices": _csr.col_indices,
 }
 

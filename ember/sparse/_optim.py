@@ -9,7 +9,7 @@ import numpy as np
 
 from .._backend import of as _backend_of
 from .._tensor import Tensor
-from ._coo import scatter_fma
+from ._kernels import scatter_fma
 
 # torch's refusal for each optimizer without a sparse update
 REFUSALS = {

@@ -1,8 +1,130 @@
-"""torch.sparse.mm and torch.sparse.addmm: sparse @ dense products whose gradient for the
-sparse operand keeps its pattern (torch.mm on a sparse operand gives a dense one instead)."""
+"""Products with a sparse COO operand: torch.mm / matmul / @ / spmm with a sparse operand on
+either side (`product`, node MmBackward0, dense result and dense gradients as torch's), and
+torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse operand keeps its
+pattern). The arithmetic is in _coo.py and _kernels.py."""
+from .._printing import scalar_type_name
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..ops import blas
 from ..ops.creation import zeros
 from ..ops.registry import primitive
 from ._conversions import is_sparse, sparse_mask
+from ._coo import COOArrays, not_supported
+from ._csr import is_csr
+from ._kernels import sampled_dot
+
+# the node that makes a sparse tensor from its values: a gradient bound for it is read at
+# the entries only, so the products hand it a sparse gradient (see _operand_grad)
+_FROM_VALUES = "SparseCooTensorWithDimsAndTensorsBackward0"
+
+
+@primitive("sparse_mm", node="MmBackward0", save=("self", "mat2"))
+def _mm(xp, self, mat2):
+    return xp.matmul(self, mat2)            # (COOArrays.__array_ufunc__: _coo._matmul)
+
+
+@_mm.derivative
+def _(ctx, grad):
+    needs = ctx.needs_input_grad
+    a, b = ctx.self, ctx.mat2
+    if needs[0] and is_csr(a) or needs[1] and is_csr(b):
+        raise NotImplementedError("ember: no gradient for a sparse CSR operand of a product")
+    a, b = _as_coo(a), _as_coo(b)
+    ga = gb = None
+    if needs[0]:
+        ga = _operand_grad(a, grad, b, left_side=True) if is_sparse(a) else grad.mm(b.t())
+    if needs[1]:
+        gb = _operand_grad(b, grad, a, left_side=False) if is_sparse(b) else a.t().mm(grad)
+    return ga, gb
+
+
+def _as_coo(t):
+    """A CSR operand as a COO tensor over the same entries (for its gradient formulas)."""
+    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_csr(t) else t
+
+
+def _operand_grad(sparse, grad, dense, left_side):
+    """The gradient of the sparse operand of sparse @ dense (left_side) or dense @ sparse.
+    torch's is the dense product (grad @ dense.T, or dense.T @ grad), and so is ours where
+    anything but the values' constructor receives it (a sparse leaf's .grad is dense in
+    torch). Where the constructor does, which reads it only at the entries, it is computed
+    at the entries alone and handed over sparse, on the operand's coalesced pattern."""
+    node = sparse.grad_fn
+    if grad_mode.state.enabled or node is None or node.name() != _FROM_VALUES:
+        return grad.mm(dense.t()) if left_side else dense.t().mm(grad)
+    pattern = sparse._data.coalesce()
+    rows, cols = pattern.indices[0], pattern.indices[1]
+    if left_side:
+        values = sampled_dot(grad._data, dense._data, rows, cols)
+    else:
+        values = sampled_dot(dense._data.T, grad._data.T, rows, cols)
+    return Tensor._make(COOArrays(pattern.indices, values, pattern.shape, True),
+                        grad._dtype, grad._device)
+
+
+def _check_product(a, b):
+    """torch's checks of a product with a sparse operand (torch computes dense @ sparse as
+    (sparse.T @ dense.T).T, hence its words)."""
+    if is_csr(a) or is_csr(b):
+        return _check_csr_product(a, b)
+    sparse, dense = (a, b) if is_sparse(a) else (b, a)
+    if is_sparse(dense):
+        raise not_supported("mm")
+    if dense.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {dense.dim()}D tensor")
+    n, k = sparse.dim(), sparse._data.sparse_dim
+    if sparse is b and k < n:
+        # (dense @ sparse transposes the sparse operand first: its last two dims)
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got "
+                           f"sparse_dim: {k}, d0: {n - 2}, d1: {n - 1}")
+    if sparse is a and n == 2 and k == 1:
+        raise RuntimeError("addmm: matrices expected, got 1D tensor")
+    # (as sparse @ dense: dense @ sparse is sparse.T @ dense.T)
+    shape = tuple(sparse.shape) if sparse is a else \
+        tuple(sparse.shape[:-2]) + (sparse.shape[-1], sparse.shape[-2])
+    if n > 2 and shape[0] != shape[1]:
+        # (torch's kernel broadcasts a start of size [rows, columns] first)
+        s0, s1 = shape[0], shape[1]
+        d1 = dense.shape[1] if sparse is a else dense.shape[0]
+        raise RuntimeError(f"The expanded size of the tensor ({s0}) must match the existing "
+                           f"size ({s1}) at non-singleton dimension 0.  Target sizes: "
+                           f"[{s0}, {d1}].  Tensor sizes: [{s1}, {d1}]")
+    if n != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {n}D tensor")
+    if sparse._dtype is not dense._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
+                           f"{scalar_type_name(dense._dtype)}")
+    inner, size = (a.shape[1], b.shape[0]) if sparse is a else (b.shape[0], a.shape[1])
+    if inner != size:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {inner}, got "
+                           f"{size}")
+
+
+def _check_csr_product(a, b):
+    if is_csr(a) and is_csr(b) or is_sparse(a) or is_sparse(b):
+        raise NotImplementedError("ember: products of two sparse matrices are not supported")
+    if a.dim() != 2 or b.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {a.dim() if a.dim() != 2 else b.dim()}D "
+                           f"tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    sparse, dense = (a, b) if is_csr(a) else (b, a)
+    if sparse._dtype is not dense._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
+                           f"{scalar_type_name(dense._dtype)}")
+    if sparse._dtype._category < 2:
+        raise NotImplementedError(f'"addmm_out_sparse_csr_impl_mkl" not implemented for '
+                                  f"'{scalar_type_name(sparse._dtype)}'")
+
+
+def product(a, b):
+    """torch.mm(a, b) with a sparse operand (a dense result, node MmBackward0)."""
+    _check_product(a, b)
+    return _mm(a, b)
+
+
+blas.SPARSE_PRODUCT[0] = product
 
 
 @primitive("sparse_addmm", node="SparseAddmmBackward0", save=("mat1", "mat2"))
@@ -39,10 +161,15 @@ def _check_mm(mat1, mat2, name):
 
 
 def mm(mat1, mat2, reduce="sum"):
-    """torch.sparse.mm(sparse, dense): a dense product; the sparse operand's gradient is
-    sparse, on its own entries."""
+    """torch.sparse.mm(sparse, dense) (or dense, sparse): a dense product; the sparse
+    operand's gradient is sparse, on its own entries."""
     if reduce != "sum":
         raise NotImplementedError("torch.sparse.mm: ember supports reduce='sum' only")
+    if not is_sparse(mat1) and not is_sparse(mat2):
+        return mat1.mm(mat2)                    # (two dense operands: torch.mm, as torch)
+    if not is_sparse(mat1):
+        # dense @ sparse: (sparse.T @ dense.T).T, the sparse gradient on sparse.T's pattern
+        return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
     _check_mm(mat1, mat2, "sparse.mm")
     base = zeros((mat1.shape[0], mat2.shape[1]), dtype=mat2.dtype, device=mat2.device)
     return _sparse_addmm(base, mat1, mat2, beta=0, alpha=1)
