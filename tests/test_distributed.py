@@ -208,6 +208,12 @@ def worker_reductions(torch, dist, r, n):
                 assert work.is_completed()
             assert t.dtype == dtype and not t.is_contiguous()
             assert _close(_np(t), want, dtype), (op, dtype, t, want)
+            # all_reduce on a contiguous tensor (reduced in its own memory), sharing NumPy's
+            shared = arrays[r].copy()
+            t = torch.from_numpy(shared)
+            dist.all_reduce(t, op=reduce_op)
+            assert _close(_np(t), want, dtype) and _close(shared, want, dtype), (op, dtype)
+            assert t._version == 0          # as torch: a collective's write is not counted
             # reduce to the last rank
             t = torch.from_numpy(arrays[r].copy())
             dist.reduce(t, dst=n - 1, op=reduce_op)
@@ -290,6 +296,11 @@ def worker_collectives(torch, dist, r, n):
         req_r.wait()
         assert req_r.is_completed()
         assert np.array_equal(_np(recv_buf), everyone[right]), ("isend/irecv", dtype)
+    # a collective's write leaves the version counter alone (torch's gloo does too)
+    t = torch.ones(4)[::2]
+    dist.broadcast(t, src=0)
+    dist.all_reduce(t)
+    assert t._version == 0 and t.tolist() == [n, n]
     # barrier, groups
     dist.barrier()
     evens = dist.new_group([k for k in range(n) if k % 2 == 0])

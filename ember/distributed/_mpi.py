@@ -137,21 +137,29 @@ def wait(request, timeout, what):
     would, rather than hanging forever on a rank that died or never came."""
     if request.Test():
         return
-    # MPI progresses a non-blocking operation only inside calls like Test, so poll without
-    # sleeping for a while (as MPI's own Wait spins); only a long wait backs off to sleeps
+    # MPI progresses a non-blocking operation only inside calls like Test, so keep calling it.
+    # Between calls the CPU goes to any other runnable process (sched_yield): with more ranks
+    # than idle cores, a rank spinning flat out takes time slices its peer needs to make the
+    # very progress it waits for.
+    # On an idle machine sched_yield returns at once, so this costs nothing there.
     start = time.monotonic()
     deadline = start + timeout.total_seconds()
     spins = 0
     while not request.Test():
         spins += 1
+        if spins > 16:
+            _yield()
         if spins % 256 == 0:
             now = time.monotonic()
             if now > deadline:
                 abort(f"ember.distributed: {what} did not complete within the process "
                       f"group's timeout of {timeout} (another rank may have failed or never "
                       f"called it)")
-            if now - start > 0.5:
+            if now - start > 0.5:       # a long wait (a slow peer): poll 1000 times a second
                 time.sleep(0.001)
+
+
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def abort(message, code=1, linger=0.0):

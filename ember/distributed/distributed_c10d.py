@@ -282,6 +282,18 @@ def _host(t):
     return np.array(t.detach()._host(), order="C", copy=True)
 
 
+def _own_memory(t):
+    """`t`'s own NumPy array when MPI can reduce into it in place (a CPU tensor whose memory is
+    one C-contiguous writeable block), else None. This saves the copy in and the copy out,
+    which cost as much as the transfer itself for large tensors."""
+    _check_tensor(t)
+    data = t._data
+    if t._device.type == "cpu" and data.__class__ is np.ndarray and \
+            data.flags.c_contiguous and data.flags.writeable:
+        return data
+    return None
+
+
 def _check_tensor(t):
     if not isinstance(t, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `tensor` of type "
@@ -298,7 +310,11 @@ def _buf(array, dtype, parts=1):
 
 
 def _write(t, array):
-    """Write `array` into `t` in place (a view or strided tensor included)."""
+    """Write `array` into `t` in place (a view or strided tensor included). As in torch, a
+    collective's write is not an autograd in-place op: the version counter stays."""
+    if t._device.type == "cpu" and t._data.__class__ is np.ndarray and t._data.flags.writeable:
+        np.copyto(t._data, np.asarray(array).reshape(t._data.shape), casting="unsafe")
+        return
     with grad_mode.no_grad():
         t.copy_(Tensor._make(np.asarray(array, dtype=t.dtype.np).reshape(tuple(t.shape)),
                              t.dtype))
@@ -352,11 +368,16 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _check_tensor(tensor)
     name, dtype = _op_name(op), tensor.dtype
     _mpi.check_op(name, dtype)
-    buf = _host(tensor)
+    own = _own_memory(tensor)
+    buf = own if own is not None else _host(tensor)
     req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
 
     def finish():
-        _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+        if own is None:
+            _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+            return
+        if name == "AVG":
+            own[...] = _average(own, dtype, pg.size())
     return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
 
 
