@@ -91,7 +91,7 @@ def check_op(name, dtype):
     if name in ("MIN", "MAX") and dtype.is_complex:
         raise RuntimeError(f"Cannot use ReduceOp.{name} with complex inputs")
     if name == "PREMUL_SUM":
-        raise RuntimeError("ember.distributed: ReduceOp.PREMUL_SUM is not supported")
+        raise RuntimeError("Cannot use ReduceOp.PREMUL_SUM with Gloo")
 
 
 def _scalar_name(dtype):

@@ -19,6 +19,7 @@ from ..autograd import grad_mode
 from .._tensor import Tensor
 from . import _mpi
 from . import _objects
+from ._future import Future
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -47,6 +48,25 @@ class ReduceOp:
             return f"RedOpType.{self.name}"
 
     SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
+
+    def __init__(self, op=RedOpType.SUM):
+        self.op = ReduceOp.RedOpType(int(op))
+        self._factor = None         # PREMUL_SUM's factor (_make_nccl_premul_sum)
+
+    def __eq__(self, other):
+        other = other.op if isinstance(other, ReduceOp) else other
+        return self.op == other and self._factor is None
+
+    def __hash__(self):
+        return hash(self.op)
+
+
+def _make_nccl_premul_sum(factor):
+    """ReduceOp.PREMUL_SUM with its factor: a sum of every rank's tensor times `factor`. torch
+    runs it on NCCL only (gloo raises); ember's "mpi" backend runs it."""
+    op = ReduceOp(ReduceOp.PREMUL_SUM)
+    op._factor = factor
+    return op
 
 
 class Backend(str):
@@ -101,6 +121,7 @@ class Work:
         self._keep = keep               # buffers MPI reads or writes until completion
         self._done = False
         self._source = None
+        self._has_future = True         # (torch's gloo gives no future for p2p, reduce_scatter)
 
     def _complete(self):
         if not self._done:
@@ -135,6 +156,15 @@ class Work:
 
     def exception(self):
         return None
+
+    def get_future(self):
+        """A Future completed with the output tensors (a list) when this work completes."""
+        if not self._has_future:
+            raise RuntimeError("Work::getFuture not implemented.")
+        return Future._of_work(self)
+
+    def synchronize(self):
+        self.wait()
 
 
 # ------------------------------------------------------------------ the default group
@@ -321,10 +351,38 @@ def _write(t, array):
 
 
 def _op_name(op):
+    if isinstance(op, ReduceOp):
+        op = op.op
     try:
         return ReduceOp.RedOpType(int(op)).name
     except (TypeError, ValueError):
         raise TypeError(f"ember.distributed: {op!r} is not a ReduceOp") from None
+
+
+def _reduce_op(op, pg, tensor):
+    """The op's name, checked against the tensor's dtype and the group's backend, and
+    PREMUL_SUM's factor (None for the others): PREMUL_SUM reduces as SUM of the premultiplied
+    values."""
+    name = _op_name(op)
+    if name == "PREMUL_SUM":
+        if not isinstance(op, ReduceOp) or op._factor is None:
+            # (torch's pybind refuses the bare enum member: it wants a ReduceOp object)
+            raise TypeError("(): incompatible function arguments. The following argument types "
+                            "are supported:\n    1. (self: torch._C._distributed_c10d."
+                            "AllreduceOptions, arg0: torch._C._distributed_c10d.ReduceOp) -> "
+                            f"None\n\nInvoked with: {op!r}")
+        if pg._backend != "mpi":
+            raise RuntimeError("Cannot use ReduceOp.PREMUL_SUM with Gloo")
+        factor = op._factor.item() if isinstance(op._factor, Tensor) else op._factor
+        _mpi.check_op("SUM", tensor.dtype)
+        return "SUM", factor
+    _mpi.check_op(name, tensor.dtype)
+    return name, None
+
+
+def _premultiply(buf, factor, dtype):
+    if factor is not None:
+        buf[...] = (buf * factor).astype(buf.dtype)
 
 
 def _average(array, dtype, n):
@@ -366,10 +424,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if not _member(pg):
         return None
     _check_tensor(tensor)
-    name, dtype = _op_name(op), tensor.dtype
-    _mpi.check_op(name, dtype)
+    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
     own = _own_memory(tensor)
     buf = own if own is not None else _host(tensor)
+    _premultiply(buf, factor, dtype)
     req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
 
     def finish():
@@ -387,9 +445,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = group_dst if group_dst is not None else _group_rank(pg, dst, "reduce")
     _check_tensor(tensor)
-    name, dtype = _op_name(op), tensor.dtype
-    _mpi.check_op(name, dtype)
+    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
     send = _host(tensor)
+    _premultiply(send, factor, dtype)
     recv = np.empty_like(send)
     req = pg._comm.Ireduce(_buf(send, dtype), _buf(recv, dtype), _mpi.mpi_op(name, dtype), root)
 
@@ -468,7 +526,9 @@ def _reduce_scatter_flat(output, send, name, dtype, pg, what, outputs):
 
     def finish():
         _write(output, _average(recv, dtype, pg.size()) if name == "AVG" else recv)
-    return Work([req], finish, pg, what, outputs, (send, recv))
+    work = Work([req], finish, pg, what, outputs, (send, recv))
+    work._has_future = False
+    return work
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -618,7 +678,9 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     peer = group_dst if group_dst is not None else _group_rank(pg, dst, "send")
     buf = _host(tensor)
     req = pg._comm.Isend(_buf(buf, tensor.dtype), peer, tag)
-    return Work([req], None, pg, "send", [tensor], (buf,))
+    work = Work([req], None, pg, "send", [tensor], (buf,))
+    work._has_future = False
+    return work
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -632,6 +694,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     status = MPI.Status()
     req = pg._comm.Irecv(_buf(buf, tensor.dtype), peer, tag)
     work = Work([req], None, pg, "recv", [tensor], (buf,))
+    work._has_future = False
 
     def finish():
         _write(tensor, buf)

@@ -112,7 +112,7 @@ class DistributedDataParallel(Module):
 
     def _prepare_for_backward(self, output):
         for b in self._buckets:
-            b.pending, b.work, b.flat = len(b.params), None, None
+            b.pending, b.work = len(b.params), None
         self._ready = [False] * len(self._params)
         self._expected = len(self._params)
         self._reducing = True
@@ -146,13 +146,17 @@ class DistributedDataParallel(Module):
             self._finish()
 
     def _launch(self, bucket):
-        flat = np.empty(bucket.offsets[-1], dtype=bucket.dtype.np)
+        # one flat buffer per bucket, kept across steps (a fresh large array each step costs
+        # page faults as large as the copy itself)
+        if bucket.flat is None:
+            bucket.flat = Tensor._make(np.empty(bucket.offsets[-1], dtype=bucket.dtype.np),
+                                       bucket.dtype)
+        flat = bucket.flat._data
         for p, start, end in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
             if id(p) in self._unused or p.grad is None:
                 flat[start:end] = 0
             else:
                 flat[start:end] = p.grad.detach()._host().reshape(-1)
-        bucket.flat = Tensor._make(flat, bucket.dtype)
         bucket.work = dist.all_reduce(bucket.flat, group=self.process_group, async_op=True)
 
     def _finish(self):
@@ -167,16 +171,20 @@ class DistributedDataParallel(Module):
         with grad_mode.no_grad():
             for bucket in self._buckets:
                 bucket.work.wait()
-                flat = bucket.flat
-                flat.div_(n)
+                flat = bucket.flat._data
+                np.divide(flat, n, out=flat, casting="unsafe")
                 for p, start, end in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
                     if used is not None and not used[index[id(p)]]:
                         continue        # no rank used it: .grad stays as it was
-                    value = flat[start:end].view(p.shape)
-                    if self.gradient_as_bucket_view or p.grad is None:
+                    value = bucket.flat[start:end].view(p.shape)
+                    grad = p.grad
+                    if self.gradient_as_bucket_view or grad is None:
                         p.grad = value if self.gradient_as_bucket_view else value.clone()
+                    elif grad._data.__class__ is np.ndarray and grad._data.flags.writeable:
+                        np.copyto(grad._data, flat[start:end].reshape(grad._data.shape))
+                        grad._version_counter.bump()
                     else:
-                        p.grad.copy_(value)
+                        grad.copy_(value)
         self._used = None
 
     # ------------------------------------------------------------------ torch's API
