@@ -256,9 +256,11 @@ class DistributedDataParallel(Module, Joinable):
         self._comm_hook = (state, hook)
 
     def _register_builtin_comm_hook(self, comm_hook_type):
-        raise RuntimeError("ember's DistributedDataParallel has no C++ built-in hooks: "
-                           "register default_hooks.allreduce_hook or fp16_compress_hook with "
-                           "register_comm_hook")
+        """torch's C++ hooks by BuiltinCommHookType: here the same default_hooks."""
+        hook = {dist.BuiltinCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
+                dist.BuiltinCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook
+                }[comm_hook_type]
+        self.register_comm_hook(self.process_group, hook)
 
     # ------------------------------------------------------------------ uneven inputs
     def join(self, divide_by_initial_world_size=True, enable=True,
