@@ -86,12 +86,15 @@ class Future:
 
     def set_result(self, result):
         if self._done:
-            raise RuntimeError("Future can only be marked completed once.")
+            raise RuntimeError("Attempting to mark a completed Future as complete again. Note "
+                               "that a Future can only be marked completed once.")
         self._finish(result, None)
 
     def set_exception(self, result):
         if not isinstance(result, Exception):
-            raise TypeError(f"{result} is of type {type(result)}, not an Exception.")
+            # (torch asserts it)
+            raise AssertionError(f"{result} is of type {type(result)}, not an Exception.")
         if self._done:
-            raise RuntimeError("Future can only be marked completed once.")
+            raise RuntimeError("Attempting to mark a completed Future as complete again. Note "
+                               "that a Future can only be marked completed once.")
         self._finish(None, result)

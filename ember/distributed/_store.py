@@ -199,6 +199,38 @@ class FileStore(Store):
                 fcntl.flock(f, fcntl.LOCK_UN)
 
 
+    # torch's FileStore differs from the other stores in these (kept, so programs see torch's)
+    def num_keys(self):
+        return super().num_keys() + 1       # (torch counts its reference-count key too)
+
+    def delete_key(self, key):
+        super().delete_key(key)
+        return True
+
+    def has_extended_api(self):
+        return False
+
+    def get(self, key):
+        try:
+            Store.wait(self, [key])
+        except DistStoreError:
+            raise RuntimeError(f"Timeout waiting for key: {key} after "
+                               f"{int(self._timeout.total_seconds() * 1000)} ms") from None
+        with self._locked() as data:
+            return data[key]
+
+    def wait(self, keys, timeout=None):
+        try:
+            super().wait(keys, timeout)
+        except DistStoreError:
+            raise RuntimeError("Wait timeout") from None
+
+    def queue_push(self, key, *args, **kwargs):
+        raise NotImplementedError("queue support is not implemented.")
+
+    queue_pop = queue_len = queue_push
+
+
 class PrefixStore(Store):
     """Another store's keys under "prefix/" (num_keys counts the underlying store's keys)."""
 
