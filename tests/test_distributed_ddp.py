@@ -7,6 +7,7 @@ the same initial weights and data (torch run in 2 processes by torch.multiproces
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -110,7 +111,7 @@ def test_hooks_join_static_graph_futures_as_torch(tmp_path):
         assert sorted(ours) == sorted(theirs)
         for k in theirs:
             if theirs[k].dtype.kind in "US":
-                assert ours[k] == theirs[k], (r, k, ours[k], theirs[k])
+                assert np.array_equal(ours[k], theirs[k]), (r, k, ours[k], theirs[k])
             else:
                 np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-6, atol=1e-7,
                                            err_msg=f"rank {r}: {k}")
@@ -375,6 +376,48 @@ def scenario_extras(T, dist, r, n):
                                 ).split("\n")[0]
     op = dist._make_nccl_premul_sum(2.0)
     out["premul object"] = _error(lambda: dist.all_reduce(T.ones(2), op=op))
+    # more of the API: objects point to point, coalesced and *_single collectives (with
+    # their warnings), subgroups, queries
+    objs = [1, "a", {"x": 2}] if r == 0 else [None] * 3
+    if r == 0:
+        dist.send_object_list(objs, dst=1)
+    else:
+        out["recv_object_list"] = np.array(repr((dist.recv_object_list(objs, src=0), objs)))
+    out["send to self"] = _error(lambda: dist.send_object_list([1], dst=r))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ts = [T.ones(2) * (r + 1), T.arange(3.) + r]
+        dist.all_reduce_coalesced(ts)
+        out["all_reduce_coalesced"] = T.cat(ts).numpy()
+        outs = [[T.zeros(2), T.zeros(1)] for _ in range(n)]
+        dist.all_gather_coalesced(outs, [T.ones(2) * r, T.ones(1) * (r + 5)])
+        out["all_gather_coalesced"] = T.cat([t for o in outs for t in o]).numpy()
+        big = T.zeros(2 * n)
+        dist.all_gather_into_tensor(big, T.ones(2) * r)
+        dist.all_gather_single(big, T.ones(2) * r)
+        out["all_gather_single"] = big.numpy()
+        small = T.zeros(1)
+        dist.reduce_scatter_single(small, T.arange(float(n)) + r)
+        out["reduce_scatter_single"] = small.numpy()
+    out["warnings"] = np.array([f"{w.category.__name__}: {w.message}" for w in caught])
+    out["pg count"] = np.array(dist.get_pg_count())
+    mine, groups = dist.new_subgroups(1)
+    out["new_subgroups"] = np.array([g == dist.GroupMember.NON_GROUP_MEMBER for g in groups] +
+                                    [dist.get_world_size(mine), dist.get_rank(mine)])
+    mine, groups = dist.new_subgroups_by_enumeration([[1], [0]])
+    out["by_enumeration"] = np.array([g == dist.GroupMember.NON_GROUP_MEMBER for g in groups])
+    t = T.ones(1) * (r + 1)
+    dist.all_reduce(t, group=mine)
+    out["subgroup all_reduce"] = t.numpy()
+    out["pg count after"] = np.array(dist.get_pg_count())
+    for name, call in (("subgroups None", lambda: dist.new_subgroups()),
+                       ("subgroups 3", lambda: dist.new_subgroups(3)),
+                       ("enumeration twice", lambda: dist.new_subgroups_by_enumeration(
+                           [[0, 1], [1]])),
+                       ("split", lambda: dist.split_group(split_ranks=[[0], [1]])),
+                       ("shrink", lambda: dist.shrink_group([1]))):
+        out[name] = _error(call)
+    out["backend config"] = np.array(dist.get_backend_config())
     return out
 
 
@@ -392,15 +435,12 @@ def torch_extras(prefix):
 
 
 def _torch_extras_rank(rank, prefix, port):
-    import warnings
     import torch
     import torch.distributed as tdist
     import torch.distributed.algorithms.ddp_comm_hooks.default_hooks  # noqa: F401
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     tdist.init_process_group("gloo", rank=rank, world_size=2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # (torch 2.13 deprecates reduce_scatter_tensor)
-        np.savez(f"{prefix}{rank}.npz", **scenario_extras(torch, tdist, rank, 2))
+    np.savez(f"{prefix}{rank}.npz", **scenario_extras(torch, tdist, rank, 2))
     tdist.destroy_process_group()
 
 

@@ -112,6 +112,7 @@ class GroupMember:
 
 group = GroupMember
 _groups = []        # every group made, so destroy_process_group frees their communicators
+_pg_count = [0]     # groups made, on every rank (get_pg_count)
 
 
 class Work:
@@ -240,6 +241,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     GroupMember.WORLD = ProcessGroup(comm, range(size), "gloo" if name != "mpi" else "mpi",
                                      timeout)
     _groups.append(GroupMember.WORLD)
+    _pg_count[0] = 1
 
 
 def destroy_process_group(group=None):
@@ -251,9 +253,11 @@ def destroy_process_group(group=None):
             pg._comm.Free()
         _groups = []
         GroupMember.WORLD = None
+        _pg_count[0] = 0
     else:
         group._comm.Free()
         _groups.remove(group)
+        _pg_count[0] -= 1
 
 
 def get_rank(group=None):
@@ -295,6 +299,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     Ranks outside it get GroupMember.NON_GROUP_MEMBER."""
     world = _world()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
+    _pg_count[0] += 1
     if world.rank() not in ranks:
         # MPI_Comm_create_group is collective over the new group's members only
         return GroupMember.NON_GROUP_MEMBER
@@ -953,8 +958,9 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, asy
 
 # ------------------------------------------------------------------ more groups
 def get_pg_count():
-    """How many process groups exist (the default one included)."""
-    return len(_groups)
+    """How many process groups were made (the default one included; as in torch, a group
+    counts on every rank, member or not)."""
+    return _pg_count[0]
 
 
 def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None,
@@ -1078,7 +1084,7 @@ def record_comm(name):
 log = logging.getLogger("torch.distributed")
 
 
-class _reduce_op:
+class _DeprecatedReduceOp:
     """The deprecated `reduce_op` namespace (ReduceOp's members, with a FutureWarning)."""
 
     def __getattribute__(self, name):
@@ -1087,4 +1093,4 @@ class _reduce_op:
         return getattr(ReduceOp, name)
 
 
-reduce_op = _reduce_op()
+reduce_op = _DeprecatedReduceOp()
