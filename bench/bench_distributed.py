@@ -13,6 +13,7 @@ extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats).
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -156,7 +157,9 @@ if __name__ == "__main__":
         else:
             import torch.multiprocessing as mp
             world = int(args[2])
-            mp.spawn(_torch_rank, args=(world, 29700 + os.getpid() % 200, args[1], quick),
-                     nprocs=world)
+            with socket.socket() as s:      # a free port, not a guessed one
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            mp.spawn(_torch_rank, args=(world, port, args[1], quick), nprocs=world)
     else:
         main()

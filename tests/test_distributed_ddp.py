@@ -426,12 +426,8 @@ def worker_extras(T, dist, r, n, prefix):
 
 
 def torch_extras(prefix):
-    import socket
     import torch.multiprocessing as mp
-    with socket.socket() as s:      # a free port (a fixed one may be another job's)
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    mp.spawn(_torch_extras_rank, args=(prefix, port), nprocs=2)
+    mp.spawn(_torch_extras_rank, args=(prefix, free_port()), nprocs=2)
 
 
 def _torch_extras_rank(rank, prefix, port):
@@ -456,15 +452,23 @@ def worker_sampler(T, dist, r, n):
     assert sorted(sum(got, [])) == list(range(10))
 
 
+def free_port():
+    """A TCP port no one listens on now (a fixed one may be another job's, run in parallel)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def torch_ddp(out):
     import torch.multiprocessing as mp
-    mp.spawn(_torch_rank, args=(out,), nprocs=2)
+    mp.spawn(_torch_rank, args=(out, free_port()), nprocs=2)
 
 
-def _torch_rank(rank, out):
+def _torch_rank(rank, out, port):
     import torch
     import torch.distributed as tdist
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29600 + os.getppid() % 300))
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     tdist.init_process_group("gloo", init_method="env://", rank=rank, world_size=2)
     model = torch.nn.parallel.DistributedDataParallel(make_model(torch))
     train(torch, model, rank, 2)
