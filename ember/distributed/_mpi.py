@@ -138,27 +138,31 @@ def wait(request, timeout, what):
     if request.Test():
         return
     # MPI progresses a non-blocking operation only inside calls like Test, so keep calling it.
-    # Between calls the CPU goes to any other runnable process (sched_yield): with more ranks
-    # than idle cores, a rank spinning flat out takes time slices its peer needs to make the
-    # very progress it waits for.
-    # On an idle machine sched_yield returns at once, so this costs nothing there.
+    # For the first _SPIN_S seconds flat out (a small message is done in microseconds while
+    # both ranks are on a core); after that the CPU goes to any other runnable process between
+    # calls (sched_yield): with more busy processes than cores, a rank spinning flat out takes
+    # the time slices its peer needs to make the very progress it waits for. On an idle
+    # machine sched_yield returns at once.
     start = time.monotonic()
     deadline = start + timeout.total_seconds()
     spins = 0
+    yielding = False
     while not request.Test():
         spins += 1
-        if spins > 16:
+        if yielding:
             _yield()
-        if spins % 256 == 0:
+        if spins % 64 == 0:
             now = time.monotonic()
             if now > deadline:
                 abort(f"ember.distributed: {what} did not complete within the process "
                       f"group's timeout of {timeout} (another rank may have failed or never "
                       f"called it)")
+            yielding = now - start > _SPIN_S
             if now - start > 0.5:       # a long wait (a slow peer): poll 1000 times a second
                 time.sleep(0.001)
 
 
+_SPIN_S = 0.0002
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
