@@ -338,6 +338,13 @@ def scenario_extras(T, dist, r, n):
             opt.step()
     out["join.weight"] = m.module.weight.detach().numpy()
     out["join.weight.grad"] = m.module.weight.grad.numpy()
+    # ... and averaging over the ranks still training, not the whole group
+    m = DDP(_linear(T))
+    with m.join(divide_by_initial_world_size=False):
+        for step in range(1 + 2 * r):
+            m.zero_grad()
+            m(x * (step + 1)).sum().backward()
+    out["join by the ranks left.weight.grad"] = m.module.weight.grad.numpy()
     m = DDP(_linear(T))
     with Join([m]):
         for step in range(1 + r):

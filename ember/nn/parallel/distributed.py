@@ -81,7 +81,8 @@ class DistributedDataParallel(Module, Joinable):
         self._comm_hook = None      # (state, hook) from register_comm_hook
         self._static_used = None    # static_graph: the first iteration's used mask, kept
         self._static_unused = None
-        self._divide_by = self.process_group.size()
+        self._divide_by = self.process_group.size()     # what a bucket's sum is divided by
+        self._divide_by_initial = True                  # (join's divide_by_initial_world_size)
         for p in self._params:
             p.register_post_accumulate_grad_hook(self._on_grad_ready)
 
@@ -115,6 +116,8 @@ class DistributedDataParallel(Module, Joinable):
             work = Join.notify_join_context(self)
             if work is not None:
                 work.wait()
+                if not self._divide_by_initial:      # the average over the ranks still in
+                    self._divide_by = int(work._outputs[0].item())
         self._sync_buffers()
         output = self.module(*inputs, **kwargs)
         if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
@@ -290,7 +293,7 @@ class _DDPJoinHook(JoinHook):
     def __init__(self, ddp, divide_by_initial_world_size):
         self.ddp = ddp
         ddp._divide_by = ddp.process_group.size()
-        self._divide_initial = divide_by_initial_world_size
+        ddp._divide_by_initial = divide_by_initial_world_size
 
     def main_hook(self):
         ddp = self.ddp
@@ -312,6 +315,7 @@ class _DDPJoinHook(JoinHook):
     def post_hook(self, is_last_joiner):
         ddp = self.ddp
         pg = ddp.process_group
+        ddp._divide_by, ddp._divide_by_initial = pg.size(), True
         last = Tensor._make(np.array([pg.rank() if is_last_joiner else -1], dtype=np.int64))
         dist.all_reduce(last, op=dist.ReduceOp.MAX, group=pg)
         src = pg._ranks[int(last.item())]
