@@ -425,6 +425,14 @@ def scenario_extras(T, dist, r, n):
                        ("shrink", lambda: dist.shrink_group([1]))):
         out[name] = _error(call)
     out["backend config"] = np.array(dist.get_backend_config())
+    # join with throw_on_early_termination: every rank raises once one runs out (kept last)
+    m = DDP(_linear(T))
+
+    def uneven():
+        with m.join(throw_on_early_termination=True):
+            for step in range(1 + r):
+                m(x).sum().backward()
+    out["join throws"] = _error(uneven)
     return out
 
 
