@@ -3,7 +3,9 @@
 - all_reduce (SUM, float32) of 1 KB .. 64 MB between 2 processes: median milliseconds, and
   ember's time over torch's
 - a DDP training step of a small CNN for one global batch of 64, in 1 and in 2 processes
-  (each of 2 processes takes 32 samples), ember and torch
+  (each of 2 processes takes 32 samples), ember and torch, and DDP's overhead: how much
+  longer the step is than the same step under `no_sync()` (no communication), measured
+  interleaved in the same run
 
 ember runs under `mpiexec -n N` (the mpich wheel's), torch under torch.multiprocessing with
 env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
@@ -11,6 +13,7 @@ extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats).
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -59,17 +62,25 @@ def ddp_step_time(T, dist, quick):
         opt.zero_grad()
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
+
+    def local_step():           # the same step without DDP's communication
+        with model.no_sync():
+            step()
     step()
-    times = []
-    for _ in range(5 if quick else 15):
-        dist.barrier()
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
+    local_step()
+    times, local = [], []
+    for _ in range(5 if quick else 15):     # interleaved, so load changes hit both alike
+        for fn, into in ((step, times), (local_step, local)):
+            dist.barrier()
+            start = time.perf_counter()
+            fn()
+            dist.barrier()      # both wait for the slower rank, so only communication differs
+            into.append(time.perf_counter() - start)
     times.sort()
+    local.sort()
     if rank == 0:
-        print(json.dumps({"kind": "ddp", "world": world, "ms": 1e3 * times[len(times) // 2]}),
-              flush=True)
+        print(json.dumps({"kind": "ddp", "world": world, "ms": 1e3 * times[len(times) // 2],
+                          "local_ms": 1e3 * local[len(local) // 2]}), flush=True)
 
 
 def worker(T, dist, what, quick):
@@ -117,12 +128,20 @@ def main():
         size = f"{nbytes >> 20} MB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KB"
         print(f"{size:>8} {ember_ar[nbytes]:10.3f} {torch_ar[nbytes]:10.3f} "
               f"{ember_ar[nbytes] / torch_ar[nbytes]:7.2f}")
-    print(f"\nDDP step, small CNN, global batch {GLOBAL_BATCH} (median ms)")
-    print(f"{'processes':>9} {'ember':>10} {'torch':>10} {'ratio':>7}")
+    print(f"\nDDP step, small CNN, global batch {GLOBAL_BATCH} (median ms); overhead: the "
+          f"share of the step\nthat DDP's communication adds (step vs the same step under "
+          f"no_sync)")
+    print(f"{'processes':>9} {'ember':>10} {'torch':>10} {'ratio':>7} {'ember overhead':>15} "
+          f"{'torch overhead':>15}")
     for world in (1, 2):
-        e = run_ember(world, "ddp", quick)[0]["ms"]
-        t = run_torch(world, "ddp", quick)[0]["ms"]
-        print(f"{world:>9} {e:10.2f} {t:10.2f} {e / t:7.2f}")
+        e = run_ember(world, "ddp", quick)[0]
+        t = run_torch(world, "ddp", quick)[0]
+        print(f"{world:>9} {e['ms']:10.2f} {t['ms']:10.2f} {e['ms'] / t['ms']:7.2f} "
+              f"{_overhead(e):>15} {_overhead(t):>15}")
+
+
+def _overhead(row):
+    return f"{100 * (row['ms'] - row['local_ms']) / row['ms']:.1f}%"
 
 
 if __name__ == "__main__":
@@ -138,7 +157,9 @@ if __name__ == "__main__":
         else:
             import torch.multiprocessing as mp
             world = int(args[2])
-            mp.spawn(_torch_rank, args=(world, 29700 + os.getpid() % 200, args[1], quick),
-                     nprocs=world)
+            with socket.socket() as s:      # a free port, not a guessed one
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            mp.spawn(_torch_rank, args=(world, port, args[1], quick), nprocs=world)
     else:
         main()

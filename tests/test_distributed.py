@@ -61,7 +61,7 @@ def test_objects_and_safe_unpickling():
 
 @needs_mpi
 def test_rank_that_raises_stops_the_job():
-    result = launch(2, "raises", timeout=120)
+    result = launch(2, "raises")
     assert result.returncode != 0
     assert "ValueError: rank 1 failed on purpose" in result.stderr
     assert "OK rank 0" not in result.stdout
@@ -69,7 +69,7 @@ def test_rank_that_raises_stops_the_job():
 
 @needs_mpi
 def test_rank_that_dies_stops_the_job():
-    result = launch(2, "dies", timeout=120)
+    result = launch(2, "dies")
     assert result.returncode != 0
     assert "OK rank" not in result.stdout and "after the kill" not in result.stdout
 
@@ -77,7 +77,7 @@ def test_rank_that_dies_stops_the_job():
 @needs_mpi
 def test_missing_rank_times_out():
     # rank 1 never joins the all_reduce: rank 0 stops the job after the group's 3 s timeout
-    result = launch(2, "timeout", timeout=120)
+    result = launch(2, "timeout")
     assert result.returncode != 0
     assert "all_reduce did not complete within the process group's timeout" in result.stderr
 
@@ -88,7 +88,7 @@ def test_launcher_sets_torchrun_variables():
     result = subprocess.run(
         [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", "2",
          "--master-port", "29611", __file__, "launcher"],
-        capture_output=True, text=True, timeout=120, env=env)
+        capture_output=True, text=True, timeout=300, env=env)
     assert_all_ok(result, 2)
 
 
@@ -101,7 +101,7 @@ def test_launcher_with_a_host_file(tmp_path):
         [sys.executable, "-m", "ember.distributed.run", "--nnodes", "1", "--nproc-per-node",
          "2", "--master-port", "29611", "--hostfile", str(hosts), __file__, "launcher",
          "localhost"],
-        capture_output=True, text=True, timeout=120, env=env)
+        capture_output=True, text=True, timeout=300, env=env)
     assert_all_ok(result, 2)
 
 
@@ -119,7 +119,7 @@ def test_init_without_mpi4py_says_what_to_install():
             "except RuntimeError as e:\n    print(e)\n")
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env=env).stdout
+                         timeout=300, env=env).stdout
     assert "pip install 'ember[distributed]'" in out and "mpi4py mpich" in out
 
 
@@ -208,6 +208,12 @@ def worker_reductions(torch, dist, r, n):
                 assert work.is_completed()
             assert t.dtype == dtype and not t.is_contiguous()
             assert _close(_np(t), want, dtype), (op, dtype, t, want)
+            # all_reduce on a contiguous tensor (reduced in its own memory), sharing NumPy's
+            shared = arrays[r].copy()
+            t = torch.from_numpy(shared)
+            dist.all_reduce(t, op=reduce_op)
+            assert _close(_np(t), want, dtype) and _close(shared, want, dtype), (op, dtype)
+            assert t._version == 0          # as torch: a collective's write is not counted
             # reduce to the last rank
             t = torch.from_numpy(arrays[r].copy())
             dist.reduce(t, dst=n - 1, op=reduce_op)
@@ -290,6 +296,11 @@ def worker_collectives(torch, dist, r, n):
         req_r.wait()
         assert req_r.is_completed()
         assert np.array_equal(_np(recv_buf), everyone[right]), ("isend/irecv", dtype)
+    # a collective's write leaves the version counter alone (torch's gloo does too)
+    t = torch.ones(4)[::2]
+    dist.broadcast(t, src=0)
+    dist.all_reduce(t)
+    assert t._version == 0 and t.tolist() == [n, n]
     # barrier, groups
     dist.barrier()
     evens = dist.new_group([k for k in range(n) if k % 2 == 0])
@@ -375,7 +386,7 @@ def worker_timeout(torch, dist, r, n):
         dist.all_reduce(torch.ones(2))
     else:
         import time
-        time.sleep(60)
+        time.sleep(600)     # (rank 0's abort ends it; long, so a slow rank 0 still times out)
 
 
 def worker_launcher(torch, dist, r, n, master="127.0.0.1"):
@@ -391,7 +402,10 @@ if __name__ == "__main__":
     import ember
     import ember.distributed as dist
     case = sys.argv[1]
-    timeout = datetime.timedelta(seconds=3) if case == "timeout" else None
+    # "timeout" waits for a rank that never comes; "dies" gets a bound too, so its job ends
+    # even if mpiexec were slow to notice the killed rank
+    timeout = {"timeout": datetime.timedelta(seconds=3),
+               "dies": datetime.timedelta(seconds=60)}.get(case)
     dist.init_process_group("gloo", timeout=timeout)
     rank, size = dist.get_rank(), dist.get_world_size()
     globals()[f"worker_{case}"](ember, dist, rank, size, *sys.argv[2:])

@@ -7,6 +7,7 @@ the same initial weights and data (torch run in 2 processes by torch.multiproces
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -93,6 +94,27 @@ def test_ddp_equals_single_process_and_torch_gloo(tmp_path):
 @needs_mpi
 def test_ddp_features():
     assert_all_ok(launch(2, "features", script=__file__), 2)
+
+
+@needs_mpi
+def test_hooks_join_static_graph_futures_as_torch(tmp_path):
+    # the same scenario (scenario_extras) in 2 processes of ember (mpiexec) and of torch
+    # (gloo): every rank's results must agree
+    assert_all_ok(launch(2, "extras", str(tmp_path / "ember"), script=__file__), 2)
+    result = subprocess.run([sys.executable, __file__, "torch-extras", str(tmp_path / "torch")],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr
+    for r in range(2):
+        ours = dict(np.load(tmp_path / f"ember{r}.npz"))
+        theirs = dict(np.load(tmp_path / f"torch{r}.npz"))
+        assert sorted(ours) == sorted(theirs)
+        for k in theirs:
+            if theirs[k].dtype.kind in "US":
+                assert np.array_equal(ours[k], theirs[k]), (r, k, ours[k], theirs[k])
+            else:
+                np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-6, atol=1e-7,
+                                           err_msg=f"rank {r}: {k}")
 
 
 @pytest.mark.parametrize("n", [10, 11, 13, 100])
@@ -254,6 +276,185 @@ def worker_features(T, dist, r, n):
         assert "Expected to have finished reduction" in str(e)
 
 
+def _linear(T, seed=0, fan_in=3):
+    """A Linear(fan_in, 2) with weights from NumPy (equal in ember and torch)."""
+    rng = np.random.default_rng(seed)
+    m = T.nn.Linear(fan_in, 2)
+    with T.no_grad():
+        m.weight.copy_(T.from_numpy(rng.standard_normal((2, fan_in)).astype(np.float32)))
+        m.bias.copy_(T.from_numpy(rng.standard_normal(2).astype(np.float32)))
+    return m
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+def scenario_extras(T, dist, r, n):
+    """Comm hooks, Join with uneven inputs, static_graph, Work.get_future, PREMUL_SUM: the
+    results one rank sees, as a dict of arrays and strings."""
+    DDP = T.nn.parallel.DistributedDataParallel
+    hooks = T.distributed.algorithms.ddp_comm_hooks.default_hooks
+    Join = T.distributed.algorithms.join.Join
+    out = {}
+    x = T.ones(1, 3) * (r + 1) * 0.37
+    for name, hook in (("allreduce", hooks.allreduce_hook), ("fp16", hooks.fp16_compress_hook)):
+        m = DDP(_linear(T))
+        m.register_comm_hook(None, hook)
+        m(x).pow(2).sum().backward()
+        out[f"{name}.weight.grad"] = m.module.weight.grad.numpy()
+        out[f"{name}.bias.grad"] = m.module.bias.grad.numpy()
+        out[f"{name}.twice"] = _error(lambda: m.register_comm_hook(None, hook))
+    m = DDP(_linear(T))
+    out["bf16"] = _error(lambda: m.register_comm_hook(None, hooks.bf16_compress_hook))
+
+    def bad(state, bucket: int):
+        return None
+    out["bad annotation"] = _error(lambda: m.register_comm_hook(None, bad))
+    # what a hook is given
+    seen = []
+
+    def spy(state, bucket):
+        seen.append([bucket.index(), bucket.buffer().numel(), int(bucket.is_last())] +
+                    [p.numel() for p in bucket.parameters()] +
+                    [g.numel() for g in bucket.gradients()])
+        return hooks.allreduce_hook(state, bucket)
+    m = DDP(T.nn.Sequential(_linear(T), T.nn.ReLU(), _linear(T, 1, 2)))
+    m.register_comm_hook(None, spy)
+    m(x).sum().backward()
+    out["spy"] = np.array(seen)
+    out["spy.grad"] = m.module[0].weight.grad.numpy()
+    # uneven inputs: rank r trains 2 + 2r steps; the early rank stands in with zeros
+    m = DDP(_linear(T))
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    with m.join():
+        for step in range(2 + 2 * r):
+            opt.zero_grad()
+            m(x * (step + 1)).pow(2).sum().backward()
+            opt.step()
+    out["join.weight"] = m.module.weight.detach().numpy()
+    out["join.weight.grad"] = m.module.weight.grad.numpy()
+    # ... and averaging over the ranks still training, not the whole group
+    m = DDP(_linear(T))
+    with m.join(divide_by_initial_world_size=False):
+        for step in range(1 + 2 * r):
+            m.zero_grad()
+            m(x * (step + 1)).sum().backward()
+    out["join by the ranks left.weight.grad"] = m.module.weight.grad.numpy()
+    m = DDP(_linear(T))
+    with Join([m]):
+        for step in range(1 + r):
+            m(x).sum().backward()
+    out["Join.bias.grad"] = m.module.bias.grad.numpy()
+    # static_graph with a branch no rank uses, gradients accumulated over 3 steps
+    class Branches(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = _linear(T), _linear(T, 2)
+
+        def forward(self, x):
+            return self.a(x)
+    m = DDP(Branches(), static_graph=True)
+    for step in range(3):
+        m(x * (step + 1)).sum().backward()
+    out["static.a.grad"] = m.module.a.weight.grad.numpy()
+    out["static.b.grad is None"] = np.array(m.module.b.weight.grad is None)
+    out["static_graph"] = np.array(m.static_graph)
+    # futures
+    t = T.full((2,), float(r + 1))
+    work = dist.all_reduce(t, async_op=True)
+    future = work.get_future()
+    doubled = future.then(lambda f: f.value()[0] * 2)
+    out["future.then"] = doubled.wait().numpy()
+    out["future.value"] = future.value()[0].numpy()
+    out["future.done"] = np.array(future.done() and doubled.done())
+    out["future.callback error"] = _error(lambda: doubled.then(lambda f: 1 / 0).wait()
+                                          ).split("\n")[0]
+    out["future.barrier"] = np.array(len(dist.barrier(async_op=True).get_future().wait()))
+    out["future.reduce_scatter"] = _error(lambda: dist.reduce_scatter_tensor(
+        T.zeros(1), T.ones(n), async_op=True).get_future())
+    # PREMUL_SUM: torch's gloo refuses it (with the enum member, and with the ReduceOp object)
+    out["premul enum"] = _error(lambda: dist.all_reduce(T.ones(2),
+                                                        op=dist.ReduceOp.PREMUL_SUM)
+                                ).split("\n")[0]
+    op = dist._make_nccl_premul_sum(2.0)
+    out["premul object"] = _error(lambda: dist.all_reduce(T.ones(2), op=op))
+    # more of the API: objects point to point, coalesced and *_single collectives (with
+    # their warnings), subgroups, queries
+    objs = [1, "a", {"x": 2}] if r == 0 else [None] * 3
+    if r == 0:
+        dist.send_object_list(objs, dst=1)
+    else:
+        out["recv_object_list"] = np.array(repr((dist.recv_object_list(objs, src=0), objs)))
+    out["send to self"] = _error(lambda: dist.send_object_list([1], dst=r))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ts = [T.ones(2) * (r + 1), T.arange(3.) + r]
+        dist.all_reduce_coalesced(ts)
+        out["all_reduce_coalesced"] = T.cat(ts).numpy()
+        outs = [[T.zeros(2), T.zeros(1)] for _ in range(n)]
+        dist.all_gather_coalesced(outs, [T.ones(2) * r, T.ones(1) * (r + 5)])
+        out["all_gather_coalesced"] = T.cat([t for o in outs for t in o]).numpy()
+        big = T.zeros(2 * n)
+        dist.all_gather_into_tensor(big, T.ones(2) * r)
+        dist.all_gather_single(big, T.ones(2) * r)
+        out["all_gather_single"] = big.numpy()
+        small = T.zeros(1)
+        dist.reduce_scatter_single(small, T.arange(float(n)) + r)
+        out["reduce_scatter_single"] = small.numpy()
+    out["warnings"] = np.array([f"{w.category.__name__}: {w.message}" for w in caught])
+    out["pg count"] = np.array(dist.get_pg_count())
+    mine, groups = dist.new_subgroups(1)
+    out["new_subgroups"] = np.array([g == dist.GroupMember.NON_GROUP_MEMBER for g in groups] +
+                                    [dist.get_world_size(mine), dist.get_rank(mine)])
+    mine, groups = dist.new_subgroups_by_enumeration([[1], [0]])
+    out["by_enumeration"] = np.array([g == dist.GroupMember.NON_GROUP_MEMBER for g in groups])
+    t = T.ones(1) * (r + 1)
+    dist.all_reduce(t, group=mine)
+    out["subgroup all_reduce"] = t.numpy()
+    out["pg count after"] = np.array(dist.get_pg_count())
+    for name, call in (("subgroups None", lambda: dist.new_subgroups()),
+                       ("subgroups 3", lambda: dist.new_subgroups(3)),
+                       ("enumeration twice", lambda: dist.new_subgroups_by_enumeration(
+                           [[0, 1], [1]])),
+                       ("split", lambda: dist.split_group(split_ranks=[[0], [1]])),
+                       ("shrink", lambda: dist.shrink_group([1]))):
+        out[name] = _error(call)
+    out["backend config"] = np.array(dist.get_backend_config())
+    # join with throw_on_early_termination: every rank raises once one runs out (kept last)
+    m = DDP(_linear(T))
+
+    def uneven():
+        with m.join(throw_on_early_termination=True):
+            for step in range(1 + r):
+                m(x).sum().backward()
+    out["join throws"] = _error(uneven)
+    return out
+
+
+def worker_extras(T, dist, r, n, prefix):
+    np.savez(f"{prefix}{r}.npz", **scenario_extras(T, dist, r, n))
+
+
+def torch_extras(prefix):
+    import torch.multiprocessing as mp
+    mp.spawn(_torch_extras_rank, args=(prefix, free_port()), nprocs=2)
+
+
+def _torch_extras_rank(rank, prefix, port):
+    import torch
+    import torch.distributed as tdist
+    import torch.distributed.algorithms.ddp_comm_hooks.default_hooks  # noqa: F401
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    tdist.init_process_group("gloo", rank=rank, world_size=2)
+    np.savez(f"{prefix}{rank}.npz", **scenario_extras(torch, tdist, rank, 2))
+    tdist.destroy_process_group()
+
+
 def worker_sampler(T, dist, r, n):
     from ember.utils.data import DistributedSampler
     import torch
@@ -266,15 +467,23 @@ def worker_sampler(T, dist, r, n):
     assert sorted(sum(got, [])) == list(range(10))
 
 
+def free_port():
+    """A TCP port no one listens on now (a fixed one may be another job's, run in parallel)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def torch_ddp(out):
     import torch.multiprocessing as mp
-    mp.spawn(_torch_rank, args=(out,), nprocs=2)
+    mp.spawn(_torch_rank, args=(out, free_port()), nprocs=2)
 
 
-def _torch_rank(rank, out):
+def _torch_rank(rank, out, port):
     import torch
     import torch.distributed as tdist
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29600 + os.getppid() % 300))
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     tdist.init_process_group("gloo", init_method="env://", rank=rank, world_size=2)
     model = torch.nn.parallel.DistributedDataParallel(make_model(torch))
     train(torch, model, rank, 2)
@@ -287,6 +496,9 @@ if __name__ == "__main__":
     sys.path.insert(0, ROOT)
     if sys.argv[1] == "torch-ddp":
         torch_ddp(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "torch-extras":
+        torch_extras(sys.argv[2])
         sys.exit(0)
     import ember
     import ember.distributed as dist

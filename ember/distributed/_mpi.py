@@ -91,7 +91,7 @@ def check_op(name, dtype):
     if name in ("MIN", "MAX") and dtype.is_complex:
         raise RuntimeError(f"Cannot use ReduceOp.{name} with complex inputs")
     if name == "PREMUL_SUM":
-        raise RuntimeError("ember.distributed: ReduceOp.PREMUL_SUM is not supported")
+        raise RuntimeError("Cannot use ReduceOp.PREMUL_SUM with Gloo")
 
 
 def _scalar_name(dtype):
@@ -137,21 +137,33 @@ def wait(request, timeout, what):
     would, rather than hanging forever on a rank that died or never came."""
     if request.Test():
         return
-    # MPI progresses a non-blocking operation only inside calls like Test, so poll without
-    # sleeping for a while (as MPI's own Wait spins); only a long wait backs off to sleeps
+    # MPI progresses a non-blocking operation only inside calls like Test, so keep calling it.
+    # For the first _SPIN_S seconds flat out (a small message is done in microseconds while
+    # both ranks are on a core); after that the CPU goes to any other runnable process between
+    # calls (sched_yield): with more busy processes than cores, a rank spinning flat out takes
+    # the time slices its peer needs to make the very progress it waits for. On an idle
+    # machine sched_yield returns at once.
     start = time.monotonic()
     deadline = start + timeout.total_seconds()
     spins = 0
+    yielding = False
     while not request.Test():
         spins += 1
-        if spins % 256 == 0:
+        if yielding:
+            _yield()
+        if spins % 64 == 0:
             now = time.monotonic()
             if now > deadline:
                 abort(f"ember.distributed: {what} did not complete within the process "
                       f"group's timeout of {timeout} (another rank may have failed or never "
                       f"called it)")
-            if now - start > 0.5:
+            yielding = now - start > _SPIN_S
+            if now - start > 0.5:       # a long wait (a slow peer): poll 1000 times a second
                 time.sleep(0.001)
+
+
+_SPIN_S = 0.0002
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def abort(message, code=1, linger=0.0):

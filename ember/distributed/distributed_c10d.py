@@ -8,10 +8,15 @@ Work waited on at once. The result is written back into the caller's tensors in 
 views and non-contiguous tensors get it as in torch). Waits give up after the group's timeout
 and stop the job (see _mpi.wait).
 """
+import contextlib
 import datetime
 import enum
 import importlib.util
+import logging
 import os
+import pdb
+import sys
+import warnings
 
 import numpy as np
 
@@ -19,6 +24,8 @@ from ..autograd import grad_mode
 from .._tensor import Tensor
 from . import _mpi
 from . import _objects
+from ._future import Future
+from ._options import BackendConfig
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -47,6 +54,25 @@ class ReduceOp:
             return f"RedOpType.{self.name}"
 
     SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
+
+    def __init__(self, op=RedOpType.SUM):
+        self.op = ReduceOp.RedOpType(int(op))
+        self._factor = None         # PREMUL_SUM's factor (_make_nccl_premul_sum)
+
+    def __eq__(self, other):
+        other = other.op if isinstance(other, ReduceOp) else other
+        return self.op == other and self._factor is None
+
+    def __hash__(self):
+        return hash(self.op)
+
+
+def _make_nccl_premul_sum(factor):
+    """ReduceOp.PREMUL_SUM with its factor: a sum of every rank's tensor times `factor`. torch
+    runs it on NCCL only (gloo raises); ember's "mpi" backend runs it."""
+    op = ReduceOp(ReduceOp.PREMUL_SUM)
+    op._factor = factor
+    return op
 
 
 class Backend(str):
@@ -86,6 +112,7 @@ class GroupMember:
 
 group = GroupMember
 _groups = []        # every group made, so destroy_process_group frees their communicators
+_pg_count = [0]     # groups made, on every rank (get_pg_count)
 
 
 class Work:
@@ -101,6 +128,7 @@ class Work:
         self._keep = keep               # buffers MPI reads or writes until completion
         self._done = False
         self._source = None
+        self._has_future = True         # (torch's gloo gives no future for p2p, reduce_scatter)
 
     def _complete(self):
         if not self._done:
@@ -135,6 +163,15 @@ class Work:
 
     def exception(self):
         return None
+
+    def get_future(self):
+        """A Future completed with the output tensors (a list) when this work completes."""
+        if not self._has_future:
+            raise RuntimeError("Work::getFuture not implemented.")
+        return Future._of_work(self)
+
+    def synchronize(self):
+        self.wait()
 
 
 # ------------------------------------------------------------------ the default group
@@ -204,6 +241,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     GroupMember.WORLD = ProcessGroup(comm, range(size), "gloo" if name != "mpi" else "mpi",
                                      timeout)
     _groups.append(GroupMember.WORLD)
+    _pg_count[0] = 1
 
 
 def destroy_process_group(group=None):
@@ -215,9 +253,11 @@ def destroy_process_group(group=None):
             pg._comm.Free()
         _groups = []
         GroupMember.WORLD = None
+        _pg_count[0] = 0
     else:
         group._comm.Free()
         _groups.remove(group)
+        _pg_count[0] -= 1
 
 
 def get_rank(group=None):
@@ -259,6 +299,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     Ranks outside it get GroupMember.NON_GROUP_MEMBER."""
     world = _world()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
+    _pg_count[0] += 1
     if world.rank() not in ranks:
         # MPI_Comm_create_group is collective over the new group's members only
         return GroupMember.NON_GROUP_MEMBER
@@ -282,6 +323,18 @@ def _host(t):
     return np.array(t.detach()._host(), order="C", copy=True)
 
 
+def _own_memory(t):
+    """`t`'s own NumPy array when MPI can reduce into it in place (a CPU tensor whose memory is
+    one C-contiguous writeable block), else None. This saves the copy in and the copy out,
+    which cost as much as the transfer itself for large tensors."""
+    _check_tensor(t)
+    data = t._data
+    if t._device.type == "cpu" and data.__class__ is np.ndarray and \
+            data.flags.c_contiguous and data.flags.writeable:
+        return data
+    return None
+
+
 def _check_tensor(t):
     if not isinstance(t, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `tensor` of type "
@@ -298,17 +351,49 @@ def _buf(array, dtype, parts=1):
 
 
 def _write(t, array):
-    """Write `array` into `t` in place (a view or strided tensor included)."""
+    """Write `array` into `t` in place (a view or strided tensor included). As in torch, a
+    collective's write is not an autograd in-place op: the version counter stays."""
+    if t._device.type == "cpu" and t._data.__class__ is np.ndarray and t._data.flags.writeable:
+        np.copyto(t._data, np.asarray(array).reshape(t._data.shape), casting="unsafe")
+        return
     with grad_mode.no_grad():
         t.copy_(Tensor._make(np.asarray(array, dtype=t.dtype.np).reshape(tuple(t.shape)),
                              t.dtype))
 
 
 def _op_name(op):
+    if isinstance(op, ReduceOp):
+        op = op.op
     try:
         return ReduceOp.RedOpType(int(op)).name
     except (TypeError, ValueError):
         raise TypeError(f"ember.distributed: {op!r} is not a ReduceOp") from None
+
+
+def _reduce_op(op, pg, tensor):
+    """The op's name, checked against the tensor's dtype and the group's backend, and
+    PREMUL_SUM's factor (None for the others): PREMUL_SUM reduces as SUM of the premultiplied
+    values."""
+    name = _op_name(op)
+    if name == "PREMUL_SUM":
+        if not isinstance(op, ReduceOp) or op._factor is None:
+            # (torch's pybind refuses the bare enum member: it wants a ReduceOp object)
+            raise TypeError("(): incompatible function arguments. The following argument types "
+                            "are supported:\n    1. (self: torch._C._distributed_c10d."
+                            "AllreduceOptions, arg0: torch._C._distributed_c10d.ReduceOp) -> "
+                            f"None\n\nInvoked with: {op!r}")
+        if pg._backend != "mpi":
+            raise RuntimeError("Cannot use ReduceOp.PREMUL_SUM with Gloo")
+        factor = op._factor.item() if isinstance(op._factor, Tensor) else op._factor
+        _mpi.check_op("SUM", tensor.dtype)
+        return "SUM", factor
+    _mpi.check_op(name, tensor.dtype)
+    return name, None
+
+
+def _premultiply(buf, factor, dtype):
+    if factor is not None:
+        buf[...] = (buf * factor).astype(buf.dtype)
 
 
 def _average(array, dtype, n):
@@ -350,13 +435,18 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if not _member(pg):
         return None
     _check_tensor(tensor)
-    name, dtype = _op_name(op), tensor.dtype
-    _mpi.check_op(name, dtype)
-    buf = _host(tensor)
+    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
+    own = _own_memory(tensor)
+    buf = own if own is not None else _host(tensor)
+    _premultiply(buf, factor, dtype)
     req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
 
     def finish():
-        _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+        if own is None:
+            _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
+            return
+        if name == "AVG":
+            own[...] = _average(own, dtype, pg.size())
     return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
 
 
@@ -366,9 +456,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = group_dst if group_dst is not None else _group_rank(pg, dst, "reduce")
     _check_tensor(tensor)
-    name, dtype = _op_name(op), tensor.dtype
-    _mpi.check_op(name, dtype)
+    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
     send = _host(tensor)
+    _premultiply(send, factor, dtype)
     recv = np.empty_like(send)
     req = pg._comm.Ireduce(_buf(send, dtype), _buf(recv, dtype), _mpi.mpi_op(name, dtype), root)
 
@@ -422,6 +512,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """Every rank's input_tensor, concatenated in rank order into output_tensor."""
     pg = _pg(group)
     if not _member(pg):
         return None
@@ -435,7 +532,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     recv = np.empty(n * send.size, dtype=send.dtype)
     req = pg._comm.Iallgather(_buf(send, input_tensor.dtype),
                                  _buf(recv, input_tensor.dtype, n))
-    return _run(Work([req], lambda: _write(output_tensor, recv), pg, "all_gather_into_tensor",
+    return _run(Work([req], lambda: _write(output_tensor, recv), pg, "all_gather_single",
                      [output_tensor], (send, recv)), async_op)
 
 
@@ -447,7 +544,9 @@ def _reduce_scatter_flat(output, send, name, dtype, pg, what, outputs):
 
     def finish():
         _write(output, _average(recv, dtype, pg.size()) if name == "AVG" else recv)
-    return Work([req], finish, pg, what, outputs, (send, recv))
+    work = Work([req], finish, pg, what, outputs, (send, recv))
+    work._has_future = False
+    return work
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -464,6 +563,14 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+                  "`torch.distributed.reduce_scatter_single` instead.", FutureWarning,
+                  stacklevel=2)
+    return reduce_scatter_single(output, input, op, group, async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """The reduction of every rank's input; rank k keeps block k of it in output."""
     pg = _pg(group)
     if not _member(pg):
         return None
@@ -474,7 +581,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise ValueError("input tensor must be the same type as the output tensor.")
     send = _host(input).reshape(-1)
     return _run(_reduce_scatter_flat(output, send, _op_name(op), output.dtype, pg,
-                                     "reduce_scatter_tensor", [output]), async_op)
+                                     "reduce_scatter_single", [output]), async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -597,7 +704,9 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     peer = group_dst if group_dst is not None else _group_rank(pg, dst, "send")
     buf = _host(tensor)
     req = pg._comm.Isend(_buf(buf, tensor.dtype), peer, tag)
-    return Work([req], None, pg, "send", [tensor], (buf,))
+    work = Work([req], None, pg, "send", [tensor], (buf,))
+    work._has_future = False
+    return work
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -611,6 +720,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     status = MPI.Status()
     req = pg._comm.Irecv(_buf(buf, tensor.dtype), peer, tag)
     work = Work([req], None, pg, "recv", [tensor], (buf,))
+    work._has_future = False
 
     def finish():
         _write(tensor, buf)
@@ -746,3 +856,241 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     send = [data, (sizes.tolist(), displs), _mpi.MPI.BYTE] if me == root else None
     _wait(pg, pg._comm.Iscatterv(send, mine, root), what)
     scatter_object_output_list[0] = _objects.loads(mine.tobytes())
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None,
+                     use_batch=False):
+    """Send picklable objects to rank `dst` (which calls recv_object_list with a list as long)."""
+    pg = _pg(group)
+    peer = group_dst if group_dst is not None else _group_rank(pg, dst, "send")
+    if peer == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as "
+                         "the rank of the current process.")
+    parts = [_bytes_of(o) for o in object_list]
+    sizes = np.array([p.size for p in parts], dtype=np.int64)
+    data = np.concatenate(parts) if parts else np.empty(0, np.uint8)
+    _wait(pg, pg._comm.Isend(sizes, peer, _OBJECT_TAG), "send_object_list")
+    _wait(pg, pg._comm.Isend(data, peer, _OBJECT_TAG), "send_object_list")
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None,
+                     use_batch=False):
+    """Fill object_list with the objects rank `src` (any rank when None) sent; returns the
+    sender's rank."""
+    pg = _pg(group)
+    MPI = _mpi.MPI
+    if group_src is not None:
+        peer = group_src
+    else:
+        peer = MPI.ANY_SOURCE if src is None else _group_rank(pg, src, "recv")
+    if peer == pg.rank():
+        raise ValueError("Invalid source rank: source rank should not be the same as the rank "
+                         "of the current process.")
+    sizes = np.empty(len(object_list), dtype=np.int64)
+    status = MPI.Status()
+    _mpi.wait(_StatusRequest(pg._comm.Irecv(sizes, peer, _OBJECT_TAG), status), pg._timeout,
+              "recv_object_list")
+    peer = status.Get_source()          # (the second message comes from the same sender)
+    data = np.empty(int(sizes.sum()), dtype=np.uint8)
+    _wait(pg, pg._comm.Irecv(data, peer, _OBJECT_TAG), "recv_object_list")
+    offset = 0
+    for i, size in enumerate(sizes.tolist()):
+        object_list[i] = _objects.loads(data[offset:offset + size].tobytes())
+        offset += size
+    return pg._ranks[peer]
+
+
+_OBJECT_TAG = 0x7E0B       # objects travel under their own tag, apart from tensors' tags
+
+
+# ------------------------------------------------------------------ coalesced (deprecated)
+_COALESCED = ("`torch.distributed.{}` will be deprecated. If you must use it, please revisit "
+              "our documentation later at "
+              "https://pytorch.org/docs/main/distributed.html#collective-functions")
+
+
+class _Works:
+    """Several Works as one (the coalesced collectives)."""
+
+    def __init__(self, works, outputs):
+        self._works, self._outputs = works, outputs
+
+    def wait(self, timeout=None):
+        for w in self._works:
+            w.wait(timeout)
+        return True
+
+    def is_completed(self):
+        return all(w.is_completed() for w in self._works)
+
+    def get_future(self):
+        return Future._of_work(self)
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of each tensor of a list."""
+    warnings.warn(_COALESCED.format("all_reduce_coalesced"), FutureWarning, stacklevel=2)
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    if not _member(_pg(group)):
+        return None
+    works = [all_reduce(t, op, group, async_op=True) for t in tensors]
+    return _run(_Works(works, list(tensors)), async_op)
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """all_gather of each input tensor: output_tensor_lists[k] receives rank k's inputs."""
+    warnings.warn(_COALESCED.format("all_gather_coalesced"), FutureWarning, stacklevel=2)
+    pg = _pg(group)
+    if not _member(pg):
+        return None
+    for k, outs in enumerate(output_tensor_lists):
+        for i, (out, inp) in enumerate(zip(outs, input_tensor_list)):
+            if out.numel() != inp.numel():
+                raise RuntimeError(f"ProcessGroupGloo::allgather_coalesced: invalid size of "
+                                   f"output tensor at index {i} (expected length "
+                                   f"({inp.numel()}), got ({out.numel()}))")
+    works = []
+    for i, inp in enumerate(input_tensor_list):
+        works.append(all_gather([outs[i] for outs in output_tensor_lists], inp, group, True))
+    return _run(_Works(works, [t for outs in output_tensor_lists for t in outs]), async_op)
+
+
+# ------------------------------------------------------------------ more groups
+def get_pg_count():
+    """How many process groups were made (the default one included; as in torch, a group
+    counts on every rank, member or not)."""
+    return _pg_count[0]
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None,
+                  group_desc=None):
+    """Split the group's ranks into consecutive groups of `group_size`; returns (this rank's
+    group, every group, with NON_GROUP_MEMBER for those it is not in)."""
+    if group_size is None:
+        raise ValueError("Default group size only takes effect when CUDA is available.If your "
+                         "subgroup using a backend that does not depend on CUDA,please pass in "
+                         "'group_size' correctly.")
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    ranks = get_process_group_ranks(group) if group is not None else \
+        list(range(get_world_size()))
+    if group_size > len(ranks):
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size "
+                         f"({len(ranks)})")
+    if len(ranks) % group_size:
+        raise ValueError("The world size must be divisible by 'group_size'")
+    return new_subgroups_by_enumeration(
+        [ranks[i:i + group_size] for i in range(0, len(ranks), group_size)], timeout, backend,
+        pg_options, group_desc)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None,
+                                 pg_options=None, group_desc=None):
+    """A group for each list of (global) ranks; returns (this rank's group, every group)."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    seen = {}
+    for ranks in ranks_per_subgroup_list:
+        for rank in ranks:
+            if rank in seen:
+                raise ValueError(f"Rank {rank} has appeared in both subgroup {seen[rank]} and "
+                                 f"{ranks}")
+            seen[rank] = ranks
+    me = get_rank()
+    mine, groups = None, []
+    for ranks in ranks_per_subgroup_list:
+        pg = new_group(ranks, timeout=timeout, backend=backend)
+        groups.append(pg)
+        if me in ranks:
+            mine = pg
+    return mine, groups
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None,
+                group_desc=None, backend=None):
+    # torch splits only a group bound to a device (NCCL's ncclCommSplit); a CPU group cannot
+    raise RuntimeError("No device associated with the default pg, not safe to split any "
+                       "process groups")
+
+
+def shrink_group(ranks_to_exclude, group=None, shrink_flags=0, pg_options=None):
+    # (torch: only NCCL groups shrink)
+    raise TypeError(f"Process group backend for '{_groups.index(_pg(group))}' does not support "
+                    f"shrinking operations.")
+
+
+def get_backend_config(group=None):
+    return str(BackendConfig(get_backend(group)))
+
+
+def is_backend_available(backend):
+    name = str(backend).lower()
+    return is_mpi_available() if name == "mpi" else name == "gloo"
+
+
+def is_ucc_available():
+    return False
+
+
+def is_xccl_available():
+    return False
+
+
+def get_default_backend_for_device(device):
+    kind = device.type if hasattr(device, "type") else str(device).split(":")[0]
+    if kind != "cpu":
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return "gloo"
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its machine (LOCAL_RANK, which ember.distributed.run sets)."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank "
+                       "to allow `get_node_local_rank` to work, assuming you are not running in "
+                       "a multi-device context and want the code to run locally instead.")
+
+
+def supports_complex(reduceOp):
+    """Whether the op reduces complex tensors (not MIN/MAX/PRODUCT/bitwise ones)."""
+    return _op_name(reduceOp) not in ("MAX", "MIN", "PRODUCT", "BAND", "BOR", "BXOR")
+
+
+def breakpoint(rank=0, skip=0, timeout_s=3600):
+    """Stop rank `rank` in pdb; the other ranks wait at a barrier until it continues."""
+    if skip > 0:
+        count = _breakpoints.get(rank, 0) + 1
+        _breakpoints[rank] = count
+        if count <= skip:
+            return
+    if get_rank() == rank:
+        pdb.Pdb().set_trace(sys._getframe(1))
+    barrier()
+
+
+_breakpoints = {}
+
+
+@contextlib.contextmanager
+def record_comm(name):
+    """A profiling name for the collectives inside (ember's profiler does not trace them)."""
+    yield
+
+
+log = logging.getLogger("torch.distributed")
+
+
+class _DeprecatedReduceOp:
+    """The deprecated `reduce_op` namespace (ReduceOp's members, with a FutureWarning)."""
+
+    def __getattribute__(self, name):
+        warnings.warn("`torch.distributed.reduce_op` is deprecated, please use "
+                      "`torch.distributed.ReduceOp` instead", FutureWarning, stacklevel=2)
+        return getattr(ReduceOp, name)
+
+
+reduce_op = _DeprecatedReduceOp()

@@ -9,10 +9,14 @@ expected parameter is ready, backward's reduction is waited for and each `.grad`
 average over the ranks.
 """
 import contextlib
+import inspect
 
 import numpy as np
 
 from ... import distributed as dist
+from ...distributed._grad_bucket import GradBucket
+from ...distributed.algorithms.ddp_comm_hooks import default_hooks
+from ...distributed.algorithms.join import Join, JoinHook, Joinable
 from ...autograd import grad_mode
 from ...autograd.graph import AccumulateGrad
 from ..._tensor import Tensor
@@ -29,24 +33,26 @@ _EXPECTED_FINISH = (
 class _Bucket:
     """Some parameters' gradients, reduced together as one flat buffer."""
 
-    def __init__(self, params):
+    def __init__(self, index, params):
+        self.index = index
         self.params = params
         self.sizes = [p.numel() for p in params]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(int).tolist()
         self.dtype = params[0].dtype
         self.pending = 0
-        self.work = None
+        self.work = None        # the all-reduce in flight, or the comm hook's Future
         self.flat = None
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=True, init_sync=True, process_group=None,
                  bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False,
                  delay_all_reduce_named_params=None, param_to_hook_all_reduce=None,
                  mixed_precision=None, device_mesh=None, skip_all_reduce_unused_params=False):
-        super().__init__()
+        Module.__init__(self)
+        Joinable.__init__(self)
         self.module = module
         self.process_group = process_group if process_group is not None else \
             dist.distributed_c10d._world()
@@ -72,6 +78,11 @@ class DistributedDataParallel(Module):
         self._unused = set()        # ids of the parameters this forward did not use
         self._used_work = None
         self._used = None
+        self._comm_hook = None      # (state, hook) from register_comm_hook
+        self._static_used = None    # static_graph: the first iteration's used mask, kept
+        self._static_unused = None
+        self._divide_by = self.process_group.size()     # what a bucket's sum is divided by
+        self._divide_by_initial = True                  # (join's divide_by_initial_world_size)
         for p in self._params:
             p.register_post_accumulate_grad_hook(self._on_grad_ready)
 
@@ -83,41 +94,57 @@ class DistributedDataParallel(Module):
                 dist.broadcast(t, src, group=self.process_group)
 
     def _make_buckets(self):
-        buckets, current, size = [], [], 0
+        # buckets fill in reverse registration order; inside one, parameters keep their
+        # registration order (as the GradBucket a comm hook sees in torch)
+        groups, current, size = [], [], 0
         for p in reversed(self._params):
             nbytes = p.numel() * p.element_size()
             if current and (size + nbytes > self.bucket_bytes_cap or p.dtype != current[0].dtype):
-                buckets.append(_Bucket(current))
+                groups.append(current)
                 current, size = [], 0
             current.append(p)
             size += nbytes
         if current:
-            buckets.append(_Bucket(current))
-        return buckets
+            groups.append(current)
+        return [_Bucket(i, list(reversed(g))) for i, g in enumerate(groups)]
 
     # ------------------------------------------------------------------ forward
     def forward(self, *inputs, **kwargs):
         if self._reducing:
             raise RuntimeError(_EXPECTED_FINISH)
+        if self._join_config.enable:
+            work = Join.notify_join_context(self)
+            if work is not None:
+                work.wait()
+                if not self._divide_by_initial:      # the average over the ranks still in
+                    self._divide_by = int(work._outputs[0].item())
+        self._sync_buffers()
+        output = self.module(*inputs, **kwargs)
+        if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
+            self._prepare_for_backward(output)
+        return output
+
+    def _sync_buffers(self):
+        """Rank 0's buffers (BatchNorm's running statistics) to every rank, before forward."""
         if self.broadcast_buffers and self.require_forward_param_sync and \
                 self.process_group.size() > 1:
             src = self.process_group._ranks[0]
             with grad_mode.no_grad():
                 for b in self.module.buffers():
                     dist.broadcast(b, src, group=self.process_group)
-        output = self.module(*inputs, **kwargs)
-        if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
-            self._prepare_for_backward(output)
-        return output
 
     def _prepare_for_backward(self, output):
         for b in self._buckets:
-            b.pending, b.work, b.flat = len(b.params), None, None
-        self._ready = [False] * len(self._params)
+            b.pending, b.work = len(b.params), None
+        self._ready = set()         # ids of the parameters whose gradient is in
+        self._next_launch = 0       # buckets are reduced in index order, on every rank alike
         self._expected = len(self._params)
         self._reducing = True
         self._unused = set()
-        if self.find_unused_parameters:
+        if self.static_graph and self._static_used is not None:
+            # a static graph uses the same parameters every iteration: the first one's answer
+            self._unused, self._used = self._static_unused, self._static_used
+        elif self.find_unused_parameters or self.static_graph:
             reached = _parameters_reached(output)
             self._unused = {id(p) for p in self._params if id(p) not in reached}
             # which parameters any rank used: a parameter no rank used keeps its .grad
@@ -125,9 +152,11 @@ class DistributedDataParallel(Module):
             self._used = used
             self._used_work = self.process_group._comm.Iallreduce(
                 dist._mpi.MPI.IN_PLACE, used, op=dist._mpi.MPI.MAX)
-            for p in self._params:
-                if id(p) in self._unused:
-                    self._mark_ready(p)
+            if self.static_graph:
+                self._static_unused, self._static_used = self._unused, used
+        for p in self._params:
+            if id(p) in self._unused:
+                self._mark_ready(p)
 
     # ------------------------------------------------------------------ backward
     def _on_grad_ready(self, param):
@@ -135,30 +164,46 @@ class DistributedDataParallel(Module):
             self._mark_ready(param)
 
     def _mark_ready(self, param):
+        if id(param) in self._ready:
+            return                  # (a parameter reached twice: counted once)
+        self._ready.add(id(param))
         bucket, i = self._bucket_of[id(param)]
-        if bucket.work is not None:
-            return                  # (a parameter reached twice: its bucket is already off)
         bucket.pending -= 1
-        if bucket.pending == 0:
-            self._launch(bucket)
+        buckets = self._buckets
+        while self._next_launch < len(buckets) and buckets[self._next_launch].pending == 0:
+            self._launch(buckets[self._next_launch])
+            self._next_launch += 1
         self._expected -= 1
         if self._expected == 0:
             self._finish()
 
     def _launch(self, bucket):
-        flat = np.empty(bucket.offsets[-1], dtype=bucket.dtype.np)
+        # one flat buffer per bucket, kept across steps (a fresh large array each step costs
+        # page faults as large as the copy itself)
+        if bucket.flat is None:
+            bucket.flat = Tensor._make(np.empty(bucket.offsets[-1], dtype=bucket.dtype.np),
+                                       bucket.dtype)
+        flat = bucket.flat._data
         for p, start, end in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
             if id(p) in self._unused or p.grad is None:
                 flat[start:end] = 0
             else:
                 flat[start:end] = p.grad.detach()._host().reshape(-1)
-        bucket.flat = Tensor._make(flat, bucket.dtype)
-        bucket.work = dist.all_reduce(bucket.flat, group=self.process_group, async_op=True)
+        bucket.work = self._reduce(bucket)
+
+    def _reduce(self, bucket):
+        """Start reducing the bucket's flat buffer: the comm hook's Future, or (without one)
+        an all-reduce whose sum _finish divides."""
+        if self._comm_hook is not None:
+            state, hook = self._comm_hook
+            return hook(state, GradBucket(bucket.index, bucket.flat, bucket.params,
+                                          bucket.offsets, bucket.index == len(self._buckets) - 1))
+        return dist.all_reduce(bucket.flat, group=self.process_group, async_op=True)
 
     def _finish(self):
         """The end of backward: wait for every bucket and write the averaged gradients."""
         self._reducing = False
-        n = self.process_group.size()
+        n = self._divide_by
         if self._used_work is not None:
             dist._mpi.wait(self._used_work, self.process_group._timeout, "DDP unused params")
             self._used_work = None
@@ -166,17 +211,27 @@ class DistributedDataParallel(Module):
         index = {id(p): k for k, p in enumerate(self._params)}
         with grad_mode.no_grad():
             for bucket in self._buckets:
-                bucket.work.wait()
-                flat = bucket.flat
-                flat.div_(n)
+                if self._comm_hook is None:
+                    bucket.work.wait()
+                    flat = bucket.flat._data
+                    np.divide(flat, n, out=flat, casting="unsafe")
+                else:               # the hook's Future holds the averaged buffer
+                    result = bucket.work.wait()
+                    if result is not bucket.flat:
+                        bucket.flat.copy_(result.reshape(-1))
+                    flat = bucket.flat._data
                 for p, start, end in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
                     if used is not None and not used[index[id(p)]]:
                         continue        # no rank used it: .grad stays as it was
-                    value = flat[start:end].view(p.shape)
-                    if self.gradient_as_bucket_view or p.grad is None:
+                    value = bucket.flat[start:end].view(p.shape)
+                    grad = p.grad
+                    if self.gradient_as_bucket_view or grad is None:
                         p.grad = value if self.gradient_as_bucket_view else value.clone()
+                    elif grad._data.__class__ is np.ndarray and grad._data.flags.writeable:
+                        np.copyto(grad._data, flat[start:end].reshape(grad._data.shape))
+                        grad._version_counter.bump()
                     else:
-                        p.grad.copy_(value)
+                        grad.copy_(value)
         self._used = None
 
     # ------------------------------------------------------------------ torch's API
@@ -190,11 +245,96 @@ class DistributedDataParallel(Module):
         finally:
             self.require_backward_grad_sync = previous
 
-    def join(self, *args, **kwargs):
-        return contextlib.nullcontext()
-
     def _set_static_graph(self):
         self.static_graph = True
+
+    # ------------------------------------------------------------------ comm hooks
+    def register_comm_hook(self, state, hook):
+        """Reduce each bucket with `hook(state, bucket: GradBucket) -> Future[Tensor]` instead of
+        the default all-reduce; the Future's value is the bucket's averaged flat gradient."""
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be "
+                               "called once.")
+        _check_comm_hook(hook)
+        self._comm_hook = (state, hook)
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        """torch's C++ hooks by BuiltinCommHookType: here the same default_hooks."""
+        hook = {dist.BuiltinCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
+                dist.BuiltinCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook
+                }[comm_hook_type]
+        self.register_comm_hook(self.process_group, hook)
+
+    # ------------------------------------------------------------------ uneven inputs
+    def join(self, divide_by_initial_world_size=True, enable=True,
+             throw_on_early_termination=False):
+        """The Join context for this model: ranks may run different numbers of iterations;
+        one that finishes early stands in for the others' all-reduces with zeros."""
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        return _DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        return next(iter(self._params)).device if self._params else None
+
+    @property
+    def join_process_group(self):
+        return self.process_group
+
+
+class _DDPJoinHook(JoinHook):
+    """A joined rank's part in one iteration of the others: the same collectives (buffer
+    broadcast, used-parameter mask, each bucket's reduction) with zero gradients; at the end
+    every rank takes the model of the last rank to join."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        self.ddp = ddp
+        ddp._divide_by = ddp.process_group.size()
+        ddp._divide_by_initial = divide_by_initial_world_size
+
+    def main_hook(self):
+        ddp = self.ddp
+        ddp._sync_buffers()
+        if ddp.find_unused_parameters or (ddp.static_graph and ddp._static_used is None):
+            # (the others start it non-blocking, and MPI matches non-blocking with non-blocking)
+            used = np.zeros(len(ddp._params), dtype=np.uint8)
+            dist._mpi.wait(ddp.process_group._comm.Iallreduce(
+                dist._mpi.MPI.IN_PLACE, used, op=dist._mpi.MPI.MAX),
+                ddp.process_group._timeout, "DDP join: unused parameters")
+        for bucket in ddp._buckets:
+            if bucket.flat is None:
+                bucket.flat = Tensor._make(np.zeros(bucket.offsets[-1], dtype=bucket.dtype.np),
+                                           bucket.dtype)
+            bucket.flat._data[...] = 0
+            work = ddp._reduce(bucket)
+            work.wait()
+
+    def post_hook(self, is_last_joiner):
+        ddp = self.ddp
+        pg = ddp.process_group
+        ddp._divide_by, ddp._divide_by_initial = pg.size(), True
+        last = Tensor._make(np.array([pg.rank() if is_last_joiner else -1], dtype=np.int64))
+        dist.all_reduce(last, op=dist.ReduceOp.MAX, group=pg)
+        src = pg._ranks[int(last.item())]
+        with grad_mode.no_grad():
+            for t in list(ddp.module.parameters()) + list(ddp.module.buffers()):
+                dist.broadcast(t, src, group=pg)
+
+
+def _check_comm_hook(hook):
+    """torch's checks of a hook's signature."""
+    if not callable(hook):
+        raise TypeError("Communication hook must be callable.")
+    if getattr(hook, "__qualname__", None) == default_hooks.bf16_compress_hook.__qualname__:
+        raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ "
+                        "or XPU and XCCL")
+    signature = inspect.signature(hook)
+    annotation = signature.parameters["bucket"].annotation
+    if annotation is not inspect.Parameter.empty and annotation is not GradBucket:
+        raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
 
 
 def _parameters_reached(output):
