@@ -17,6 +17,7 @@ on the same code object, so calling it adds no frame and costs nothing more.
 import inspect
 import types
 
+import ember    # (the package whose namespaces apply() walks, complete by the time it runs)
 from .ops._utils import _OpWithMethod, with_method
 
 _PASS_THROUGH = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -112,9 +113,7 @@ def _renamed(obj, in_class, qualname):
 
 
 def apply():
-    import ember
-    from .nn import functional
-    spaces = {"": ember, "nn.functional": functional, "special": ember.special,
+    spaces = {"": ember, "nn.functional": ember.nn.functional, "special": ember.special,
               "linalg": ember.linalg, "fft": ember.fft, "Tensor": ember.Tensor}
     uses = {}       # id(function) -> [(sort key, space, name, object, function)]
     for order, (space, holder) in enumerate(spaces.items()):
