@@ -72,14 +72,9 @@ from .ops.creation import make_legacy_types as _make_legacy_types
 
 globals().update(_make_legacy_types())
 
-from ._tensor import layout, memory_format  # noqa: E402
+from ._layout import (layout, memory_format, strided, sparse_coo,  # noqa: E402
+                      contiguous_format, preserve_format, channels_last, channels_last_3d)
 from .ops.registry import check_broadcast
-strided = layout("torch.strided")
-sparse_coo = layout("torch.sparse_coo")
-contiguous_format = memory_format("torch.contiguous_format")
-preserve_format = memory_format("torch.preserve_format")
-channels_last = memory_format("torch.channels_last")
-channels_last_3d = memory_format("torch.channels_last_3d")
 inf = _np.inf
 nan = _np.nan
 pi = 3.141592653589793

@@ -18,6 +18,7 @@ from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hoo
 import copy
 from ._printing import tensor_repr, legacy_type_name
 from ._storage import UntypedStorage
+from ._layout import strided, sparse_coo
 from .autograd.grad_mode import no_grad
 
 
@@ -64,22 +65,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
-
-
-class memory_format(str):
-    """torch.memory_format. Its values are the strings "torch.<name>" (what ember's code
-    compares with), printed as ember's names."""
-    __slots__ = ()
-
-    def __repr__(self):
-        return "ember." + self[len("torch."):]
-
-    __str__ = __repr__
-
-
-class layout(memory_format):
-    """torch.layout (only strided tensors exist in ember)."""
-    __slots__ = ()
 
 
 # the memory order of each channels-last format, outermost dim first
@@ -302,7 +287,6 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided, sparse_coo  # (cycle: ember/__init__.py defines them after importing this module)
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property

@@ -29,7 +29,8 @@ import numpy as np
 
 from . import _dtype as D, cuda
 from ._device import device as _device_cls
-from ._tensor import Tensor, Size, contiguous_strides, layout as _layout_cls
+from ._layout import layout as _layout_cls, strided, sparse_coo
+from ._tensor import Tensor, Size, contiguous_strides
 from .nn.parameter import Parameter
 from ._storage import UntypedStorage
 from .nn import parameter
@@ -354,7 +355,6 @@ def _rebuild_size(dims=()):
 
 def _get_layout(name):
     """A layout by torch's name ("torch.sparse_coo")."""
-    from . import strided, sparse_coo       # (defined by ember/__init__ after this module)
     layouts = {"torch.strided": strided, "torch.sparse_coo": sparse_coo}
     if name not in layouts:
         raise pickle.UnpicklingError(f"ember does not load tensors of layout {name}")
