@@ -325,7 +325,6 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad.__class__ is not bool:
-            from .ops.creation import _type_name  # (cycle: ops.creation imports this module)
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {_type_name(requires_grad)}")
         if self.grad_fn is not None:             # not a leaf
@@ -814,6 +813,13 @@ def _warn_scalar_of_grad_tensor():
                       "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
                       "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"
                       "python_variable_methods.cpp:822.)", UserWarning, stacklevel=3)
+
+
+def _type_name(x):
+    """A Python type's name as PyTorch's argument errors print it (NumPy's with its module)."""
+    cls = type(x)
+    return "Tensor" if isinstance(x, Tensor) else \
+        f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 def contiguous_strides(shape):

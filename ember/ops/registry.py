@@ -22,7 +22,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import (Tensor, _VIEW_MODE, view_mode_error, INFERENCE, INFERENCE_SAVED_ERROR,
-                       check_inference_write, inference_tensors_made as _inference_made)
+                       check_inference_write, inference_tensors_made as _inference_made,
+                       _type_name)
 from ..autograd import grad_mode
 from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequence,
                               modified_message, INTERNAL_OVERLAP_ERROR)
@@ -450,7 +451,6 @@ class Op:
                       if isinstance(x, np.generic) else x for x in inputs]
         if device is None:
             if len(inputs) == 1 and not self.varargs:
-                from .creation import _type_name  # (cycle: ops.creation imports this module)
                 raise TypeError(f"{self.name}(): argument 'input' (position 1) must be Tensor, "
                                 f"not {_type_name(given[0])}")
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
