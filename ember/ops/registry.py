@@ -27,7 +27,7 @@ from .._tensor import (Tensor, _VIEW_MODE, view_mode_error, INFERENCE, INFERENCE
 from ..autograd import grad_mode
 from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequence,
                               modified_message, INTERNAL_OVERLAP_ERROR)
-from .._backend import backend
+from .._backend import backend, ARRAY_MODULES
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
 from . import hooks as _hooks
@@ -39,7 +39,7 @@ COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
 _state = grad_mode.state
 _ndarray = np.ndarray
-_XP = {"cpu": np}
+_XP = ARRAY_MODULES
 
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
