@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
-import ember    # (the package, read on call: ember.nn.functional for the methods that are F's)
 from .. import _dtype as D
+from . import hooks as _hooks
 from .._printing import scalar_type_name
 from ..autograd import forward_ad, grad_mode
 from .._names import _PYTHON_METHODS, _named_function, _renamed
@@ -334,9 +334,10 @@ def _is_nonzero(self):
 
 
 def _functional(name):
-    """A method that is ember.nn.functional's op (looked up on call: nn is built on this module)."""
+    """A method that is ember.nn.functional's op (nn, built on this module, hands it over
+    through ops.hooks when it is imported)."""
     def method(self, *args, **kwargs):
-        return getattr(ember.nn.functional, name)(self, *args, **kwargs)
+        return _hooks.nn_functions[name](self, *args, **kwargs)
     method.__name__ = name
     return method
 
