@@ -5,8 +5,8 @@ import math
 import numpy as np
 import warnings
 
-from .. import _dtype as D, fft as _fft
-from . import creation, hooks as _hooks
+from .. import _dtype as D
+from . import creation, fft as _fft, hooks as _hooks
 from ._pointwise_common import CPP_NAMES
 from .complex import view_as_real
 from .creation import tensor
