@@ -2,6 +2,8 @@
 
     import ember as torch
 """
+import sys as _sys
+
 import numpy as _np
 
 # PyTorch never warns about floating-point exceptions (1/0 -> inf, log(0) -> -inf); ember
@@ -82,7 +84,6 @@ e = 2.718281828459045
 newaxis = None
 
 Tensor.__module__ = "ember"
-__version__ = "0.1.0"
 
 
 def is_tensor(obj):
@@ -278,4 +279,5 @@ from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx,
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
-from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)
+from . import _names  # noqa: E402  (torch's names in TypeErrors; last)
+_names.apply(_sys.modules[__name__])

@@ -9,7 +9,7 @@ rules:
   * the ops PyTorch writes in Python by their Python qualname: Tensor.norm "Tensor.norm",
     F.relu "relu"; a few reach the user through a dispatching wrapper, whose inner function is
     named (torch.unique: "_return_output"). Those are the exceptions tabled below.
-`apply()` (run once, at the end of ember/__init__.py) sets each function's `__qualname__` in
+`apply(ember)` (run once, at the end of ember/__init__.py) sets each function's `__qualname__` in
 place. One function exposed under names PyTorch calls differently (ember.erf is
 ember.special.erf) keeps its own name, and the other names get a renamed copy: a function built
 on the same code object, so calling it adds no frame and costs nothing more.
@@ -17,7 +17,6 @@ on the same code object, so calling it adds no frame and costs nothing more.
 import inspect
 import types
 
-import ember    # (the package whose namespaces apply() walks, complete by the time it runs)
 from .ops._utils import _OpWithMethod, with_method
 
 _PASS_THROUGH = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -112,7 +111,8 @@ def _renamed(obj, in_class, qualname):
     return op
 
 
-def apply():
+def apply(ember):
+    """Name the functions of `ember`, the package (complete when its __init__ calls this)."""
     spaces = {"": ember, "nn.functional": ember.nn.functional, "special": ember.special,
               "linalg": ember.linalg, "fft": ember.fft, "Tensor": ember.Tensor}
     uses = {}       # id(function) -> [(sort key, space, name, object, function)]
