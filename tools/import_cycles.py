@@ -1,12 +1,15 @@
-"""Measure the import cycles among ember/'s modules (`python tools/import_cycles.py [-v]`).
+"""Measure the import cycles among ember/'s modules (`python tools/import_cycles.py [-v] [--loading]`).
 
-The graph has an edge A -> B when module A imports module B at its top level (anywhere outside
-a function body: the imports that run when A is first imported). `from pkg import name` points
-at pkg.name when that is a module, else at pkg. The parent packages Python runs on the way to a
-module are not edges: `ember/__init__.py` runs before any ember module, whatever imports what.
-The largest strongly connected component is the biggest set of modules that all reach each
-other by imports, so that none of them can load first; tests/test_layout_rules.py holds its size.
-`-v` lists the modules of the largest component and the edges inside it.
+The graph has an edge A -> B when module A imports module B anywhere in its source: an import
+inside a function is a dependency as much as one at the top (putting it there hides the cycle
+from Python's loader, not from the design). `--loading` keeps only the imports outside function
+bodies, the ones that run when A is first imported. `from pkg import name` points at pkg.name
+when that is a module, else at pkg. The parent packages Python runs on the way to a module are
+not edges: `ember/__init__.py` runs before any ember module, whatever imports what.
+
+A strongly connected component of this graph is a set of modules that all reach each other by
+imports: none of them can be understood, tested or loaded without all the others. The largest
+one is the number tests/test_layout_rules.py holds. `-v` lists its modules and the edges inside it.
 """
 import ast
 import os
@@ -32,8 +35,11 @@ def _module_files(root=ROOT):
     return found
 
 
-def _top_level_imports(tree):
-    """Import/ImportFrom nodes outside any function or lambda body."""
+def _imports(tree, loading):
+    """The Import/ImportFrom nodes of a module: all of them, or (loading) those outside any
+    function or lambda body."""
+    if not loading:
+        return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
     found = []
 
     def walk(node):
@@ -48,8 +54,8 @@ def _top_level_imports(tree):
     return found
 
 
-def import_graph(root=ROOT):
-    """{module: set of ember modules it imports at its top level}."""
+def import_graph(root=ROOT, loading=False):
+    """{module: set of ember modules it imports}."""
     modules = _module_files(root)
     graph = {}
     for name, path in modules.items():
@@ -57,7 +63,7 @@ def import_graph(root=ROOT):
             tree = ast.parse(f.read(), path)
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
         targets = set()
-        for node in _top_level_imports(tree):
+        for node in _imports(tree, loading):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
                 continue
@@ -75,30 +81,28 @@ def import_graph(root=ROOT):
 
 
 def strongly_connected(graph):
-    """The strongly connected components of graph (Tarjan's algorithm, iterative)."""
+    """The strongly connected components of graph, each sorted (Tarjan's algorithm, without
+    recursion)."""
     index, low, on_stack, stack, components = {}, {}, set(), [], []
-    counter = 0
     for start in sorted(graph):
         if start in index:
             continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter
-        counter += 1
+        index[start] = low[start] = len(index)
         stack.append(start)
         on_stack.add(start)
+        work = [(start, iter(sorted(graph[start])))]
         while work:
             node, children = work[-1]
             for child in children:
                 if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
+                    index[child] = low[child] = len(index)
                     stack.append(child)
                     on_stack.add(child)
                     work.append((child, iter(sorted(graph[child]))))
                     break
                 if child in on_stack:
                     low[node] = min(low[node], index[child])
-            else:
+            else:                       # every child seen: node's component is complete
                 work.pop()
                 if work:
                     parent = work[-1][0]
@@ -115,18 +119,16 @@ def strongly_connected(graph):
     return components
 
 
-def largest_cycle(root=ROOT):
+def largest_cycle(root=ROOT, loading=False):
     """The modules of the largest import cycle (strongly connected component), sorted."""
-    return max(strongly_connected(import_graph(root)), key=len)
+    return max(strongly_connected(import_graph(root, loading)), key=len)
 
 
 if __name__ == "__main__":
-    graph = import_graph()
-    components = sorted(strongly_connected(graph), key=len, reverse=True)
-    cycles = [c for c in components if len(c) > 1]
-    print(f"{len(graph)} modules; cycles (sizes): {[len(c) for c in cycles]}")
+    graph = import_graph(loading="--loading" in sys.argv)
+    cycles = sorted((c for c in strongly_connected(graph) if len(c) > 1), key=len, reverse=True)
+    print(f"{len(graph)} modules; import cycles of {[len(c) for c in cycles]} modules")
     if "-v" in sys.argv and cycles:
         members = set(cycles[0])
         for name in cycles[0]:
-            inside = sorted(graph[name] & members)
-            print(f"{name} -> {', '.join(inside)}")
+            print(f"{name} -> {', '.join(sorted(graph[name] & members))}")
