@@ -350,7 +350,8 @@ class Tensor:
             if self._extra is not None and _VIEW_MODE in self._extra:
                 raise RuntimeError(view_mode_error(self, indirect=True))
             # the base was written in place since this view's grad_fn was set: the view now
-            # reads its gradient through the base's (rebased) history
+            # reads its gradient through the base's (rebased) history (ops.views, imported here:
+            # it imports this module)
             from .ops.views import regenerate_view_grad_fn
             regenerate_view_grad_fn(self)
         return self._grad_fn

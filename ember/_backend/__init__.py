@@ -63,7 +63,7 @@ def cuda_available():
     if _override[0] is not None:
         return _override[0][1] > 0
     try:
-        import cupy  # noqa: F401
+        import cupy  # (optional dependency: cupy)
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False

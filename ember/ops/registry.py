@@ -456,7 +456,7 @@ class Op:
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
                 # numbers alone (ember.add(2, 3)): the first taken as a tensor, as PyTorch's
                 # argument parser does (2 -> int64, 2.5 -> the default float dtype)
-                from .creation import tensor
+                from .creation import tensor  # (cycle: ops.creation imports this module)
                 return self._prepare((tensor(inputs[0]),) + tuple(inputs[1:]))
             raise TypeError(f"{self.name}(): expected at least one Tensor argument")
         promote = self.promote
