@@ -2,6 +2,8 @@
 
     import ember as torch
 """
+import sys as _sys
+
 import numpy as _np
 
 # PyTorch never warns about floating-point exceptions (1/0 -> inf, log(0) -> -inf); ember
@@ -72,15 +74,9 @@ from .ops.creation import make_legacy_types as _make_legacy_types
 
 globals().update(_make_legacy_types())
 
-from ._tensor import layout, memory_format  # noqa: E402
+from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
+                      contiguous_format, preserve_format, channels_last, channels_last_3d)
 from .ops.registry import check_broadcast
-strided = layout("torch.strided")
-sparse_coo = layout("torch.sparse_coo")
-sparse_csr = layout("torch.sparse_csr")
-contiguous_format = memory_format("torch.contiguous_format")
-preserve_format = memory_format("torch.preserve_format")
-channels_last = memory_format("torch.channels_last")
-channels_last_3d = memory_format("torch.channels_last_3d")
 inf = _np.inf
 nan = _np.nan
 pi = 3.141592653589793
@@ -88,7 +84,6 @@ e = 2.718281828459045
 newaxis = None
 
 Tensor.__module__ = "ember"
-__version__ = "0.1.0"
 
 
 def is_tensor(obj):
@@ -285,4 +280,5 @@ from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 from .sparse._csr import sparse_csr_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
-from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)
+from . import _names  # noqa: E402  (torch's names in TypeErrors; last)
+_names.apply(_sys.modules[__name__])

@@ -9,7 +9,7 @@ rules:
   * the ops PyTorch writes in Python by their Python qualname: Tensor.norm "Tensor.norm",
     F.relu "relu"; a few reach the user through a dispatching wrapper, whose inner function is
     named (torch.unique: "_return_output"). Those are the exceptions tabled below.
-`apply()` (run once, at the end of ember/__init__.py) sets each function's `__qualname__` in
+`apply(ember)` (run once, at the end of ember/__init__.py) sets each function's `__qualname__` in
 place. One function exposed under names PyTorch calls differently (ember.erf is
 ember.special.erf) keeps its own name, and the other names get a renamed copy: a function built
 on the same code object, so calling it adds no frame and costs nothing more.
@@ -111,10 +111,9 @@ def _renamed(obj, in_class, qualname):
     return op
 
 
-def apply():
-    import ember
-    from .nn import functional
-    spaces = {"": ember, "nn.functional": functional, "special": ember.special,
+def apply(ember):
+    """Name the functions of `ember`, the package (complete when its __init__ calls this)."""
+    spaces = {"": ember, "nn.functional": ember.nn.functional, "special": ember.special,
               "linalg": ember.linalg, "fft": ember.fft, "Tensor": ember.Tensor}
     uses = {}       # id(function) -> [(sort key, space, name, object, function)]
     for order, (space, holder) in enumerate(spaces.items()):

@@ -329,11 +329,10 @@ def _inner_repr(data, dtype, indent):
 
 def _sparse_repr(t):
     """torch's repr of a COO tensor: its indices, values, size, nnz and layout."""
-    from . import int64         # (ember/__init__ defines the dtypes after this module)
     coo = t._data
     host = _backend(t._device.type).to_host
     head = _PREFIX + "indices="
-    text = head + _inner_repr(host(coo.indices), int64, len(head) + len(_PREFIX))
+    text = head + _inner_repr(host(coo.indices), _dtypes.int64, len(head) + len(_PREFIX))
     pad = " " * len(_PREFIX)
     text += ",\n" + pad + "values=" + _inner_repr(host(coo.values), t._dtype,
                                                     len(pad) + len("values=") + len(_PREFIX))

@@ -18,6 +18,7 @@ from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hoo
 import copy
 from ._printing import tensor_repr, legacy_type_name
 from ._storage import UntypedStorage
+from ._layout import strided, sparse_coo, sparse_csr
 from .autograd.grad_mode import no_grad
 
 
@@ -64,22 +65,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
-
-
-class memory_format(str):
-    """torch.memory_format. Its values are the strings "torch.<name>" (what ember's code
-    compares with), printed as ember's names."""
-    __slots__ = ()
-
-    def __repr__(self):
-        return "ember." + self[len("torch."):]
-
-    __str__ = __repr__
-
-
-class layout(memory_format):
-    """torch.layout (only strided tensors exist in ember)."""
-    __slots__ = ()
 
 
 # the memory order of each channels-last format, outermost dim first
@@ -314,7 +299,6 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided, sparse_coo, sparse_csr  # (cycle: ember/__init__.py defines them after importing this module)
         if getattr(type(self._data), "_ember_csr", False):
             return sparse_csr
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
@@ -355,7 +339,6 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad.__class__ is not bool:
-            from .ops.creation import _type_name  # (cycle: ops.creation imports this module)
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {_type_name(requires_grad)}")
         if self.grad_fn is not None:             # not a leaf
@@ -381,7 +364,8 @@ class Tensor:
             if self._extra is not None and _VIEW_MODE in self._extra:
                 raise RuntimeError(view_mode_error(self, indirect=True))
             # the base was written in place since this view's grad_fn was set: the view now
-            # reads its gradient through the base's (rebased) history
+            # reads its gradient through the base's (rebased) history (ops.views, imported here:
+            # it imports this module)
             from .ops.views import regenerate_view_grad_fn
             regenerate_view_grad_fn(self)
         return self._grad_fn
@@ -858,6 +842,13 @@ def _warn_scalar_of_grad_tensor():
                       "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
                       "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"
                       "python_variable_methods.cpp:822.)", UserWarning, stacklevel=3)
+
+
+def _type_name(x):
+    """A Python type's name as PyTorch's argument errors print it (NumPy's with its module)."""
+    cls = type(x)
+    return "Tensor" if isinstance(x, Tensor) else \
+        f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 def contiguous_strides(shape):

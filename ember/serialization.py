@@ -29,7 +29,9 @@ import numpy as np
 
 from . import _dtype as D, cuda
 from ._device import device as _device_cls
-from ._tensor import Tensor, Size, contiguous_strides, layout as _layout_cls
+from ._layout import layout as _layout_cls, strided, sparse_coo
+from ._tensor import Tensor, Size, contiguous_strides
+from .sparse._conversions import sparse_coo_tensor
 from .nn.parameter import Parameter
 from ._storage import UntypedStorage
 from .nn import parameter
@@ -354,7 +356,6 @@ def _rebuild_size(dims=()):
 
 def _get_layout(name):
     """A layout by torch's name ("torch.sparse_coo")."""
-    from . import strided, sparse_coo       # (defined by ember/__init__ after this module)
     layouts = {"torch.strided": strided, "torch.sparse_coo": sparse_coo}
     if name not in layouts:
         raise pickle.UnpicklingError(f"ember does not load tensors of layout {name}")
@@ -363,7 +364,6 @@ def _get_layout(name):
 
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor saved as torch saves it: (indices, values, size, is_coalesced)."""
-    from .sparse._conversions import sparse_coo_tensor  # (ember.sparse is built on the ops)
     indices, values, size, coalesced = data
     return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
 

@@ -2,7 +2,7 @@
 string as a TorchVersion, a str that compares with strings and tuples by version order."""
 import re
 
-from . import __version__ as _version_string
+_version_string = "0.1.0"      # ember's version (ember.__version__, as a TorchVersion)
 
 
 def _parts(version):

@@ -13,6 +13,8 @@ import numpy as np
 from . import cupy_backend, numpy_backend
 
 _BACKENDS = {"cpu": numpy_backend}
+# the array module per device type, as the op registry looks it up on its hot path
+ARRAY_MODULES = {"cpu": np}
 # a stand-in CuPy bound by use_cuda_module: (module, device count), or None for the real one
 _override = [None]
 
@@ -46,9 +48,8 @@ def cupy_module():
 def use_cuda_module(module, cupyx_module=None, device_count=1):
     """Test-only switch: run ember's CUDA devices on `module`, a CuPy-like namespace, as if
     `device_count` GPUs were present. `use_cuda_module(None)` restores the real CuPy."""
-    from ..ops import registry          # (a cycle: the ops import this package)
     _BACKENDS.pop("cuda", None)
-    registry._XP.pop("cuda", None)
+    ARRAY_MODULES.pop("cuda", None)
     if module is None:
         _override[0] = None
         cupy_backend.bind(None, None)
@@ -62,7 +63,7 @@ def cuda_available():
     if _override[0] is not None:
         return _override[0][1] > 0
     try:
-        import cupy  # noqa: F401
+        import cupy  # (optional dependency: cupy)
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False

@@ -219,13 +219,11 @@ class VariableMeta(type):
     """Makes `isinstance(t, Variable)` true for every tensor, as in torch 2.x."""
 
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor   # (ember._tensor imports this package)
         return isinstance(other, Tensor)
 
     def __call__(cls, data, requires_grad=False, volatile=False):
         """The pre-0.4 wrapper: a detached alias of `data` with the requested requires_grad.
         `volatile` only warns, as in torch 2.x."""
-        from .._tensor import Tensor   # (ember._tensor imports this package)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         if volatile:

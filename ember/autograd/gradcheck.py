@@ -30,6 +30,7 @@ from .function import Function
 from . import grad as autograd_grad, forward_ad as fwAD
 from ..ops.creation import zeros
 from ..ops.random import rand
+from .._generator import Generator
 
 
 class GradcheckError(RuntimeError):
@@ -516,7 +517,6 @@ class _TorchRandom:
     seed. Fast mode draws its random vectors from such a generator."""
 
     def __init__(self):
-        from .._generator import Generator      # (imports Tensor, not defined at our load)
         self._gen = Generator()                 # a fresh generator: torch's default seed
 
     def rand(self, n):

@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 
 from . import anomaly_mode, grad_mode
+from .._layout import contiguous_format
 from .._printing import legacy_type_name
 
 _sequence = itertools.count()    # creation order: the engine runs newer nodes first
@@ -397,7 +398,7 @@ def _obeys(grad, layout):
 
 def _clone_to_layout(new, layout):
     if layout is None:
-        return new.clone(memory_format=_contiguous_format())
+        return new.clone(memory_format=contiguous_format)
     # (cycle: ops.creation -> ops.registry -> this module)
     from ..ops.creation import empty, empty_strided
     if layout is CONTIGUOUS:
@@ -405,12 +406,6 @@ def _clone_to_layout(new, layout):
     else:
         copy = empty_strided(tuple(new.shape), layout, dtype=new._dtype, device=new._device)
     return copy.copy_(new)
-
-
-def _contiguous_format():
-    # (cycle: ember/__init__.py defines it after importing this module)
-    from .. import contiguous_format
-    return contiguous_format
 
 
 def _owned(t):

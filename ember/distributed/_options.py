@@ -9,6 +9,40 @@ import warnings
 _UNSET = datetime.timedelta(milliseconds=-1)     # torch's "use the group's timeout"
 
 
+class ReduceOp:
+    """torch's ReduceOp: `ReduceOp.SUM` etc. are members of the RedOpType enum."""
+
+    class RedOpType(enum.IntEnum):
+        SUM = 0
+        AVG = 1
+        PRODUCT = 2
+        MIN = 3
+        MAX = 4
+        BAND = 5
+        BOR = 6
+        BXOR = 7
+        PREMUL_SUM = 8
+
+        def __repr__(self):
+            return f"<RedOpType.{self.name}: {self.value}>"
+
+        def __str__(self):
+            return f"RedOpType.{self.name}"
+
+    SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
+
+    def __init__(self, op=RedOpType.SUM):
+        self.op = ReduceOp.RedOpType(int(op))
+        self._factor = None         # PREMUL_SUM's factor (_make_nccl_premul_sum)
+
+    def __eq__(self, other):
+        other = other.op if isinstance(other, ReduceOp) else other
+        return self.op == other and self._factor is None
+
+    def __hash__(self):
+        return hash(self.op)
+
+
 class _Options:
     def __init__(self):
         self.timeout = _UNSET
@@ -18,7 +52,6 @@ class _Options:
 class _ReduceOptions(_Options):
     def __init__(self):
         super().__init__()
-        from .distributed_c10d import ReduceOp   # (distributed_c10d imports this module)
         self.reduceOp = ReduceOp()
 
 

@@ -10,7 +10,6 @@ and stop the job (see _mpi.wait).
 """
 import contextlib
 import datetime
-import enum
 import importlib.util
 import logging
 import os
@@ -25,46 +24,12 @@ from .._tensor import Tensor
 from . import _mpi
 from . import _objects
 from ._future import Future
-from ._options import BackendConfig
+from ._options import BackendConfig, ReduceOp
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
 _NO_GROUP = ("Default process group has not been initialized, please make sure to call "
              "init_process_group.")
-
-
-class ReduceOp:
-    """torch's ReduceOp: `ReduceOp.SUM` etc. are members of the RedOpType enum."""
-
-    class RedOpType(enum.IntEnum):
-        SUM = 0
-        AVG = 1
-        PRODUCT = 2
-        MIN = 3
-        MAX = 4
-        BAND = 5
-        BOR = 6
-        BXOR = 7
-        PREMUL_SUM = 8
-
-        def __repr__(self):
-            return f"<RedOpType.{self.name}: {self.value}>"
-
-        def __str__(self):
-            return f"RedOpType.{self.name}"
-
-    SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
-
-    def __init__(self, op=RedOpType.SUM):
-        self.op = ReduceOp.RedOpType(int(op))
-        self._factor = None         # PREMUL_SUM's factor (_make_nccl_premul_sum)
-
-    def __eq__(self, other):
-        other = other.op if isinstance(other, ReduceOp) else other
-        return self.op == other and self._factor is None
-
-    def __hash__(self):
-        return hash(self.op)
 
 
 def _make_nccl_premul_sum(factor):

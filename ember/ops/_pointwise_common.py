@@ -17,7 +17,7 @@ _BF16 = D.bfloat16.np
 
 
 def _special():
-    from . import special       # the special functions module (erf, lgamma, ...)
+    from . import special       # (cycle: ops.special, erf, lgamma, ..., is built on this module)
     return special
 
 

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ._pointwise_common import _is_tensor, _out, _py_number, _zeros, unsupported, _type_name
+from .inplace_via import _inplace_via
 from .registry import COMMON, primitive
 
 
@@ -56,15 +57,12 @@ def _comparison_inplace(predicate, node):
     with_number.derivative(lambda ctx, grad: _zeros(grad))
     with_tensor.derivative(lambda ctx, grad: (_zeros(grad), _zeros(grad)))
 
-    plain = []      # the comparison written into self, made on first use (methods imports us)
+    plain = _inplace_via(predicate)     # the comparison written into self
 
     def method(self, other):
         if not (grad_mode.state.enabled and (self._requires_grad or
                                              getattr(other, "_requires_grad", False))):
-            if not plain:
-                from .tensor_methods import _inplace_via  # (cycle: ops.tensor_methods imports this module)
-                plain.append(_inplace_via(predicate))
-            return plain[0](self, other)
+            return plain(self, other)
         if _is_tensor(other):
             return with_tensor.inplace(self, other)
         return with_number.inplace(self, other=_py_number(other))

@@ -6,7 +6,7 @@ import warnings
 from .. import _backend, _dtype as D
 from .._backend import backend
 from .._device import array_module, as_device
-from .._tensor import Tensor, Size, contiguous_strides
+from .._tensor import Tensor, Size, contiguous_strides, _type_name
 from ._utils import as_shape
 from .registry import xp_of, primitive, check_broadcast
 from .settings import _switches
@@ -451,13 +451,6 @@ def _is_size(x, first=False):
     except (AttributeError, TypeError, RuntimeError, ValueError):
         return False
     return True
-
-
-def _type_name(x):
-    """A Python type's name as PyTorch's argument errors print it (NumPy's with its module)."""
-    cls = type(x)
-    return "Tensor" if isinstance(x, Tensor) else \
-        f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 def _factory(fname, fill):

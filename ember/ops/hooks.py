@@ -1,4 +1,5 @@
-"""Where the modules above the op registry plug into it: amp, forward AD and the profiler.
+"""Where the modules above the op registry plug into it: amp, forward AD, the profiler, and the
+few nn functions some ops and Tensor methods are built on.
 
 The registry (and the tensor printer) import none of those modules; each fills in its entry
 here when it is imported, and the hot paths test one list each (empty, or a zero count, while
@@ -24,6 +25,11 @@ tangent_of = None
 # through `ops.registry.profile_ops`)
 profiling = []
 
+# nn.functional's functions that ops below nn use: stft pads with F.pad and istft folds with
+# F.fold; x.hardshrink() and x.prelu(w) are F's. nn is built on the ops, so ember.nn.functional
+# hands them over here when it is imported (by name: {"pad": F.pad, ...})
+nn_functions = {}
+
 
 def register_autocast(ops, cast):
     """amp's entry: `cast(inputs)` runs for the ops named in `ops` inside an autocast region."""
@@ -45,6 +51,11 @@ def autocast_entry(fn):
                 kwargs = dict(zip(kwargs, autocast_cast(list(kwargs.values()))))
         return fn(*args, **kwargs)
     return entry
+
+
+def register_nn_functions(**functions):
+    """nn.functional's entry: the functions named in `nn_functions`."""
+    nn_functions.update(functions)
 
 
 def register_forward_ad(propagate, propagate_inplace, tangent):

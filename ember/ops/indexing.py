@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _backend, _dtype as D
 from .._backend import backend
-from .._tensor import Tensor
+from .._tensor import Tensor, _type_name as _argument_type_name
 from ..autograd import forward_ad as _forward_ad
 from . import views as V
 from ._utils import wrap_dim
@@ -378,8 +378,7 @@ def _value_tensor(self, value):
     if isinstance(value, (bool, int, float, complex, np.integer)):
         _check_fits(value, self._dtype)
         return _creation.scalar_tensor(checked_number(value, self._dtype), self, self._dtype)
-    from .creation import _type_name  # (cycle: ops.creation imports this module)
-    raise TypeError(f"can't assign a {_type_name(value)} to a "
+    raise TypeError(f"can't assign a {_argument_type_name(value)} to a "
                     f"torch.{legacy_type_name(self._dtype, self._device)}")
 
 

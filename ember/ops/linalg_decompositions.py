@@ -939,18 +939,16 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def _approximate_basis(A, q, niter, M=None):
     """An orthonormal (m, q) basis approximately spanning A's columns (A - M when M is given):
     a random projection sharpened by `niter` power iterations (Halko et al., 2009)."""
-    from .. import linalg  # (cycle: linalg imports this module)
     X = A if M is None else A - M
-    Q = linalg.qr(X @ randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)).Q
+    Q = qr(X @ randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)).Q
     for _ in builtins.range(niter):
-        Q = linalg.qr(X.mH @ Q).Q
-        Q = linalg.qr(X @ Q).Q
+        Q = qr(X.mH @ Q).Q
+        Q = qr(X @ Q).Q
     return Q
 
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A ~ U diag(S) V^H, of rank q, from a randomized range finder."""
-    from .. import linalg  # (cycle: linalg imports this module)
     q = 6 if q is None else q
     m, n = A.shape[-2:]
     if M is not None:
@@ -960,7 +958,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
         return V, S, U
     Q = _approximate_basis(A, q, 2 if niter is None else niter, M)
     B = Q.mH @ (A if M is None else A - M)
-    U, S, Vh = linalg.svd(B, full_matrices=False)
+    U, S, Vh = svd(B, full_matrices=False)
     return Q @ U, S, Vh.mH
 
 

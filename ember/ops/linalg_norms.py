@@ -9,7 +9,8 @@ from .linalg_decompositions import _xp, svdvals, _check_svd, inv_ex
 from .linalg_solvers import _check_float_or_double, _tolerance, inv
 from ._utils import wrap_dim
 from .creation import zeros
-from .norms import vector_norm
+from .norms import vector_norm, _check_norm_dtype
+from .pointwise import where
 
 
 # ---------------------------------------------------------------------------- rank, norms, cond
@@ -31,21 +32,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         s_max = S[..., :1] if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), S.dtype)
     rank = (S > _tolerance(a, s_max, atol, rtol)).sum(-1).astype(np.int64)
     return Tensor._make(xp.asarray(rank), D.int64, A._device)
-
-
-def _check_norm_dtype(fn, A, dtype):
-    """The dtype= of a norm: float or complex as A is, and no narrower than A's."""
-    if dtype._category < 2:
-        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
-                           f"{_tname(dtype)}")
-    if (dtype._category == 3) != (A._dtype._category == 3):
-        kind = "complex" if A._dtype._category == 3 else "real"
-        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
-                           f"{_tname(dtype)}")
-    if D.promote_types(A._dtype, dtype) is not dtype:
-        raise RuntimeError(f"{fn}: the dtype of the input ({_tname(A._dtype)}) should be "
-                           f"convertible without narrowing to the specified dtype "
-                           f"({_tname(dtype)})")
 
 
 @_with_out("linalg.matrix_norm")
@@ -114,9 +100,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 @_with_out("linalg.cond")
 def cond(A, p=None):
     if A._data.ndim < 2:
-        where = f"linalg.cond(ord={p}): The input tensor A" if isinstance(p, str) else \
+        subject = f"linalg.cond(ord={p}): The input tensor A" if isinstance(p, str) else \
             "linalg.cond: The input tensor"
-        raise RuntimeError(f"{where} must have at least 2 dimensions.")
+        raise RuntimeError(f"{subject} must have at least 2 dimensions.")
     if A._data.shape[-1] == 0 and A._data.shape[-2] == 0:     # empty matrices: 0, as PyTorch
         return zeros(A._data.shape[:-2], dtype=_real_dtype(A), device=A.device)
     if p in (None, 2, -2):
@@ -133,6 +119,5 @@ def cond(A, p=None):
     except _LinAlgError:
         pass
     # singular matrices have an infinite condition number
-    from .pointwise import where
     inverse, info = inv_ex(A)
     return where(info > 0, float("inf"), matrix_norm(A, p) * matrix_norm(inverse, p))

@@ -70,6 +70,21 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(_vector_norm_of(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm", "mm")
 
 
+def _check_norm_dtype(fn, A, dtype):
+    """The dtype= of a norm: float or complex as A is, and no narrower than A's."""
+    if dtype._category < 2:
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
+                           f"{_tname(dtype)}")
+    if (dtype._category == 3) != (A._dtype._category == 3):
+        kind = "complex" if A._dtype._category == 3 else "real"
+        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{_tname(dtype)}")
+    if D.promote_types(A._dtype, dtype) is not dtype:
+        raise RuntimeError(f"{fn}: the dtype of the input ({_tname(A._dtype)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({_tname(dtype)})")
+
+
 # torch.norm(x, p, dim): linalg.vector_norm's forward and derivative on its own node
 _norm_op = primitive("norm.ScalarOpt_dim", node="NormBackward1", save=("self", "result"))(
     _vector_norm.forward)
@@ -89,7 +104,6 @@ def _vector_norm_of(x, ord, dim, keepdim, dtype):
     if (ord < 0 or ord == float("inf")) and x._data.size == 0:
         _check_norm_identity(ord, x.shape, dim, dims)
     if dtype is not None:       # checked after the empty reduction, as PyTorch does
-        from .linalg_norms import _check_norm_dtype  # (cycle: ops.linalg_norms imports this module)
         _check_norm_dtype("linalg.vector_norm", x, dtype)
         x = x.to(dtype)
     # one element per result (though a dim given for a 0-dim input runs PyTorch's kernel)

@@ -22,11 +22,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import (Tensor, _VIEW_MODE, view_mode_error, INFERENCE, INFERENCE_SAVED_ERROR,
-                       check_inference_write, inference_tensors_made as _inference_made)
+                       check_inference_write, inference_tensors_made as _inference_made,
+                       _type_name)
 from ..autograd import grad_mode
 from ..autograd.graph import (Node, SavedTensor, PackedSaved, FREED_ERROR, _sequence,
                               modified_message, INTERNAL_OVERLAP_ERROR)
-from .._backend import backend
+from .._backend import backend, ARRAY_MODULES
 from .._device import CPU
 from ..autograd import anomaly_mode as _anomaly
 from . import hooks as _hooks
@@ -38,7 +39,7 @@ COMMON = "common"    # promote all operands to their PyTorch result type
 FLOAT = "float"      # ... and integers/bools on to the default float dtype
 _state = grad_mode.state
 _ndarray = np.ndarray
-_XP = {"cpu": np}
+_XP = ARRAY_MODULES
 
 _SAVE_INPUT, _SAVE_RESULT, _SAVE_OUTPUT_DATA, _SAVE_ALL_INPUTS = "input", "result", "data", "all"
 _FROM_NUMPY = D._FROM_NUMPY
@@ -450,13 +451,12 @@ class Op:
                       if isinstance(x, np.generic) else x for x in inputs]
         if device is None:
             if len(inputs) == 1 and not self.varargs:
-                from .creation import _type_name  # (cycle: ops.creation imports this module)
                 raise TypeError(f"{self.name}(): argument 'input' (position 1) must be Tensor, "
                                 f"not {_type_name(given[0])}")
             if len(inputs) == 2 and inputs[0].__class__ in (int, float, bool, complex):
                 # numbers alone (ember.add(2, 3)): the first taken as a tensor, as PyTorch's
                 # argument parser does (2 -> int64, 2.5 -> the default float dtype)
-                from .creation import tensor
+                from .creation import tensor  # (cycle: ops.creation imports this module)
                 return self._prepare((tensor(inputs[0]),) + tuple(inputs[1:]))
             raise TypeError(f"{self.name}(): expected at least one Tensor argument")
         promote = self.promote

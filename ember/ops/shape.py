@@ -5,6 +5,7 @@ import numpy as np
 import warnings
 
 from .. import _dtype as D
+from .._layout import contiguous_format
 from .._tensor import Tensor
 from . import views as V
 from ._utils import REQUIRED, require, wrap_dims, wrap_dim, as_shape
@@ -315,8 +316,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # (PyTorch's graph: ViewBackward0 over CloneBackward0 over the expand; a clone even where
     # the expansion is already contiguous, so the result never views the input)
     out_shape = shape[:d] + [shape[d] * repeats] + shape[d + 1:]
-    # (cycle: ember/__init__.py defines it after importing this module)
-    from .. import contiguous_format
     return expanded.clone(memory_format=contiguous_format).view(out_shape)
 
 

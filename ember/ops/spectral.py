@@ -5,8 +5,8 @@ import math
 import numpy as np
 import warnings
 
-from .. import _dtype as D, fft as _fft
-from . import creation
+from .. import _dtype as D
+from . import creation, fft as _fft, hooks as _hooks
 from ._pointwise_common import CPP_NAMES
 from .complex import view_as_real
 from .creation import tensor
@@ -107,8 +107,7 @@ def _full_window(window, win_length, n_fft, like):
         window = creation.ones(win_length, dtype=like._dtype.to_real() if like._dtype.is_complex
                                else like._dtype)
     if win_length < n_fft:
-        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
-        from ..nn.functional import pad
+        pad = _hooks.nn_functions["pad"]      # (F.pad: nn is built on the ops)
         left = (n_fft - win_length) // 2
         window = pad(window, (left, n_fft - win_length - left))
     return window
@@ -125,8 +124,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is None:
         _warn_once(_NO_WINDOW)
     if center:
-        # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
-        from ..nn.functional import pad
+        pad = _hooks.nn_functions["pad"]      # (F.pad: nn is built on the ops)
         shape = input._data.shape
         flat = input.reshape((1,) * (3 - len(shape)) + shape) if len(shape) < 3 else input
         input = pad(flat, (n_fft // 2, n_fft // 2), mode=pad_mode).reshape(
@@ -178,8 +176,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
-    # (cycle: nn is built on the ops; F.pad and F.fold are nn's)
-    from ..nn.functional import fold, pad
+    # (F.fold and F.pad: nn is built on the ops)
+    fold, pad = _hooks.nn_functions["fold"], _hooks.nn_functions["pad"]
     if not input._dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")

@@ -13,7 +13,13 @@ The kinds (each a table below, each with one idiom):
     method declared above them).
 `_bind` refuses a name bound twice (here, or in the class body): import fails.
 """
+import warnings
+
+import numpy as np
+
 from .. import _dtype as D
+from . import hooks as _hooks
+from ..autograd import forward_ad
 from .._names import _PYTHON_METHODS, _named_function, _renamed
 from .._tensor import Tensor
 from ..sparse._methods import METHODS as SPARSE_METHODS   # (to_dense, indices, coalesce, ...)
@@ -23,6 +29,11 @@ from . import (_pointwise_common as _PC, arithmetic as A, blas, calculus, compar
                pointwise_math as PM, random, reduction as R, scan, scatter_gather as SG, shape,
                softmax, sorting, special, special_bessel, spectral, statistics, tensor_info,
                view_copies, views as V)
+from ._pointwise_common import CPP_NAMES
+from ._utils import wrap_dim
+from .creation import _sizes, _check_sizes
+from .registry import check_inplace_allowed
+from .inplace_via import _inplace_via
 
 
 # ============================================================================= method forms
@@ -38,58 +49,6 @@ def _argsort(self, dim=-1, descending=False, stable=False):
 
 
 # ----------------------------------------------------------------------------- in-place methods
-def _inplace_via(fn):
-    """In-place method for ops whose public function needs argument handling first: compute
-    out of place, then copy into self (the copy is the op's node, as PyTorch's graph shows for
-    composite in-place ops)."""
-    def method(self, *args, **kwargs):
-        try:
-            result = fn(self, *args, **kwargs)
-        except NotImplementedError:     # a dtype without a kernel: PyTorch reports shapes first
-            from .registry import check_inplace_shape
-            check_inplace_shape(self, (self,) + tuple(a for a in args if isinstance(a, Tensor)))
-            raise
-        if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
-            from .._printing import scalar_type_name
-            raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to "
-                               f"the desired output type {scalar_type_name(self._dtype)}")
-        return _write_result(self, result)
-    return method
-
-
-def _write_result(self, result):
-    """Make `self` hold `result`, with the graph of an in-place op on self."""
-    from .registry import check_inplace_allowed, write_into
-    from ..autograd import grad_mode
-    if grad_mode.state.enabled and result._requires_grad:
-        check_inplace_allowed(self)
-        node = result._grad_fn
-        write_into(self, result._data)
-        if self._base is None:
-            self._grad_fn, self._output_nr, self._requires_grad = node, result._output_nr, True
-        else:
-            from .views import CopySlices
-            # route through an identity copy so that CopySlices has one op node to call
-            CopySlices.rebase(self._base, self, _IdentityFn(node, result._output_nr))
-        return self
-    write_into(self, result._data)
-    return self
-
-
-class _IdentityFn:
-    """Adapter so an out-of-place result's node can serve as CopySlices' `fn`."""
-
-    def __init__(self, node, output_nr):
-        self.node, self.output_nr = node, output_nr
-        self.next_functions = ((node, output_nr),)
-
-    def apply(self, grads, needs):
-        return (None,) + tuple(grads)
-
-    def release(self):
-        pass
-
-
 def _unsqueeze_(self, dim):
     return _set_view_shape(self, V.unsqueeze(self, dim))
 
@@ -138,7 +97,6 @@ def _set_view_shape(self, result):
     version counter bumps."""
     node = result._grad_fn
     if node is not None:
-        from .registry import check_inplace_allowed
         check_inplace_allowed(self)
         node.__class__ = _inplace_view_node(type(node))
         self._grad_fn, self._output_nr = node, result._output_nr
@@ -229,8 +187,6 @@ def _resize_(self, *sizes):
     """Resize in place, as PyTorch: the tensor becomes contiguous over its storage from its
     storage offset; shrinking keeps the storage (growing back shows the old values), growing
     past the storage reallocates it with the old contents in front (new elements are zero)."""
-    import numpy as np
-    from .creation import _sizes, _check_sizes
     shape = _sizes("resize_", sizes)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
@@ -240,7 +196,6 @@ def _resize_(self, *sizes):
         raise RuntimeError("numel: integer multiplication overflow")
     _check_sizes(shape)
     # a tensor with a forward-AD tangent is refused, after the resize (as PyTorch does)
-    from ..autograd import forward_ad
     dual = forward_ad._levels and forward_ad.tangent_of(self) is not None
     if shape != self._data.shape:   # (same size: nothing changes (strides, version) in PyTorch)
         n = int(np.prod(shape))
@@ -280,9 +235,6 @@ def _storage_of(root):
 
 def _resize(self, *sizes):
     """The deprecated non-inplace resize: only a reshape (same element count), as a view."""
-    import warnings
-    import numpy as np
-    from .creation import _sizes
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
     shape = _sizes("resize", sizes)
     n = int(np.prod(shape))
@@ -309,14 +261,12 @@ def _scan_inplace(name, op):
     """cumsum_/cumprod_: the scan's own in-place form, run in self's dtype (no int64
     widening); a dtype= must be that dtype."""
     def method(self, dim, *, dtype=None):
-        from ._pointwise_common import CPP_NAMES
         if dtype is not None and dtype is not self._dtype:
             raise RuntimeError(f"Bad in-place call: input tensor dtype "
                                f"{CPP_NAMES[self._dtype.name]} and output tensor dtype "
                                f"{CPP_NAMES[dtype.name]} should match")
         if self._dtype is D.bool_:
             raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
-        from ._utils import wrap_dim
         return op.inplace(self, dim=wrap_dim(dim, self._data.ndim), dtype=self._dtype)
     return method
 
@@ -336,10 +286,10 @@ def _is_nonzero(self):
 
 
 def _functional(name):
-    """A method that is ember.nn.functional's op (imported on call: nn is built on this module)."""
+    """A method that is ember.nn.functional's op (nn, built on this module, hands it over
+    through ops.hooks when it is imported)."""
     def method(self, *args, **kwargs):
-        from ..nn import functional
-        return getattr(functional, name)(self, *args, **kwargs)
+        return _hooks.nn_functions[name](self, *args, **kwargs)
     method.__name__ = name
     return method
 

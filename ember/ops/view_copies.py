@@ -2,6 +2,7 @@
 import inspect
 
 from .. import _dtype as D
+from .._layout import contiguous_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import creation, views as V
@@ -50,7 +51,6 @@ def _copied(views, input):
 
 
 def _plain_copy(t):
-    from .. import contiguous_format  # (cycle: ember/__init__.py defines it after the ops load)
     with grad_mode.no_grad():
         return creation.clone(t, memory_format=contiguous_format)
 

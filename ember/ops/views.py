@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _backend, _dtype as D
 from .._backend import numpy_backend as _numpy_backend, backend
+from .._layout import not_supported
 from .._tensor import contiguous_strides, Tensor, _VIEW_MODE
 from ..autograd.graph import Node
 from ._utils import wrap_dim, as_shape
@@ -217,7 +218,6 @@ def infer_shape(shape, numel):
 
 def view(self, *shape):
     if self.is_sparse:
-        from ..sparse._coo import not_supported    # (ember.sparse is built on the ops)
         raise not_supported("view")
     if len(shape) == 1 and shape[0].__class__.__name__ == "dtype":
         return _view_dtype(self, shape[0])

@@ -17,18 +17,9 @@ import numpy as np
 from .. import _dtype as D
 from .._backend import of as _backend_of
 from .._device import as_device
+from .._layout import not_supported
 from .._tensor import Tensor
 from ._kernels import RowPlan, cached, fma_rows, xp_of
-
-
-def not_supported(op, device_type="cpu"):
-    backend = "SparseCUDA" if device_type == "cuda" else "SparseCPU"
-    return NotImplementedError(
-        f"Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be "
-        f"because the operator doesn't exist for this backend, or was omitted during the "
-        f"selective/custom build process (if using custom build). If you are a Facebook "
-        f"employee using PyTorch on mobile, please visit https://fburl.com/ptmfixes for "
-        f"possible resolutions.")
 
 
 # NumPy's ufunc names that differ from torch's op names (for the error above)

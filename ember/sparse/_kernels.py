@@ -24,13 +24,14 @@ import weakref
 
 import numpy as np
 
+from .._backend import cupy_module
+
 
 def xp_of(array):
     """The array module an array belongs to (NumPy, or CuPy for a GPU array)."""
     if isinstance(array, np.ndarray):
         return np
-    import cupy         # (only reached for a GPU array: CuPy is optional)
-    return cupy
+    return cupy_module()
 
 
 class RowPlan:

@@ -8,6 +8,7 @@ re-exports every public name, as torch's single `torch.nn.functional` module has
 """
 import types as _types
 
+from ...ops import hooks as _hooks
 from .activation import (celu, celu_, elu, elu_, gelu, glu, gumbel_softmax, hardshrink,
                          hardsigmoid, hardswish, hardtanh, hardtanh_, leaky_relu, leaky_relu_,
                          log_softmax, logsigmoid, mish, prelu, relu, relu6, relu_, rrelu, rrelu_,
@@ -50,3 +51,6 @@ for _value in list(globals().values()):
     if isinstance(_value, _types.FunctionType) and _value.__module__.startswith(__name__ + "."):
         _value.__module__ = __name__
 del _value
+
+# the ops below nn that are built on these functions find them in ops.hooks
+_hooks.register_nn_functions(pad=pad, fold=fold, hardshrink=hardshrink, prelu=prelu)

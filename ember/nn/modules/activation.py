@@ -395,7 +395,6 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        from ..functional import scaled_dot_product_attention, pad    # (a local: pad is rebound below)
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
                                            "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
@@ -434,9 +433,9 @@ class MultiheadAttention(Module):
             k = cat([k, self.bias_k.expand(1, bsz, embed_dim)])
             v = cat([v, self.bias_v.expand(1, bsz, embed_dim)])
             if attn_mask is not None:
-                attn_mask = pad(attn_mask, (0, 1))
+                attn_mask = F.pad(attn_mask, (0, 1))
             if key_padding_mask is not None:
-                key_padding_mask = pad(key_padding_mask, (0, 1))
+                key_padding_mask = F.pad(key_padding_mask, (0, 1))
         # (L, N, E) -> (N*H, L, head_dim)
         q = q.reshape(tgt_len, bsz * heads, head_dim).transpose(0, 1)
         k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
@@ -445,9 +444,9 @@ class MultiheadAttention(Module):
             k = cat([k, zeros((bsz * heads, 1, head_dim), dtype=k.dtype)], 1)
             v = cat([v, zeros((bsz * heads, 1, head_dim), dtype=v.dtype)], 1)
             if attn_mask is not None:
-                attn_mask = pad(attn_mask, (0, 1))
+                attn_mask = F.pad(attn_mask, (0, 1))
             if key_padding_mask is not None:
-                key_padding_mask = pad(key_padding_mask, (0, 1))
+                key_padding_mask = F.pad(key_padding_mask, (0, 1))
         src_len = k.shape[1]
         if attn_mask is not None:
             if attn_mask.dim() == 2:
@@ -480,7 +479,7 @@ class MultiheadAttention(Module):
         else:
             if attn_mask is not None and attn_mask.shape[0] == 1:
                 attn_mask = attn_mask.expand(bsz * heads, tgt_len, src_len)
-            out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
             weights = None
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = F.linear(out, self.out_proj.weight, self.out_proj.bias)

@@ -8,7 +8,7 @@ cluster's head log probability plus its log probability within the cluster.
 from collections import namedtuple
 
 from .. import functional as F
-from ... import argmax
+from ...ops.reduction import argmax
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module

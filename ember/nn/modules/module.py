@@ -12,7 +12,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ... import _dtype as D, empty_like
+from ... import _dtype as D
+from ...ops.creation import empty_like
 from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer
 from ..._device import as_device
