@@ -70,9 +70,9 @@ from . import autograd, cuda, linalg, backends
 from . import special
 from . import optim
 from ._printing import set_printoptions, get_printoptions
-from .ops.creation import make_legacy_types as _make_legacy_types
+from .ops.creation import LEGACY_TYPES as _LEGACY_TYPES
 
-globals().update(_make_legacy_types())
+globals().update(_LEGACY_TYPES)
 
 from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
                       contiguous_format, preserve_format, channels_last, channels_last_3d)

@@ -3,8 +3,9 @@ CUDA. Without a GPU they raise torch's errors; with one, a FloatTensor is ember.
 result on the CUDA device."""
 from .. import _dtype as D
 from . import is_available
-import ember
+from .. import _typed_storage
 from .._tensor import Tensor
+from ..ops.creation import LEGACY_TYPES
 
 _NAMES = {"Bool": D.bool_, "Byte": D.uint8, "Char": D.int8, "Short": D.int16, "Int": D.int32,
           "Long": D.int64, "Half": D.float16, "BFloat16": D.bfloat16, "Float": D.float32,
@@ -21,13 +22,13 @@ def _new_tensor(cls, *args, **kwargs):
     if not is_available():
         raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not compiled "
                         "with CUDA enabled.")
-    return getattr(ember, cls.__name__)(*args, **kwargs).cuda()
+    return LEGACY_TYPES[cls.__name__](*args, **kwargs).cuda()
 
 
 def _new_storage(cls, *args, **kwargs):
     if not is_available():
         raise AssertionError("Torch not compiled with CUDA enabled")
-    return getattr(ember, cls.__name__)(*args, **kwargs)
+    return getattr(_typed_storage, cls.__name__)(*args, **kwargs)
 
 
 __all__ = []

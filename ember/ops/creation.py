@@ -408,6 +408,9 @@ def _legacy_new(cls, *args, device=None, **kwargs):
     return legacy_tensor(cls, args, device=device, **kwargs)
 
 
+LEGACY_TYPES = make_legacy_types()      # (ember.FloatTensor, ...; ember.cuda's build on them)
+
+
 # ----------------------------------------------------------------------------- filled
 def _sizes(fname, size, arg="size"):
     """A factory's size argument (ints, or one sequence), with PyTorch's TypeErrors: they name
