@@ -292,7 +292,19 @@ def _checked_tensor_hook(fn):
         if new is not None:
             _check_value(fn, grad, new)
         return new
+    tensor_hook.user_hook = fn      # (what the program registered, for tensor_hooks())
     return tensor_hook
+
+
+def tensor_hooks(tensor):
+    """The hooks a program registered on `tensor` with Tensor.register_hook, in order."""
+    if tensor.grad_fn is not None:
+        extras = tensor.grad_fn._extras
+        pre = extras.tensor_pre_hooks if extras is not None else None
+        hooks = (pre or {}).get(tensor._output_nr, {})
+    else:
+        hooks = (tensor._extra or {}).get("leaf_hooks", {})
+    return [getattr(h, "user_hook", h) for h in hooks.values()]
 
 
 def _checked_values(fn, old, new):
