@@ -20,3 +20,14 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator():
+    """The generator a DataLoader thread worker should draw from (its own); None elsewhere,
+    so that draws use the global generator. ember's DataLoader workers are processes."""
+    from .utils.data import get_worker_info     # (ember.utils.data imports this module)
+    info = get_worker_info()
+    if info is not None and getattr(info, "worker_method", None) == "thread" and \
+            getattr(info, "rng", None) is not None:
+        return info.rng.torch_generator
+    return None
