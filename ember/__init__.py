@@ -283,4 +283,5 @@ from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx,
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
+from . import masked, library  # noqa: E402,F401  (torch.masked, torch.library)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)
