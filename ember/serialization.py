@@ -546,11 +546,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     may be a device, a device string, a dict from saved location to device, or a function
     f(storage, location) returning the storage to use (None: the saved location).
     """
-    if pickle_module is not None or mmap:
-        raise NotImplementedError("ember.load supports neither pickle_module nor mmap")
+    if pickle_module is not None:
+        raise NotImplementedError("ember.load does not support pickle_module")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            return _load_archive(file, map_location, weights_only)
+            mapped = _map_file(file) if mmap else None
+            return _load_archive(file, map_location, weights_only, mapped)
     if not (hasattr(f, "seekable") and f.seekable()):     # zip needs to seek: buffer a stream
         f = io.BytesIO(f.read())
     return _load_archive(f, map_location, weights_only)
@@ -592,7 +595,27 @@ def _reject_non_zip(file, weights_only):
     raise RuntimeError("Invalid magic number; corrupt file?")
 
 
-def _load_archive(file, map_location, weights_only):
+def _map_file(file):
+    """The whole file memory-mapped as set_default_mmap_options says: MAP_PRIVATE (the
+    default) copies a page on write, MAP_SHARED writes through to the file."""
+    if os.fstat(file.fileno()).st_size == 0:
+        return None
+    if _settings["mmap_flags"] == _mmap.MAP_SHARED:
+        with open(file.name, "r+b") as writable:
+            return _mmap.mmap(writable.fileno(), 0, access=_mmap.ACCESS_WRITE)
+    return _mmap.mmap(file.fileno(), 0, access=_mmap.ACCESS_COPY)
+
+
+def _record_offset(archive, info):
+    """Where a stored record's bytes start in the file (after its local header)."""
+    fp = archive.fp
+    fp.seek(info.header_offset)
+    header = fp.read(30)
+    name_length, extra_length = struct.unpack("<HH", header[26:30])
+    return info.header_offset + 30 + name_length + extra_length
+
+
+def _load_archive(file, map_location, weights_only, mapped=None):
     start = file.tell()
     is_zip = file.read(4) == b"PK\x03\x04"       # what torch checks to choose a reader
     file.seek(start)
@@ -624,6 +647,12 @@ def _load_archive(file, map_location, weights_only):
             array = np.empty(numel, dtype.np)
             if _skip_data[0] is not None:       # the tensors keep uninitialized memory
                 return array
+            if mapped is not None and numel and byteorder.decode() == sys.byteorder:
+                info = archive.getinfo(name)
+                if info.compress_type == zipfile.ZIP_STORED and \
+                        info.file_size == array.nbytes:
+                    # the tensor's memory is the file's (mmap=True)
+                    return np.frombuffer(mapped, dtype.np, numel, _record_offset(archive, info))
             raw = array.view(np.uint8) if numel else np.empty(0, np.uint8)
             _read_record(archive, name, into=raw)
             if byteorder == b"big" and dtype.itemsize > 1:

@@ -233,3 +233,37 @@ def test_mkdtemp():
                 f.write("x")
         return inside, os.path.exists(path)
     same(scenario)
+
+
+def test_load_with_mmap(tmp_path):
+    def scenario(T):
+        S = _S(T)
+        path = os.path.join(str(tmp_path), T.__name__ + "_mm.pt")
+        base = T.arange(6.0).view(2, 3)
+        T.save({"a": base, "b": T.arange(3), "view": base[:, 1], "empty": T.ones(0)}, path)
+        out = {"not_a_path": catch(T.load, io.BytesIO(open(path, "rb").read()), mmap=True)}
+        with open(path, "rb") as f:
+            out["file_object"] = catch(T.load, f, mmap=True)
+        private = T.load(path, mmap=True)
+        private["a"].add_(1)                     # copy-on-write: the file keeps its values
+        out["private"] = [private, T.load(path)["a"]]
+        S.set_default_mmap_options(mmap.MAP_SHARED)
+        try:
+            shared = T.load(path, mmap=True)
+            shared["a"].mul_(10)                 # written through to the file
+            del shared
+        finally:
+            S.set_default_mmap_options(mmap.MAP_PRIVATE)
+        out["shared"] = T.load(path, mmap=True)["a"]
+        out["other_args"] = [T.load(path, mmap=True, weights_only=False)["b"],
+                             T.load(path, mmap=True, map_location="cpu")["view"]]
+        return out
+    same(scenario)
+
+
+def test_mmap_load_of_an_ember_file_shares_the_file(tmp_path):
+    path = str(tmp_path / "e.pt")
+    ember.save({"w": ember.arange(4.0)}, path)
+    loaded = ember.load(path, mmap=True)
+    np.testing.assert_array_equal(loaded["w"].numpy(), np.arange(4.0, dtype=np.float32))
+    assert torch.load(path, mmap=True)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
