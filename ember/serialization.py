@@ -545,6 +545,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     no code from the file is ever run (`add_safe_globals` trusts more names). `map_location`
     may be a device, a device string, a dict from saved location to device, or a function
     f(storage, location) returning the storage to use (None: the saved location).
+    With mmap=True (a path only) the tensors' memory is the file's, mapped as
+    set_default_mmap_options says.
     """
     if pickle_module is not None:
         raise NotImplementedError("ember.load does not support pickle_module")
