@@ -20,7 +20,7 @@ from .autograd.function import Function
 from .autograd.grad_mode import is_grad_enabled, no_grad
 
 __all__ = ["custom_op", "register_autograd", "register_fake", "impl_abstract",
-           "register_vmap", "infer_schema", "CustomOpDef"]
+           "register_vmap", "register_autocast", "infer_schema", "CustomOpDef"]
 
 _ops = {}       # "ns::name" -> CustomOpDef
 
@@ -34,6 +34,7 @@ class CustomOpDef:
         self._kernels = {}                  # device type -> kernel
         self._backward = self._setup_context = None
         self._fake_fn = self._vmap_fn = None
+        self._autocast = {}                 # device type -> the dtype inputs are cast to
         self._function = None               # the autograd Function, made on first use
 
     def __repr__(self):
@@ -68,7 +69,32 @@ class CustomOpDef:
                 return self._kernels[x.device.type]
         return self._kernels.get(None, self._init_fn)
 
+    def register_autocast(self, device_type, cast_inputs):
+        self._autocast[device_type] = cast_inputs
+
+    def _autocast_region(self, args, kwargs):
+        """Under autocast for a registered device: the floating inputs (float64 excepted) cast
+        to the registered dtype, and the op run with autocast off."""
+        import ember        # (cycle: ember/__init__.py imports this module)
+        for device_type, dtype in self._autocast.items():
+            if ember.is_autocast_enabled(device_type):
+                def cast(x):
+                    if isinstance(x, Tensor) and x.is_floating_point() and \
+                            x.dtype is not D.float64 and x.device.type == device_type:
+                        return x.to(dtype)
+                    return x
+                return ([cast(a) for a in args], {k: cast(v) for k, v in kwargs.items()},
+                        ember.autocast(device_type, enabled=False))
+        return args, kwargs, None
+
     def __call__(self, *args, **kwargs):
+        args, kwargs, region = self._autocast_region(args, kwargs)
+        if region is not None:
+            with region:
+                return self._call(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         kernel = self._kernel(args, kwargs)
         tensors = [x for x in list(args) + list(kwargs.values()) if isinstance(x, Tensor)]
         if not (is_grad_enabled() and any(t.requires_grad for t in tensors)):
@@ -148,6 +174,12 @@ def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):
                   "Please use that instead; we will remove `torch.library.impl_abstract` in a "
                   "future version of PyTorch.", FutureWarning, stacklevel=2)
     return register_fake(qualname, func, lib=lib)
+
+
+def register_autocast(op, device_type, cast_inputs, /, *, lib=None):
+    """Under autocast on `device_type`, the op's floating inputs are cast to `cast_inputs`
+    and it runs with autocast off."""
+    _op(op).register_autocast(device_type, cast_inputs)
 
 
 def register_vmap(op, func=None, /, *, lib=None):

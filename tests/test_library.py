@@ -151,3 +151,22 @@ def test_infer_schema(which, kwargs):
         fn = {"f": _f, "g": _g, "h": _h}[which](T)
         return catch(_L(T).infer_schema, fn, **kwargs)
     same(scenario)
+
+
+def test_register_autocast():
+    def scenario(T):
+        L = _L(T)
+        name = _name("ac")
+        seen = []
+
+        @L.custom_op(name, mutates_args=())
+        def add(x: T.Tensor, y: T.Tensor) -> T.Tensor:
+            seen.append((str(x.dtype), str(y.dtype), T.is_autocast_enabled("cpu")))
+            return x + y
+        L.register_autocast(name, "cpu", T.float16)
+        with T.autocast("cpu", dtype=T.bfloat16):
+            inside = add(T.ones(2), T.ones(2, dtype=T.float64))
+            ints = add(T.ones(2, dtype=T.int32), T.ones(2, dtype=T.int32))
+        outside = add(T.ones(2), T.ones(2))
+        return inside.dtype, ints.dtype, outside.dtype, seen
+    same(scenario)
