@@ -6,8 +6,8 @@ LD holds L (unit lower triangular, below the diagonal) and the block diagonal D 
 blocks) packed into one lower-triangular matrix; `pivots` are 1-based: pivots[k] = p > 0
 means rows/columns k and p-1 were swapped and D has a 1x1 block at k; a negative pair
 pivots[k] = pivots[k+1] = -p marks a 2x2 block at k, k+1, with rows k+1 and p-1 swapped.
-Like torch, neither op has a derivative. ember runs these over real matrices (the complex
-variants raise)."""
+For complex matrices, hermitian=True factors A = L D L^H (LAPACK's hetrf) and
+hermitian=False A = L D L^T (sytrf). Like torch, neither op has a derivative."""
 import numpy as np
 
 from ._tensor import Tensor
@@ -20,36 +20,47 @@ LinalgLdlFactor = return_type("linalg_ldl_factor", ["LD", "pivots"])
 LinalgLdlFactorEx = return_type("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 
-def _factor_one(a):
-    """sytf2 on one matrix (lower): (LD, int32 pivots, info)."""
+def _cabs1(x):
+    """LAPACK's cheap modulus |re| + |im| (the plain modulus for real values)."""
+    return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
+
+
+def _factor_one(a, hermitian):
+    """sytf2 (hetf2 for a complex Hermitian matrix) on one matrix, lower triangle:
+    (LD, int32 pivots, info)."""
     a = a.copy()
+    herm = hermitian and np.iscomplexobj(a)
+    conj = np.conj if herm else (lambda x: x)
     n = a.shape[0]
     pivots = np.zeros(n, np.int32)
     info = 0
     k = 0
     while k < n:
         step = 1
-        diag = abs(a[k, k])
+        diag = abs(a[k, k].real) if herm else _cabs1(a[k, k])
         if k < n - 1:
-            imax = k + 1 + int(np.argmax(np.abs(a[k + 1:, k])))
-            colmax = abs(a[imax, k])
+            imax = k + 1 + int(np.argmax(_cabs1(a[k + 1:, k])))
+            colmax = _cabs1(a[imax, k])
         else:
             imax, colmax = k, 0.0
         if max(diag, colmax) == 0 or np.isnan(diag):
             if info == 0:
                 info = k + 1
             kp = k
+            if herm:
+                a[k, k] = a[k, k].real
         else:
             if diag >= _ALPHA * colmax:
                 kp = k
             else:
                 # the largest off-diagonal entry in row/column imax
-                rowmax = np.max(np.abs(a[imax, k:imax]))
+                rowmax = np.max(_cabs1(a[imax, k:imax]))
                 if imax < n - 1:
-                    rowmax = max(rowmax, np.max(np.abs(a[imax + 1:, imax])))
+                    rowmax = max(rowmax, np.max(_cabs1(a[imax + 1:, imax])))
                 if diag >= _ALPHA * colmax * (colmax / rowmax):
                     kp = k
-                elif abs(a[imax, imax]) >= _ALPHA * rowmax:
+                elif (abs(a[imax, imax].real) if herm else _cabs1(a[imax, imax])) >= \
+                        _ALPHA * rowmax:
                     kp = imax
                 else:
                     kp, step = imax, 2
@@ -57,27 +68,51 @@ def _factor_one(a):
             if kp != kk:        # swap rows and columns kk and kp of the trailing matrix
                 if kp < n - 1:
                     a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
-                between = a[kk + 1:kp, kk].copy()
-                a[kk + 1:kp, kk] = a[kp, kk + 1:kp]
+                between = conj(a[kk + 1:kp, kk].copy())
+                a[kk + 1:kp, kk] = conj(a[kp, kk + 1:kp])
                 a[kp, kk + 1:kp] = between
+                if herm:
+                    a[kp, kk] = np.conj(a[kp, kk])
                 a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
                 if step == 2:
+                    if herm:
+                        a[k, k] = a[k, k].real
                     a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+            elif herm:
+                a[k, k] = a[k, k].real
+                if step == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
             if step == 1:
                 if k < n - 1:
                     x = a[k + 1:, k].copy()
-                    a[k + 1:, k + 1:] -= np.outer(x, x) / a[k, k]
-                    a[k + 1:, k] = x / a[k, k]
+                    pivot = a[k, k].real if herm else a[k, k]
+                    a[k + 1:, k + 1:] -= np.outer(x, conj(x)) / pivot
+                    a[k + 1:, k] = x / pivot
+                    if herm:
+                        idx = np.arange(k + 1, n)
+                        a[idx, idx] = a[idx, idx].real
             elif k < n - 2:
-                d21 = a[k + 1, k]
-                d11 = a[k + 1, k + 1] / d21
-                d22 = a[k, k] / d21
-                d21 = (1 / (d11 * d22 - 1)) / d21
                 c0, c1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
-                w0 = d21 * (d11 * c0 - c1)
-                w1 = d21 * (d22 * c1 - c0)
-                a[k + 2:, k + 2:] -= np.outer(c0, w0) + np.outer(c1, w1)
+                if herm:
+                    size = abs(a[k + 1, k])
+                    d11 = a[k + 1, k + 1].real / size
+                    d22 = a[k, k].real / size
+                    d21 = a[k + 1, k] / size
+                    scale = (1 / (d11 * d22 - 1)) / size
+                    w0 = scale * (d11 * c0 - d21 * c1)
+                    w1 = scale * (d22 * c1 - np.conj(d21) * c0)
+                else:
+                    d21 = a[k + 1, k]
+                    d11 = a[k + 1, k + 1] / d21
+                    d22 = a[k, k] / d21
+                    d21 = (1 / (d11 * d22 - 1)) / d21
+                    w0 = d21 * (d11 * c0 - c1)
+                    w1 = d21 * (d22 * c1 - c0)
+                a[k + 2:, k + 2:] -= np.outer(c0, conj(w0)) + np.outer(c1, conj(w1))
                 a[k + 2:, k], a[k + 2:, k + 1] = w0, w1
+                if herm:
+                    idx = np.arange(k + 2, n)
+                    a[idx, idx] = a[idx, idx].real
         if step == 1:
             pivots[k] = kp + 1
         else:
@@ -86,9 +121,12 @@ def _factor_one(a):
     return np.tril(a), pivots, info
 
 
-def _solve_one(ld, pivots, b):
-    """sytrs (lower) on one system: X with L D L^T X = P B."""
+def _solve_one(ld, pivots, b, hermitian):
+    """sytrs (hetrs for a complex Hermitian factorization), lower: X with
+    L D L^T X = P B (L^H for Hermitian)."""
     b = b.copy()
+    herm = hermitian and np.iscomplexobj(ld)
+    conj = np.conj if herm else (lambda x: x)
     n = ld.shape[0]
     k = 0
     while k < n:                    # L D Y = B
@@ -96,7 +134,7 @@ def _solve_one(ld, pivots, b):
             kp = pivots[k] - 1
             b[[k, kp]] = b[[kp, k]]
             b[k + 1:] -= np.outer(ld[k + 1:, k], b[k])
-            b[k] /= ld[k, k]
+            b[k] /= ld[k, k].real if herm else ld[k, k]
             k += 1
         else:
             kp = -pivots[k] - 1
@@ -104,21 +142,21 @@ def _solve_one(ld, pivots, b):
             if k < n - 2:
                 b[k + 2:] -= np.outer(ld[k + 2:, k], b[k]) + np.outer(ld[k + 2:, k + 1], b[k + 1])
             off = ld[k + 1, k]
-            first, second = ld[k, k] / off, ld[k + 1, k + 1] / off
+            first, second = ld[k, k] / conj(off), ld[k + 1, k + 1] / off
             denom = first * second - 1
-            bk, bk1 = b[k] / off, b[k + 1] / off
+            bk, bk1 = b[k] / conj(off), b[k + 1] / off
             b[k], b[k + 1] = (second * bk - bk1) / denom, (first * bk1 - bk) / denom
             k += 2
     k = n - 1
-    while k >= 0:                   # L^T X = Y
+    while k >= 0:                   # L^T X = Y (L^H)
         if pivots[k] > 0:
-            b[k] -= ld[k + 1:, k] @ b[k + 1:]
+            b[k] -= conj(ld[k + 1:, k]) @ b[k + 1:]
             kp = pivots[k] - 1
             b[[k, kp]] = b[[kp, k]]
             k -= 1
         else:
-            b[k] -= ld[k + 1:, k] @ b[k + 1:]
-            b[k - 1] -= ld[k + 1:, k - 1] @ b[k + 1:]
+            b[k] -= conj(ld[k + 1:, k]) @ b[k + 1:]
+            b[k - 1] -= conj(ld[k + 1:, k - 1]) @ b[k + 1:]
             kp = -pivots[k] - 1
             b[[k, kp]] = b[[kp, k]]
             k -= 2
@@ -136,7 +174,7 @@ def _ldl_factor(xp, A, *, hermitian=False):
     pivots = np.empty((flat.shape[0], n), np.int32)
     info = np.empty(flat.shape[0], np.int32)
     for i, matrix in enumerate(flat):
-        ld[i], pivots[i], info[i] = _factor_one(matrix)
+        ld[i], pivots[i], info[i] = _factor_one(matrix, hermitian)
     return (xp.asarray(ld.reshape(host.shape)), xp.asarray(pivots.reshape(batch + (n,))),
             xp.asarray(info.reshape(batch)))
 
@@ -157,7 +195,7 @@ def _ldl_solve(xp, LD, pivots, B, *, hermitian=False):
     rhs = np.broadcast_to(b, shape + b.shape[-2:]).reshape((count,) + b.shape[-2:])
     out = np.empty(rhs.shape, rhs.dtype)
     for i in range(count):
-        out[i] = _solve_one(ld[i], piv[i], rhs[i])
+        out[i] = _solve_one(ld[i], piv[i], rhs[i], hermitian)
     return xp.asarray(out.reshape(shape + b.shape[-2:]))
 
 
@@ -175,8 +213,6 @@ def _check_factor_input(A, fn="torch.linalg.ldl_factor_ex"):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A.dtype)}")
-    if A.dtype.is_complex:
-        raise NotImplementedError("ember's linalg.ldl_factor handles real matrices only")
 
 
 def _name(dtype):
@@ -222,8 +258,6 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if B.dtype != LD.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(B.dtype)} and A of type {_name(LD.dtype)} instead.")
-    if LD.dtype.is_complex:
-        raise NotImplementedError("ember's linalg.ldl_solve handles real matrices only")
     return _into(out, _ldl_solve(LD, pivots, B, hermitian=hermitian))
 
 

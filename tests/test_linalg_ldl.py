@@ -82,3 +82,32 @@ def test_ldl_errors_and_no_derivative():
                 LD.grad_fn.name(), catch(LD.sum().backward), X.grad_fn.name(),
                 catch(X.sum().backward)]
     same(scenario)
+
+
+def _complex(T, n, seed, hermitian, dtype="complex128", batch=()):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (n, n)) + 1j * rng.standard_normal(batch + (n, n))
+    a = a + (np.conj(np.swapaxes(a, -1, -2)) if hermitian else np.swapaxes(a, -1, -2))
+    return T.tensor(a, dtype=getattr(T, dtype))
+
+
+@pytest.mark.parametrize("n,seed", [(1, 0), (2, 1), (3, 2), (5, 3), (8, 4), (13, 5)])
+@pytest.mark.parametrize("hermitian", [True, False])
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_ldl_complex(n, seed, hermitian, dtype):
+    def scenario(T):
+        A = _complex(T, n, seed, hermitian, dtype)
+        LD, pivots, info = T.linalg.ldl_factor_ex(A, hermitian=hermitian)
+        X = T.linalg.ldl_solve(LD, pivots, T.eye(n, dtype=A.dtype), hermitian=hermitian)
+        return LD, pivots, info, X
+    tol = 1e-4 if dtype == "complex64" else 1e-9
+    same(scenario, rtol=tol, atol=tol)
+
+
+def test_ldl_complex_batch():
+    def scenario(T):
+        A = _complex(T, 4, 9, True, batch=(3,))
+        LD, pivots = T.linalg.ldl_factor(A, hermitian=True)
+        B = T.arange(8.0, dtype=T.float64).view(4, 2).to(T.complex128)
+        return LD, pivots, T.linalg.ldl_solve(LD, pivots, B, hermitian=True)
+    same(scenario, rtol=1e-9, atol=1e-9)
