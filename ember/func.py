@@ -825,4 +825,4 @@ def debug_unwrap(tensor, *, recurse=True):
     return tensor
 
 
-from ._rearrange import rearrange  # noqa: E402,F401
+from .func_rearrange import rearrange  # noqa: E402,F401
