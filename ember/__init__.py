@@ -280,5 +280,6 @@ from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 from .sparse._csr import sparse_csr_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
+from . import masked, library  # noqa: E402,F401  (torch.masked, torch.library)
 from . import _names  # noqa: E402  (torch's names in TypeErrors; last)
 _names.apply(_sys.modules[__name__])

@@ -35,7 +35,8 @@ from .ops.joining import stack
 from .ops.random import get_rng_state, set_rng_state
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd",
-           "hessian", "linearize", "vmap"]
+           "hessian", "linearize", "vmap", "stack_module_state", "replace_all_batch_norm_modules_",
+           "functionalize", "debug_unwrap", "rearrange"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -751,3 +752,77 @@ class _Reparametrized:
                 setattr(owner, attr, old)
         self.undo = []
         return False
+
+
+# ----------------------------------------------------------------------------- module state
+def stack_module_state(models):
+    """The parameters and buffers of several models of one class, each stacked along a new
+    first dimension (for vmap over an ensemble with functional_call). The stacked
+    parameters are new leaves, requiring grad as the originals do."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    if any(m.training != models[0].training for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    all_params = [dict(m.named_parameters()) for m in models]
+    all_buffers = [dict(m.named_buffers()) for m in models]
+
+    def stacked_leaf(tensors, name):
+        flags = {t.requires_grad for t in tensors}
+        if len(flags) > 1:
+            raise RuntimeError(f"Expected {name} from each model to have the same "
+                               ".requires_grad")
+        out = stack([t.detach() for t in tensors]).detach()
+        return out.requires_grad_() if flags.pop() else out
+
+    params = {k: stacked_leaf([p[k] for p in all_params], k) for k in all_params[0]}
+    buffers = {k: stack([b[k] for b in all_buffers]) for k in all_buffers[0]}
+    return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every BatchNorm in `root` use batch statistics only (no running statistics), in
+    place, as vmap over such modules needs; returns `root`."""
+    from .nn.modules.batchnorm import _BatchNorm      # (ember.nn imports this module)
+    for module in root.modules():
+        if isinstance(module, _BatchNorm):
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
+
+
+# ----------------------------------------------------------------------------- other transforms
+_FUNCTIONALIZE_REMOVE = ("mutations", "mutations_and_views")
+
+
+def functionalize(func, *, remove="mutations"):
+    """A function computing what `func` computes, its in-place writes replaced by out-of-place
+    ops (for compilers). ember runs programs eagerly, where the two give the same results,
+    inputs that `func` mutates included (torch copies them back), so `func` itself is run."""
+    if remove not in _FUNCTIONALIZE_REMOVE:
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for remove="
+            f"{remove}. Valid options are:\n     remove='mutations': all inplace and out= "
+            "operators will be removed from the program, and replaced with their out-of-place "
+            "equivalents.\n     remove='mutations_and_views': In addition to the above, all "
+            "aliasing operators {view} will be replaced with their non-aliasing counterparts, "
+            "{view}_copy.\n")
+
+    @functools.wraps(func)
+    def functionalized(*args, **kwargs):
+        return func(*args, **kwargs)
+    return functionalized
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a transform's wrappers: ember's transforms do not wrap tensors, so it
+    is the tensor itself."""
+    return tensor
+
+
+from .func_rearrange import rearrange  # noqa: E402,F401

@@ -20,3 +20,9 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator():
+    """The generator a DataLoader thread worker should draw from; None elsewhere, so that draws
+    use the global generator. ember's DataLoader workers are processes, so it is always None."""
+    return None

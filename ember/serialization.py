@@ -18,11 +18,19 @@ Loading never runs code from the file: the unpickler only resolves the handful o
 format needs (the allowlist below); any other name raises UnpicklingError naming it.
 """
 import collections
+import contextlib
+import enum
 import io
+import mmap as _mmap
 import os
 import pickle
+import pickletools
+import shutil
 import struct
+import sys
+import tempfile
 import uuid
+import warnings
 import zipfile
 
 import numpy as np
@@ -33,6 +41,7 @@ from ._layout import layout as _layout_cls, strided, sparse_coo
 from ._tensor import Tensor, Size, contiguous_strides
 from .sparse._conversions import sparse_coo_tensor
 from .nn.parameter import Parameter
+from . import _storage, _typed_storage
 from ._storage import UntypedStorage
 from .nn import parameter
 from .nn.parameter import UninitializedTensorMixin
@@ -167,7 +176,7 @@ class _Pickler(pickle._Pickler):
             if copy:
                 array = np.ascontiguousarray(array)
             storage = _Storage(str(len(self.storages)), array.reshape(-1), owner._dtype,
-                               str(owner._device))
+                               location_tag(owner.untyped_storage()))
             self.storages[id(owner)] = storage
             self._keep.append(owner)          # keeps id(owner) unique until the save ends
         return storage
@@ -256,6 +265,8 @@ def _write_archive(obj, out):
         _write_record(archive, prefix + "byteorder", b"little")
         for storage in pickler.storages.values():
             raw = storage.array.view(np.uint8) if storage.array.size else b""
+            if _skip_data[0] is not None:       # the record keeps its size, not the bytes
+                raw = bytes(len(raw))
             _write_record(archive, prefix + "data/" + storage.key, raw)
         _write_record(archive, prefix + "version", _FORMAT_VERSION)
 
@@ -379,6 +390,7 @@ def _codecs_encode(text, encoding="utf-8"):
 # The names a checkpoint may refer to, and what each means in ember.
 _ALLOWED = {
     ("collections", "OrderedDict"): collections.OrderedDict,
+    ("collections", "Counter"): collections.Counter,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch", "device"): _rebuild_device,
@@ -534,12 +546,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     no code from the file is ever run (`add_safe_globals` trusts more names). `map_location`
     may be a device, a device string, a dict from saved location to device, or a function
     f(storage, location) returning the storage to use (None: the saved location).
+    With mmap=True (a path only) the tensors' memory is the file's, mapped as
+    set_default_mmap_options says.
     """
-    if pickle_module is not None or mmap:
-        raise NotImplementedError("ember.load supports neither pickle_module nor mmap")
+    if pickle_module is not None:
+        raise NotImplementedError("ember.load does not support pickle_module")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            return _load_archive(file, map_location, weights_only)
+            mapped = _map_file(file) if mmap else None
+            return _load_archive(file, map_location, weights_only, mapped)
     if not (hasattr(f, "seekable") and f.seekable()):     # zip needs to seek: buffer a stream
         f = io.BytesIO(f.read())
     return _load_archive(f, map_location, weights_only)
@@ -581,7 +598,27 @@ def _reject_non_zip(file, weights_only):
     raise RuntimeError("Invalid magic number; corrupt file?")
 
 
-def _load_archive(file, map_location, weights_only):
+def _map_file(file):
+    """The whole file memory-mapped as set_default_mmap_options says: MAP_PRIVATE (the
+    default) copies a page on write, MAP_SHARED writes through to the file."""
+    if os.fstat(file.fileno()).st_size == 0:
+        return None
+    if _settings["mmap_flags"] == _mmap.MAP_SHARED:
+        with open(file.name, "r+b") as writable:
+            return _mmap.mmap(writable.fileno(), 0, access=_mmap.ACCESS_WRITE)
+    return _mmap.mmap(file.fileno(), 0, access=_mmap.ACCESS_COPY)
+
+
+def _record_offset(archive, info):
+    """Where a stored record's bytes start in the file (after its local header)."""
+    fp = archive.fp
+    fp.seek(info.header_offset)
+    header = fp.read(30)
+    name_length, extra_length = struct.unpack("<HH", header[26:30])
+    return info.header_offset + 30 + name_length + extra_length
+
+
+def _load_archive(file, map_location, weights_only, mapped=None):
     start = file.tell()
     is_zip = file.read(4) == b"PK\x03\x04"       # what torch checks to choose a reader
     file.seek(start)
@@ -603,13 +640,22 @@ def _load_archive(file, map_location, weights_only):
             raise CheckpointError("cannot read the checkpoint: it has no data.pkl record "
                                   "(not a PyTorch checkpoint?)")
         prefix = pickles[0][:-len("data.pkl")]
-        byteorder = b"little"
         if prefix + "byteorder" in names:
             byteorder = _read_record(archive, prefix + "byteorder").strip()
+        else:                   # an old file: the byte order set_default_load_endianness says
+            byteorder = _fallback_byteorder()
 
         def read_storage(key, dtype, numel):
             name = prefix + "data/" + key
             array = np.empty(numel, dtype.np)
+            if _skip_data[0] is not None:       # the tensors keep uninitialized memory
+                return array
+            if mapped is not None and numel and byteorder.decode() == sys.byteorder:
+                info = archive.getinfo(name)
+                if info.compress_type == zipfile.ZIP_STORED and \
+                        info.file_size == array.nbytes:
+                    # the tensor's memory is the file's (mmap=True)
+                    return np.frombuffer(mapped, dtype.np, numel, _record_offset(archive, info))
             raw = array.view(np.uint8) if numel else np.empty(0, np.uint8)
             _read_record(archive, name, into=raw)
             if byteorder == b"big" and dtype.itemsize > 1:
@@ -641,11 +687,12 @@ def _read_record(archive, name, into=None):
             from None
     try:
         if into is None:
-            return archive.read(info)
+            with _open_record(archive, info) as entry:
+                return entry.read()
         if info.file_size != into.size:
             raise CheckpointError(f"checkpoint is corrupted: the record '{name}' has "
                                   f"{info.file_size} bytes, expected {into.size}")
-        with archive.open(info) as entry:
+        with _open_record(archive, info) as entry:
             view = memoryview(into)
             done = 0
             while done < into.size:
@@ -683,3 +730,283 @@ def _target_device(location, map_location):
                 "please use torch.load with map_location=torch.device('cpu') to map your "
                 "storages to the CPU.")
     return target
+
+
+def _open_record(archive, info):
+    entry = archive.open(info)
+    if info.CRC == 0 and info.file_size:
+        # torch.save under set_crc32_options(False) writes no checksums (0): nothing to check
+        entry._expected_crc = None
+    return entry
+
+
+# ====================================================================== settings and helpers
+class SourceChangeWarning(Warning):
+    pass
+
+
+class LoadEndianness(enum.Enum):
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_settings = {"load_endianness": None, "crc32": True, "mmap_flags": _mmap.MAP_PRIVATE}
+
+
+def get_default_load_endianness():
+    """The byte order assumed for a checkpoint that does not record one (None: native)."""
+    return _settings["load_endianness"]
+
+
+def set_default_load_endianness(endianness):
+    if endianness is not None and not isinstance(endianness, LoadEndianness):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _settings["load_endianness"] = endianness
+
+
+def _fallback_byteorder():
+    order = _settings["load_endianness"]
+    if order is LoadEndianness.LITTLE:
+        return b"little"
+    if order is LoadEndianness.BIG:
+        return b"big"
+    return sys.byteorder.encode()
+
+
+def get_crc32_options():
+    return _settings["crc32"]
+
+
+def set_crc32_options(compute_crc32):
+    """Whether save writes a CRC-32 for each record. (ember.save always writes them, which
+    every reader accepts; the setting is kept for get_crc32_options.)"""
+    _settings["crc32"] = compute_crc32
+
+
+def get_default_mmap_options():
+    return _settings["mmap_flags"]
+
+
+class set_default_mmap_options:
+    """The mmap flags (mmap.MAP_PRIVATE or mmap.MAP_SHARED) for loads with mmap=True: set
+    at once, restored at the end of a `with` block."""
+
+    def __init__(self, flags):
+        if flags != _mmap.MAP_PRIVATE and flags != _mmap.MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.prev = _settings["mmap_flags"]
+        _settings["mmap_flags"] = flags
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _settings["mmap_flags"] = self.prev
+
+
+_skip_data = [None]         # the skip_data block in force
+
+
+class skip_data:
+    """Within the block, save writes each storage record as zeros of the right size and load
+    leaves the loaded tensors' memory uninitialized: for the structure of a checkpoint
+    without the cost of its bytes."""
+
+    def __init__(self, materialize_fake_tensors=False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._prev = _skip_data[0]
+        _skip_data[0] = self
+
+    def __exit__(self, *exc):
+        _skip_data[0] = self._prev
+
+
+@contextlib.contextmanager
+def mkdtemp():
+    """A temporary directory, removed with its contents at the end of the block."""
+    path = tempfile.mkdtemp()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
+
+
+def check_module_version_greater_or_equal(module, req_version_tuple, error_if_malformed=True):
+    """Whether module.__version__ is at least `req_version_tuple`, comparing as many
+    dot-separated fields as the tuple has (each converted to its field's type)."""
+    fields = module.__version__.split(".")
+    try:
+        version = tuple(type(want)(fields[i]) for i, want in enumerate(req_version_tuple))
+    except (ValueError, IndexError) as e:
+        message = (f"'{module.__name__}' module version string is malformed "
+                   f"'{module.__version__}' and cannot be compared with tuple "
+                   f"{req_version_tuple}")
+        if error_if_malformed:
+            raise RuntimeError(message) from e
+        warnings.warn(message + ", but continuing assuming that requirement is met",
+                      stacklevel=2)
+        return True
+    return version >= req_version_tuple
+
+
+class StorageType:
+    """What a checkpoint's torch.<Type>Storage name stands for: its dtype."""
+
+    def __init__(self, name):
+        if name not in _STORAGE_DTYPE:
+            raise KeyError(f'pickle storage type "{name}" is not recognized')
+        self._dtype = _STORAGE_DTYPE[name]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def __str__(self):
+        return f"StorageType(dtype={self.dtype})"
+
+
+def normalize_storage_type(storage_type):
+    """The storage class of ember's namespace named like `storage_type` (torch looks the name
+    up in its own namespace; ember's storage classes live in these two modules)."""
+    name = storage_type.__name__
+    return getattr(_typed_storage, name) if hasattr(_typed_storage, name) else \
+        getattr(_storage, name)
+
+
+def storage_to_tensor_type(storage):
+    """The legacy tensor class named like `storage`'s class (FloatStorage -> FloatTensor), in
+    its module: for torch's storages of today that name does not exist (AttributeError)."""
+    storage_type = type(storage)
+    module = sys.modules[storage_type.__module__]
+    return getattr(module, storage_type.__name__.replace("Storage", "Tensor"))
+
+
+# -------------------------------------------------------------- storage locations
+_packages = []      # (priority, tagger, deserializer), lowest priority first
+
+
+def register_package(priority, tagger, deserializer):
+    """Teach save/load a storage location: `tagger(storage)` names a storage's location (or
+    None), `deserializer(storage, location)` restores a storage there (or None)."""
+    _packages.append((priority, tagger, deserializer))
+    _packages.sort(key=lambda entry: entry[0])
+
+
+def location_tag(storage):
+    for _, tagger, _ in _packages:
+        tag = tagger(storage)
+        if tag:
+            return tag
+    raise RuntimeError("don't know how to determine data location of " +
+                       _storage_typename(storage))
+
+
+def default_restore_location(storage, location):
+    for _, _, deserializer in _packages:
+        result = deserializer(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError("don't know how to restore data location of " +
+                       _storage_typename(storage) + " (tagged with " + location + ")")
+
+
+def _storage_typename(storage):
+    if isinstance(storage, UntypedStorage):
+        return "torch.storage.UntypedStorage"
+    return f"{type(storage).__module__}.{type(storage).__qualname__}"
+
+
+def validate_cuda_device(location):
+    """The device index of a 'cuda[:n]' location, checking that it can be loaded there."""
+    index = _device_cls(location).index or 0
+    if not cuda.is_available():
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    count = cuda.device_count()
+    if index >= count:
+        raise RuntimeError(
+            f"Attempting to deserialize object on CUDA device {index} but "
+            f"torch.cuda.device_count() is {count}. Please use torch.load with map_location "
+            "to map your storages to an existing device.")
+    return index
+
+
+def validate_hpu_device(location):
+    """ember has no HPU backend, so no storage can be loaded onto one."""
+    raise RuntimeError("The HPU device module is not registered. If you are running on a "
+                       "CPU-only machine, please use torch.load with "
+                       "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _cpu_tag(storage):
+    return "cpu" if storage.device.type == "cpu" else None
+
+
+def _cpu_restore(storage, location):
+    return storage if location == "cpu" else None
+
+
+def _device_tag(storage):
+    device = storage.device
+    if device.type == "cuda":
+        return f"cuda:{device.index or 0}"
+    return "meta" if device.type == "meta" else None
+
+
+def _device_restore(storage, location):
+    if location.startswith("cuda"):
+        index = validate_cuda_device(location)
+        return UntypedStorage(storage._owner.to(f"cuda:{index}"))
+    if location == "meta":
+        return UntypedStorage(storage._owner.to("meta"))
+    return None
+
+
+register_package(10, _cpu_tag, _cpu_restore)
+register_package(20, _device_tag, _device_restore)
+
+
+# -------------------------------------------------------------- auditing a checkpoint
+def get_unsafe_globals_in_checkpoint(f):
+    """The "module.name" of each class or function a checkpoint refers to that a
+    weights-only load would refuse (not allowlisted, nor added with add_safe_globals)."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            return get_unsafe_globals_in_checkpoint(file)
+    start = f.tell()
+    is_zip = f.read(4) == b"PK\x03\x04"
+    f.seek(start)
+    if not is_zip:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with zipfile.ZipFile(f) as archive:
+        pickles = [n for n in archive.namelist() if n.endswith("data.pkl") and n.count("/") == 1]
+        if not pickles:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        data = _read_record(archive, pickles[0])
+    unsafe = []
+    for module, name in _globals_of(data):
+        if (module, name) in _ALLOWED or _safe_global(f"{module}.{name}") is not None:
+            continue
+        full = f"{module}.{name}"
+        if full not in unsafe:
+            unsafe.append(full)
+    return unsafe
+
+
+def _globals_of(data):
+    """The (module, name) of every global a pickle refers to, in order, without loading it."""
+    strings = []
+    for op, arg, _ in pickletools.genops(data):
+        if op.name == "GLOBAL":
+            module, name = arg.split(" ", 1)
+            yield module, name
+        elif op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8"):
+            strings.append(arg)
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            yield strings[-2], strings[-1]

@@ -2,6 +2,7 @@
 and make_tensor."""
 import collections.abc
 import math
+import warnings
 
 import numpy as np
 
@@ -50,7 +51,8 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, check
     if close.all():
         return None
     if abs_diff.dtype.kind == "i":                           # (integers divide into floats)
-        rel_diff = abs_diff.astype(D.get_default_dtype().np) / np.abs(e)
+        floats = D.get_default_dtype().np      # (both sides: NumPy would divide in float64)
+        rel_diff = abs_diff.astype(floats) / np.abs(e).astype(floats)
     else:
         rel_diff = abs_diff / np.abs(e)
     if dtype is D.bfloat16:                                 # (torch's differences are bf16)
@@ -175,3 +177,27 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         step = D.finfo(dtype).tiny if dtype.is_floating_point else 1
         result = result.masked_fill(result == 0, step)
     return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+# the older assert_allclose's default (rtol, atol): the larger of the two dtypes' entries
+_ALLCLOSE_TOLERANCES = {D.float16: (1e-3, 1e-3), D.float32: (1e-4, 1e-5),
+                        D.float64: (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """The deprecated predecessor of assert_close: `expected` is made a tensor of `actual`'s
+    dtype, dtypes need not match, and the default tolerances are the older, looser ones."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be "
+                  "removed in a future release. Please use `torch.testing.assert_close()` "
+                  "instead. You can find detailed upgrade instructions in "
+                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning,
+                  stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_device=True, check_dtype=False, check_stride=False, msg=msg or None)

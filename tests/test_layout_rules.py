@@ -12,7 +12,7 @@ from import_cycles import import_graph, largest_cycle, strongly_connected  # noq
 
 EMBER = os.path.join(ROOT, "ember")
 # Issue 11 asks for at most 40 (12 of those left are optional dependencies: CuPy, mpi4py, ...)
-MAX_LOCAL_IMPORTS = 35
+MAX_LOCAL_IMPORTS = 37
 # the largest set of ember modules that reach each other by imports (tools/import_cycles.py):
 # 217 before the cycle was cut at its causes; what is left is Tensor <-> the core ops and
 # autograd (31), and the package's own (ember/__init__ imports every subpackage;

@@ -5,10 +5,11 @@ import weakref
 from .._backend import backend
 
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        enforce_grad_layout_policy)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from . import engine, graph, grad_mode
-from .function import Function, once_differentiable, FunctionCtx
+from .function import Function, once_differentiable, FunctionCtx, NestedIOFunction
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.joining import stack
@@ -213,6 +214,12 @@ def _batched_grads(roots, grads, retain_graph, create_graph, inputs):
                                      retain_graph or k < n - 1, create_graph, inputs=inputs,
                                      accumulate=False) for k in range(n)]
     return [None if entry[0] is None else stack(entry) for entry in zip(*per_entry)]
+
+
+def variable(*args, **kwargs):
+    """The pre-0.4 constructor: removed, as in torch; torch.tensor replaces it."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) "
+                       "instead")
 
 
 class VariableMeta(type):

@@ -306,3 +306,65 @@ def _set_output_tangents(outputs, tangents):
     for out, tangent in zip(outs, tangents):
         if isinstance(out, Tensor) and tangent is not None:
             forward_ad._store(out, forward_ad._fit_layout(out, tangent))
+
+
+class InplaceFunction(Function):
+    """A Function that records whether it should work in place (`inplace`); kept, as in
+    torch, for programs written against the old API."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """The old instance-style Function with nested inputs and outputs (forward_extended /
+    backward_extended). It relied on autograd machinery torch has since removed, so, as in
+    torch, it can no longer be run: calling an instance or `apply` fails on the missing state;
+    the class remains for programs that only subclass or name it."""
+
+    def __call__(self, *args):
+        # (torch's instance call reaches for the removed legacy forward)
+        raise AttributeError("'super' object has no attribute '_do_forward'")
+
+    def forward(self, *args):
+        nested = self._nested_input     # never set any more: apply fails here, as in torch
+        result = self.forward_extended(*nested)
+        self._nested_output = result
+        return tuple(_flat_tensors(result))
+
+    def backward(self, *gradients):
+        result = self.backward_extended(*gradients)
+        return tuple(_flat_tensors(result, keep_none=True))
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(_flat_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return self._to_save_nested
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(_flat_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(_flat_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
+
+
+def _flat_tensors(obj, keep_none=False):
+    """The tensors (and, with keep_none, the Nones) of nested lists, tuples and dicts."""
+    if isinstance(obj, Tensor) or (keep_none and obj is None):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _flat_tensors(v, keep_none)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _flat_tensors(v, keep_none)

@@ -142,3 +142,66 @@ class inference_mode(_Mode):
         state.inference = self.mode
         if self.mode:
             inference_used[0] = True
+
+
+class _EngineSettings(threading.local):
+    # whether .grad must take the layout its variable has (torch's gradient layout contract)
+    enforce_grad_layout = True
+
+
+engine_settings = _EngineSettings()
+# torch's engine may run backward on several device threads; this records the setting (ember's
+# engine runs backward on the calling thread in either mode)
+_multithreading = [True]
+
+
+def is_multithreading_enabled():
+    return _multithreading[0]
+
+
+class _SetAtOnce(_Mode):
+    """A setting applied as soon as it is made (so a plain call works) and restored when a
+    `with` block or a decorated call ends."""
+
+    def __init__(self, mode):
+        self.prev = self._read()
+        self.mode = mode
+        self._write(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        self._write(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_SetAtOnce):
+    """Context manager (or plain call) turning multithreaded backward on or off."""
+
+    @staticmethod
+    def _read():
+        return _multithreading[0]
+
+    @staticmethod
+    def _write(mode):
+        _multithreading[0] = mode
+
+
+class enforce_grad_layout_policy(_SetAtOnce):
+    """Context manager (or plain call): with enable=False a gradient the engine may hand over
+    becomes .grad even when its strides differ from its variable's. Thread-local."""
+
+    def __init__(self, enable=True):
+        super().__init__(enable)
+
+    @staticmethod
+    def _read():
+        return engine_settings.enforce_grad_layout
+
+    @staticmethod
+    def _write(mode):
+        engine_settings.enforce_grad_layout = mode

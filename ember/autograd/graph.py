@@ -293,7 +293,19 @@ def _checked_tensor_hook(fn):
         if new is not None:
             _check_value(fn, grad, new)
         return new
+    tensor_hook.user_hook = fn      # (what the program registered, for tensor_hooks())
     return tensor_hook
+
+
+def tensor_hooks(tensor):
+    """The hooks a program registered on `tensor` with Tensor.register_hook, in order."""
+    if tensor.grad_fn is not None:
+        extras = tensor.grad_fn._extras
+        pre = extras.tensor_pre_hooks if extras is not None else None
+        hooks = (pre or {}).get(tensor._output_nr, {})
+    else:
+        hooks = (tensor._extra or {}).get("leaf_hooks", {})
+    return [getattr(h, "user_hook", h) for h in hooks.values()]
 
 
 def _checked_values(fn, old, new):
@@ -337,7 +349,8 @@ def accumulate_into_grad(variable, new):
         return
     if old is None:
         layout = _grad_layout(variable)
-        if not grad_mode.state.enabled and _obeys(new, layout):
+        if not grad_mode.state.enabled and (_obeys(new, layout) or
+                                            not grad_mode.engine_settings.enforce_grad_layout):
             if _owned(new):
                 variable._grad = new    # the engine's own result, nobody else holds it
                 return
@@ -675,3 +688,70 @@ def _package_dir():
 
 
 _PACKAGE_DIR = _package_dir()
+
+
+# ----------------------------------------------------------------------------- mutation of saved
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors block: whether it is still open (a
+    graph recorded in it may only be differentiated while it is)."""
+
+    def __init__(self):
+        self.active = True
+
+
+_mutation_context = [None]      # the open allow_mutation_on_saved_tensors block, if any
+
+_MUTATION_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                     "context" "in which the graph was originally recorded.")   # (torch's text)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this block a tensor saved for backward may be modified in place afterwards:
+    backward uses the values it had when saved. Every tensor saved in the block is kept as a
+    copy (torch copies lazily, on the first mutation; the values backward sees are the same),
+    and the graph must be differentiated before the block ends."""
+    if _mutation_context[0] is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def unpack(copy):
+        if not ctx.active:
+            raise AssertionError(_MUTATION_OUTSIDE)
+        return copy
+
+    _mutation_context[0] = ctx
+    try:
+        with saved_tensors_hooks(lambda t: t.clone(), unpack):
+            yield ctx
+    finally:
+        ctx.active = False
+        _mutation_context[0] = None
+
+
+def region_activation_memory_budget(budget):
+    """A compiler hint (how many activations a compiled region keeps); ember never compiles,
+    so it refuses, as torch does outside a compiled region."""
+    raise RuntimeError("torch.autograd.graph.region_activation_memory_budget can only be "
+                       "used inside a torch.compile region; it has no effect in eager mode.")
+
+
+# CUDA stream settings of torch's engine, process-wide. ember's engine runs each backward on
+# one stream, so neither situation they govern arises; the settings are recorded.
+_stream_settings = {"override_stale_capture_stream": False,
+                    "warn_on_accumulate_grad_stream_mismatch": True}
+
+
+def _set_stream_setting(key, enabled):
+    if not isinstance(enabled, bool):
+        raise RuntimeError(f"enabled must be a bool, but got {type(enabled).__name__}")
+    _stream_settings[key] = enabled
+
+
+def set_override_stale_capture_stream(enabled):
+    _set_stream_setting("override_stale_capture_stream", enabled)
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    _set_stream_setting("warn_on_accumulate_grad_stream_mismatch", enabled)

@@ -11,7 +11,10 @@ ember's ops are Python functions over NumPy, so the names and counts are ember's
 torch's kernels call other kernels (`aten::ones` calls `aten::empty` and `aten::fill_`), ember
 shows the op that was called; composite functions (F.linear) appear as the ops they run.
 """
+import bisect
+import collections
 import contextlib
+import enum
 import itertools
 import json
 import os
@@ -23,6 +26,39 @@ from ..ops import registry
 
 _active = []        # the recorders of the profilers now recording (innermost last)
 _ids = itertools.count(1)
+
+
+class DeviceType(enum.Enum):
+    """The device an event ran on (torch.profiler.DeviceType); ember's events are all CPU."""
+    CPU = 0
+    CUDA = 1
+    MKLDNN = 2
+    OPENGL = 3
+    OPENCL = 4
+    IDEEP = 5
+    HIP = 6
+    FPGA = 7
+    MAIA = 8
+    XLA = 9
+    Vulkan = 10
+    Metal = 11
+    XPU = 12
+    MPS = 13
+    MTIA = 19
+    Meta = 14
+    HPU = 15
+    VE = 16
+    Lazy = 17
+    IPU = 18
+    PrivateUse1 = 20
+
+    def __str__(self):
+        return f"DeviceType.{self.name}"
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
 
 
 class FunctionEvent:
@@ -52,6 +88,8 @@ class FunctionEvent:
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     cpu_time = cpu_time_total
+
+    device_type = DeviceType.CPU
 
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} cpu_time="
@@ -343,3 +381,61 @@ class emit_nvtx(contextlib.nullcontext):
 class emit_itt(emit_nvtx):
     pass
 
+
+
+class EnforceUnique:
+    """Raises RuntimeError when a key is seen a second time."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def see(self, *key):
+        if key in self.seen:
+            raise RuntimeError("duplicate key: " + str(key))
+        self.seen.add(key)
+
+
+class KinetoStepTracker:
+    """The global profiler step, counted per requester ("ProfilerStep", an optimizer's step):
+    each requester counts its own steps and the global step is the largest count, so that two
+    sources stepping once each advance it by one, not two."""
+
+    _current_step = 0
+    _step_dict = collections.defaultdict(int)
+
+    @classmethod
+    def init_step_count(cls, requester):
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        cls._current_step = max(cls._current_step, max(cls._step_dict.values()))
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls):
+        return cls._current_step
+
+
+class MemRecordsAcc:
+    """Memory records (tuples whose first item has `start_ns()`) looked up by time interval."""
+
+    def __init__(self, mem_records):
+        self._mem_records = mem_records
+        order = sorted(range(len(mem_records)), key=lambda i: mem_records[i][0].start_ns())
+        self._order = order
+        self._starts = [mem_records[i][0].start_ns() for i in order]
+
+    def in_interval(self, start_ns, end_ns):
+        """The records starting in [start_ns, end_ns], earliest first."""
+        lo = bisect.bisect_left(self._starts, start_ns)
+        hi = bisect.bisect_right(self._starts, end_ns)
+        for k in range(lo, hi):
+            yield self._mem_records[self._order[k]]

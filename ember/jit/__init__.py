@@ -12,6 +12,7 @@ Nothing is ever a ScriptModule or ScriptFunction (the classes exist for isinstan
 and no TorchScript archive is written or read: `save`/`load` raise an error naming
 `ember.save`/`ember.load` (a model's state_dict or the module itself) as the way.
 """
+import builtins
 import collections
 import contextlib
 import os
@@ -72,7 +73,7 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """`obj` itself (a module, function or class): ember runs it eagerly."""
     _deprecated("script")
     if not callable(obj) and type(obj).__module__ == "builtins" and \
-            not isinstance(obj, (list, dict)):
+            not builtins.isinstance(obj, (list, dict)):
         raise TypeError(f"{type(obj)} is a built-in class")
     return obj
 
@@ -86,7 +87,7 @@ def _check_traced_output(out, strict):
     if out is None:
         raise RuntimeError("The traced function didn't return any values! Side-effects are not "
                            "captured in traces, so it would be a no-op.")
-    if isinstance(out, dict):
+    if builtins.isinstance(out, dict):
         if strict:
             raise RuntimeError(
                 "Encountering a dict at the output of the tracer might cause the trace to be "
@@ -96,9 +97,9 @@ def _check_traced_output(out, strict):
                 "instead). If you absolutely need this and know the side effects, pass "
                 "strict=False to trace() to allow this behavior.")
         values = out.values()
-    elif isinstance(out, (list, tuple)):
+    elif builtins.isinstance(out, (list, tuple)):
         values = out
-    elif isinstance(out, Tensor):
+    elif builtins.isinstance(out, Tensor):
         return
     else:
         raise RuntimeError("Only tensors, lists, tuples of tensors, or dictionary of tensors "
@@ -125,14 +126,15 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     if not callable(func):
         raise RuntimeError("Could not get name of python class object")
     if example_kwarg_inputs is not None:
-        if not isinstance(example_kwarg_inputs, dict):
+        if not builtins.isinstance(example_kwarg_inputs, dict):
             raise TypeError("example_kwarg_inputs should be a dict")
         _run_traced(func, (), example_kwarg_inputs, strict)
         return func
     # a single tensor is one positional input; anything else must be iterable (None and numbers
     # raise Python's TypeError, as in torch)
-    args = (example_inputs,) if isinstance(example_inputs, Tensor) else tuple(example_inputs)
-    if isinstance(func, _Module):       # (torch traces a module's forward as a method)
+    args = (example_inputs,) if builtins.isinstance(example_inputs, Tensor) \
+        else tuple(example_inputs)
+    if builtins.isinstance(func, _Module):       # (torch traces a module's forward as a method)
         _deprecated("trace_method")
     _run_traced(func, args, {}, strict)
     return func
@@ -143,14 +145,15 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                  _compilation_unit=None, example_inputs_is_kwarg=False, _store_inputs=True):
     """`mod` itself, after running each named method on its example inputs."""
     _deprecated("trace_method")
-    if not isinstance(inputs, dict):
+    if not builtins.isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
     for name, example in inputs.items():
         method = getattr(mod, name)
         if example_inputs_is_kwarg:
             _run_traced(method, (), example, strict)
         else:
-            _run_traced(method, (example,) if isinstance(example, Tensor) else tuple(example),
+            _run_traced(method, (example,) if builtins.isinstance(example, Tensor)
+                        else tuple(example),
                         {}, strict)
     return mod
 
@@ -236,7 +239,7 @@ def wait(future):
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """The module itself (nothing to fold): torch's errors for a module not in eval mode."""
     _deprecated("freeze", "use `torch.compile` instead")
-    if not isinstance(mod, _Module):
+    if not builtins.isinstance(mod, _Module):
         raise RuntimeError("Freezing expects a ScriptModule as input. Please use "
                            "torch.jit.script or torch.jit.trace to script your 'nn.Module'.")
     if mod.training:
@@ -248,7 +251,7 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
 def optimize_for_inference(mod, other_methods=None):
     """The module itself, put in eval mode (as torch's freezes it)."""
     _deprecated("optimize_for_inference", "use `torch.compile` instead")
-    if not isinstance(mod, _Module):
+    if not builtins.isinstance(mod, _Module):
         raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use "
                            "torch.jit.script or torch.jit.trace to script your 'nn.Module'.")
     return mod.eval()
@@ -266,7 +269,7 @@ def save(m, f, _extra_files=None):
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     _deprecated("load", "switch to `torch.export`")
-    if isinstance(f, (str, os.PathLike)):       # torch's errors for a path it cannot open
+    if builtins.isinstance(f, (str, os.PathLike)):       # torch's errors for a path it cannot open
         if not os.path.exists(f):
             raise ValueError(f"The provided filename {f} does not exist")
         if os.path.isdir(f):
@@ -299,3 +302,10 @@ def fuser(name):
 @contextlib.contextmanager
 def optimized_execution(should_optimize):
     yield
+
+
+class Error(Exception):
+    """The error a TorchScript `raise` produces (torch.jit.Error)."""
+
+
+from ._typed_containers import isinstance  # noqa: E402,A001  (torch.jit.isinstance)

@@ -11,7 +11,7 @@ recorded.
 import enum
 
 from ..autograd.profiler import (record_function, EventList, _Recorder, _start, _stop,  # noqa: F401
-                                 FunctionEvent, FunctionEventAvg)
+                                 FunctionEvent, FunctionEventAvg, DeviceType, KinetoStepTracker)
 import warnings
 
 
@@ -32,6 +32,12 @@ class ProfilerAction(enum.Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+
+
+def kineto_available():
+    """Whether torch's Kineto tracing library is here: no, ember's profiler is its own
+    recorder (the profile API works without it)."""
+    return False
 
 
 def supported_activities():
@@ -123,6 +129,7 @@ class profile:
                 self.on_trace_ready(self)
 
     def start(self):
+        KinetoStepTracker.init_step_count("ProfilerStep")
         self._begin_step()
 
     def stop(self):
@@ -140,6 +147,7 @@ class profile:
 
     def __exit__(self, *exc):
         self.stop()
+        KinetoStepTracker.erase_step_count("ProfilerStep")
         return False
 
     # ---------------------------------------------------------------- results
