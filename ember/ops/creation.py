@@ -651,7 +651,7 @@ def _fused_multiply_add(a, b, c, dtype=np.float64):
     The product's rounding error (Dekker's split) and the sum's (two-sum) are recovered and
     added back; for a narrower dtype the double result is rounded to odd first, so that its
     final rounding is the single rounding of the exact value."""
-    a = np.float64(a)
+    a = np.float64(a) if np.ndim(a) == 0 else np.asarray(a, np.float64)
     p = a * b
     split = 134217729.0                       # 2**27 + 1
 
