@@ -401,14 +401,23 @@ WIDE_RANGE = 2 ** 28     # ranges from here on take 64-bit draws
 def _float_bounds(npd, low, high):
     """For a floating dtype, bounds the dtype can't hold are pulled inwards first: when
     high - 1 rounds (in the dtype) to high or above, high becomes the representable value just
-    below that rounding; when low + 1 rounds below low, low becomes the one just above it."""
+    below that rounding; when low + 1 rounds below low, low becomes the one just above it.
+    The rounded value is read back as an int64 the way x86 converts: one at or past 2**63 (or
+    inf) reads as -2**63, so a high whose high - 1 rounds up to 2**63 is left as it is."""
     top = _from_int(np.asarray(high - 1, np.int64), npd)
-    if int(top.astype(np.float64)) >= high:
+    if _as_int64(top) >= high:
         high = int(np.nextafter(top, np.asarray(-np.inf, npd)).astype(np.float64))
     bottom = _from_int(np.asarray(low + 1, np.int64), npd)
-    if int(bottom.astype(np.float64)) < low:
+    if _as_int64(bottom) < low:
         low = int(np.nextafter(bottom, np.asarray(np.inf, npd)).astype(np.float64))
     return low, high
+
+
+def _as_int64(x):
+    """A floating scalar to int64 as x86's truncating conversion does: out of range (or not
+    a number) gives -2**63."""
+    v = float(np.asarray(x).astype(np.float64))
+    return int(v) if math.isfinite(v) and -2.0 ** 63 <= v < 2.0 ** 63 else -2 ** 63
 
 
 def _from_int(vals, npd):
