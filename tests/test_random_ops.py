@@ -3,6 +3,7 @@ the same seed, ember and torch give equal values and leave equal generator state
 (The recipes themselves are tested bit by bit in test_random_streams.py.)"""
 import importlib.util
 import os
+import random
 
 import numpy as np
 import pytest
@@ -501,4 +502,38 @@ def test_dataloader_workers_are_seeded_as_torch_seeds_them():
                                          shuffle=True)
         return [b.tolist() for b in loader]
     assert batches(ember) == batches(torch)
+    assert same_global_state()
+
+
+class _WorkerGenerators:
+    """Each item reads its worker's generators: ember's/torch's initial seed and a draw,
+    Python's random, and NumPy's legacy global state (key words, position) and a draw."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        info = self.lib.utils.data.get_worker_info()
+        key, pos = np.random.get_state()[1:3]
+        return (i, info.id, info.seed, self.lib.initial_seed(), self.lib.rand(2).tolist(),
+                random.random(), random.getrandbits(64), key[:4].tolist(), key[-3:].tolist(),
+                int(pos), np.random.rand(3).tolist(), np.random.randint(0, 2 ** 31, 2).tolist())
+
+
+@pytest.mark.parametrize("seed", [0, 5, 2 ** 40 + 3])
+@pytest.mark.parametrize("own_generator", [False, True])
+def test_dataloader_worker_python_and_numpy_seeding(seed, own_generator):
+    """Inside a worker: torch.initial_seed() is base seed + id, Python's random is seeded
+    with it, and NumPy's global generator with torch's 4 hashed words: all as torch."""
+    def items(L):
+        L.manual_seed(seed)
+        gen = L.Generator().manual_seed(seed + 1) if own_generator else None
+        loader = L.utils.data.DataLoader(_WorkerGenerators(L), batch_size=None, num_workers=2,
+                                         generator=gen)
+        return [tuple(item) for item in loader]
+    ours, theirs = items(ember), items(torch)
+    assert len(ours) == 6 and ours == theirs
     assert same_global_state()
