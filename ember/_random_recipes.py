@@ -637,24 +637,46 @@ def multinomial(gen, probs, num_samples, replacement=False):
 
 # ----------------------------------------------------------------------------- poisson
 class _Uniforms:
-    """float64 uniforms taken one by one from a block drawn ahead; finish() leaves the
-    generator exactly after the ones used (the draw-ahead is undone from a snapshot)."""
+    """torch's one-at-a-time float64 uniforms (and normals) for the samplers that take a
+    varying number of draws per element: taken from a block of words drawn ahead; finish()
+    leaves the generator exactly after the words used (the draw-ahead is undone from a
+    snapshot) and with the normal cache as torch leaves it."""
 
-    def __init__(self, gen, block=256):
+    def __init__(self, gen, block=512):
         self.gen, self.block = gen, block
         self.snap = gen.get_state()
-        self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
+        self.cached = gen._normal           # the scalar sampler's second normal, or None
+        self.words, self.pos, self.used = [], 0, 0
+
+    def _pair(self):
+        if self.pos + 2 > len(self.words):
+            self.words = self.words[self.pos:] + self.gen.words(self.block).tolist()
+            self.pos = 0
+        hi, lo = self.words[self.pos], self.words[self.pos + 1]
+        self.pos += 2
+        self.used += 2
+        return (((hi & 0x1FFFFF) << 32) | lo) * 2.0 ** -53
 
     def __call__(self):
-        if self.pos == len(self.buf):
-            self.buf, self.pos = uniform01_double(self.gen, self.block), 0
-        self.pos += 1
-        self.used += 1
-        return float(self.buf[self.pos - 1])
+        """A float64 uniform in [0, 1) (one 64-bit draw)."""
+        return self._pair()
+
+    def normal(self):
+        """A standard normal from torch's scalar sampler: the cached one if there is one,
+        else Box-Muller on two uniforms, caching the sine half."""
+        if self.cached is not None:
+            z, self.cached = self.cached, None
+            return z
+        u1, u2 = self._pair(), self._pair()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
 
     def finish(self):
         self.gen.set_state(self.snap)
-        self.gen.words(2 * self.used)
+        self.gen.words(self.used)
+        self.gen._normal = self.cached
 
 
 def _poisson_one(lam, uniform):
@@ -697,6 +719,54 @@ def poisson(gen, rates):
     out = np.array([_poisson_one(float(r), uniform) for r in rates.reshape(-1)], np.float64)
     uniform.finish()
     return out.reshape(rates.shape)
+
+
+# ----------------------------------------------------------------------------- gamma
+_THIRD_F = float(np.float32(1) / np.float32(3))    # the constants are float literals in torch
+_C0331_F = float(np.float32(0.0331))
+
+
+def _gamma_one(alpha, draw, single):
+    """One Gamma(alpha, 1) draw, Marsaglia and Tsang's rejection in float64 (with float32
+    constants 1/3 and 0.0331); alpha below 1 is boosted to alpha + 1 and the draw scaled by
+    (1 - u)**(1/alpha), u drawn first. `single`: alpha is float32, so alpha + 1, 1/alpha and
+    d = alpha - 1/3 are float32 sums (then widened)."""
+    f32 = np.float32
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        inv = float(f32(1) / f32(alpha)) if single else 1.0 / alpha
+        scale *= (1 - draw()) ** inv
+        alpha = float(f32(alpha) + f32(1)) if single else alpha + 1.0
+    d = float(f32(alpha) - f32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = draw.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - draw()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(gen, alpha):
+    """torch._standard_gamma(alpha) (float32 or float64 array): one draw per element in
+    order, each taking the normals and float64 uniforms its rejection loop needs; the result
+    rounded to alpha's dtype and kept at or above its smallest normal number."""
+    alpha = np.asarray(alpha)
+    single = alpha.dtype == np.float32
+    draw = _Uniforms(gen)
+    out = np.array([_gamma_one(a, draw, single) for a in alpha.reshape(-1).tolist()],
+                   np.float64).astype(alpha.dtype)
+    draw.finish()
+    return np.maximum(out, np.finfo(alpha.dtype).tiny).reshape(alpha.shape)
 
 
 # ----------------------------------------------------------------------------- complex dtypes

@@ -689,3 +689,41 @@ def test_complex_rand_and_randn(tdt, edt, n):
     ours = R.normal_complex(g, (n,), edt)
     assert same_state(g, tg)
     assert same(ours, theirs)
+
+
+# ----------------------------------------------------------------------------- gamma
+GAMMA_ALPHAS = [0.0, 1e-3, 0.01, 0.3, 0.5, 0.999, 1.0, 1.5, 2.5, 7.0, 30.0, 1000.0, 1e6]
+
+
+@pytest.mark.parametrize("tdt", [torch.float32, torch.float64])
+@pytest.mark.parametrize("seed", [0, 1, 2 ** 40 + 7])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000])
+def test_standard_gamma(tdt, seed, n):
+    """torch._standard_gamma: Marsaglia-Tsang per element with torch's scalar normals (and
+    their cache, left odd by a first randn(3)) and float64 uniforms; values and state."""
+    g, tg = pair(seed)
+    R.normal(g, (3,), ember.float64)
+    torch.randn(3, generator=tg, dtype=torch.float64)
+    alpha = torch.tensor((GAMMA_ALPHAS * (n // len(GAMMA_ALPHAS) + 1))[:n], dtype=tdt)
+    theirs = torch._standard_gamma(alpha, generator=tg)
+    assert same(R.standard_gamma(g, alpha.numpy()), theirs)
+    assert same_state(g, tg)
+
+
+def test_standard_gamma_strided_alpha():
+    """A transposed alpha: the draws go in the output's (C) order, as torch's iterator runs
+    over a fresh contiguous output."""
+    g, tg = pair(4)
+    alpha = (torch.rand(6, 5, generator=torch.Generator().manual_seed(1)) * 4).t()
+    theirs = torch._standard_gamma(alpha, generator=tg)
+    assert same(R.standard_gamma(g, alpha.numpy()), theirs)
+    assert same_state(g, tg)
+
+
+def test_standard_gamma_statistics():
+    """Large samples have Gamma's mean and variance (alpha both sides of 1)."""
+    g = Generator().manual_seed(0)
+    for a in (0.4, 3.0):
+        x = R.standard_gamma(g, np.full(20000, a))
+        assert abs(x.mean() - a) < 4 * np.sqrt(a / 20000)
+        assert abs(x.var() / a - 1) < 0.08
