@@ -721,6 +721,89 @@ def poisson(gen, rates):
     return out.reshape(rates.shape)
 
 
+# ----------------------------------------------------------------------------- binomial
+# log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi)/2 for k < 10 (Stirling's series'
+# remainder, as Hormann's BTRS tabulates it); from 10 on its series in 1/(k + 1)
+_STIRLING_TAIL = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834,
+                  0.02079067210376509, 0.01664469118982119, 0.01387612882307075,
+                  0.01189670994589177, 0.01041126526197209, 0.009255462182712733,
+                  0.008330563433362871)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, draw):
+    """Count the geometric waiting times (ceil(log u / log(1 - p))) that fit in count."""
+    logq = math.log1p(-prob)
+    total, k = 0.0, 0.0
+    while True:
+        u = draw()
+        total += math.ceil(math.log(u) / logq) if u > 0 else math.inf
+        if total > count:
+            return k
+        k += 1
+
+
+def _binomial_btrs(count, prob, draw):
+    """Hormann's transformed rejection with squeeze (BTRS) for count * prob >= 10."""
+    spq = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    vr = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * spq
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = draw() - 0.5
+        v = draw()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= vr:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(count, prob, draw):
+    if math.isnan(count) or math.isnan(prob):
+        return math.nan
+    if count <= 0 or prob <= 0:
+        return 0.0
+    if prob >= 1:
+        return count
+    flip = prob > 0.5
+    p = 1.0 - prob if flip else prob
+    k = _binomial_btrs(count, p, draw) if count * p >= 10 else \
+        _binomial_inversion(count, p, draw)
+    return count - k if flip else k
+
+
+def binomial(gen, count, prob):
+    """torch.binomial(count, prob) (float64 arrays of one shape): per element in order, with
+    float64 uniforms: 0 when count or prob is not positive, count when prob >= 1; otherwise
+    with q the smaller of prob and 1 - prob (counting failures when q = 1 - prob), BTRS when
+    count * q >= 10, else geometric inversion."""
+    draw = _Uniforms(gen)
+    out = np.array([_binomial_one(c, p, draw) for c, p in
+                    zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())], np.float64)
+    draw.finish()
+    return out.reshape(count.shape)
+
+
 # ----------------------------------------------------------------------------- gamma
 _THIRD_F = float(np.float32(1) / np.float32(3))    # the constants are float literals in torch
 _C0331_F = float(np.float32(0.0331))

@@ -584,3 +584,17 @@ def test_dirichlet_many_categories(dt):
     else:
         assert np.allclose(a.numpy(), b.numpy(), rtol=4.5e-16, atol=0)
     assert same_global_state()
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_binomial_op_and_distribution_match_torch(dt):
+    seed_both(6)
+    count = [[5.0, 100.0, 0.0], [2.5, 1e4, 30.0]]
+    prob = [[0.3, 0.9, 0.5], [0.3, 0.999, 0.02]]
+    E = (lambda L, v: L.tensor(v, dtype=getattr(L, dt)))
+    assert same(ember.binomial(E(ember, count), E(ember, prob)),
+                torch.binomial(E(torch, count), E(torch, prob)))
+    a = ember.distributions.Binomial(E(ember, [10.0, 200.0]), E(ember, [0.4, 0.7])).sample((30,))
+    b = torch.distributions.Binomial(E(torch, [10.0, 200.0]), E(torch, [0.4, 0.7])).sample((30,))
+    assert same(a, b)
+    assert same_global_state()

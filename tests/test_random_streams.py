@@ -727,3 +727,30 @@ def test_standard_gamma_statistics():
         x = R.standard_gamma(g, np.full(20000, a))
         assert abs(x.mean() - a) < 4 * np.sqrt(a / 20000)
         assert abs(x.var() / a - 1) < 0.08
+
+
+# ----------------------------------------------------------------------------- binomial
+@pytest.mark.parametrize("tdt", [torch.float32, torch.float64])
+@pytest.mark.parametrize("seed", [0, 1, 2 ** 40 + 7])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000])
+def test_binomial(tdt, seed, n):
+    """torch.binomial: inversion below count * q = 10, BTRS from there (q the smaller of p
+    and 1 - p), the edge cases (count 0, p 0 or 1, a fractional count); values and state."""
+    counts = [0.0, 1.0, 2.5, 5.0, 10.0, 20.0, 37.0, 100.0, 1000.0, 1e5, 3.0]
+    src = torch.Generator().manual_seed(seed + 10)
+    count = torch.tensor((counts * (n // len(counts) + 1))[:n], dtype=tdt)
+    prob = torch.rand(n, generator=src, dtype=tdt)
+    prob[:3] = torch.tensor([0.0, 1.0, 0.5], dtype=tdt)[:n]
+    g, tg = pair(seed)
+    theirs = torch.binomial(count, prob, generator=tg)
+    ours = R.binomial(g, count.numpy().astype(np.float64), prob.numpy().astype(np.float64))
+    assert same(ours.astype(count.numpy().dtype), theirs)
+    assert same_state(g, tg)
+
+
+def test_binomial_statistics():
+    g = Generator().manual_seed(0)
+    for count, p in ((20.0, 0.3), (500.0, 0.9), (4.0, 0.05)):
+        x = R.binomial(g, np.full(20000, count), np.full(20000, p))
+        assert abs(x.mean() - count * p) < 4 * np.sqrt(count * p * (1 - p) / 20000)
+        assert abs(x.var() / (count * p * (1 - p)) - 1) < 0.08

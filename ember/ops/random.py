@@ -563,8 +563,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
 # ----------------------------------------------------------------------------- binomial
 @primitive("binomial", node="NotImplemented")
 def _binomial(xp, count, prob, *, generator):
-    n = np.maximum(np.floor(count), 0).astype(np.int64)
-    return _numpy_rng(generator).binomial(n, np.clip(prob, 0, 1)).astype(count.dtype)
+    device = _backend.of(xp)
+    count, prob = np.broadcast_arrays(device.to_host(count), device.to_host(prob))
+    draws = R.binomial(_gen(generator), count.astype(np.float64), prob.astype(np.float64))
+    return device.from_host(draws.astype(count.dtype))
 
 
 @_binomial.derivative
@@ -573,7 +575,7 @@ def _(ctx, grad):
 
 
 def binomial(count, prob, generator=None):
-    """Samples of Binomial(count, prob), elementwise (count rounded down; prob clamped)."""
+    """Samples of Binomial(count, prob), elementwise: torch's recipe (R.binomial)."""
     if not count._dtype.is_floating_point:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count._dtype)}")
