@@ -256,16 +256,26 @@ _LOG_POLY = tuple(np.float32(c) for c in (
 _F32 = np.float32
 
 
-def _fused(a, b, c):
-    """float32 a * b + c with one float64 rounding, then float32's (see above)."""
-    s = np.multiply(a, b, dtype=np.float64)
-    s += c
-    return s.astype(_F32)
+class _Fused:
+    """float32 a * b + c with one float64 rounding, then float32's (see above), written into
+    a float32 array; one float64 scratch array is reused for every step (speed)."""
+
+    def __init__(self, shape):
+        self.tmp = np.empty(shape, np.float64)
+
+    def __call__(self, a, b, c, out=None):
+        np.multiply(a, b, out=self.tmp, dtype=np.float64)
+        self.tmp += c
+        if out is None:
+            out = np.empty(self.tmp.shape, _F32)
+        np.copyto(out, self.tmp, casting="same_kind")
+        return out
 
 
-def _log_f32(x, fma=_fused):
+def _log_f32(x):
     """log of float32 x in (0, 1]: x = m * 2**e with m in [sqrt(1/2), sqrt(2)); with t = m - 1,
     log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part."""
+    fma = _Fused(x.shape)
     bits = x.view(np.int32)
     e = (bits >> 23).astype(_F32)
     e -= _F32(126)
@@ -273,16 +283,17 @@ def _log_f32(x, fma=_fused):
     low = m < _F32(0.707106781186547524)
     e -= low                                     # (m doubled where it is below sqrt(1/2))
     t = m - _F32(1)
-    t += np.where(low, m, _F32(0))
+    m *= low
+    t += m
     z = t * t
     y = fma(t, _LOG_POLY[0], _LOG_POLY[1])
     for coef in _LOG_POLY[2:]:
-        y = fma(y, t, coef)
+        fma(y, t, coef, out=y)
     y *= t
-    y = fma(y, z, e * _F32(-2.12194440e-4))
-    y = fma(z, _F32(-0.5), y)
+    fma(y, z, e * _F32(-2.12194440e-4), out=y)
+    fma(z, _F32(-0.5), y, out=y)
     t += y
-    return fma(e, _F32(0.693359375), t)
+    return fma(e, _F32(0.693359375), t, out=t)
 
 
 _SIN_POLY = tuple(np.float32(c) for c in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
@@ -290,26 +301,29 @@ _COS_POLY = tuple(np.float32(c) for c in (2.443315711809948e-5, -1.3887316254937
                                           4.166664568298827e-2))
 
 
-def _sincos_f32(x, fma=_fused):
+def _sincos_f32(x):
     """(sin x, cos x) of float32 x >= 0: j = the even integer nearest to x / (pi/4), rounded up
     from truncation; x - j pi/4 (pi/4 in three parts, fused steps) lands in [-pi/4, pi/4],
     where one polynomial gives the sine and another the cosine; j's bits pick which is which
     and the signs."""
+    fma = _Fused(x.shape)
     j = (x * _F32(1.27323954473516)).astype(np.int32)
     j += 1
     j &= ~np.int32(1)
     y = j.astype(_F32)
     x = fma(y, _F32(-0.78515625), x)
-    x = fma(y, _F32(-2.4187564849853515625e-4), x)
-    x = fma(y, _F32(-3.77489497744594108e-8), x)
+    fma(y, _F32(-2.4187564849853515625e-4), x, out=x)
+    fma(y, _F32(-3.77489497744594108e-8), x, out=x)
     z = x * x
-    pc = fma(fma(z, _COS_POLY[0], _COS_POLY[1]), z, _COS_POLY[2])
+    pc = fma(z, _COS_POLY[0], _COS_POLY[1])
+    fma(pc, z, _COS_POLY[2], out=pc)
     pc *= z
-    pc = fma(pc, z, z * _F32(-0.5))
+    fma(pc, z, z * _F32(-0.5), out=pc)
     pc += _F32(1)
-    ps = fma(fma(z, _SIN_POLY[0], _SIN_POLY[1]), z, _SIN_POLY[2])
+    ps = fma(z, _SIN_POLY[0], _SIN_POLY[1])
+    fma(ps, z, _SIN_POLY[2], out=ps)
     ps *= z
-    ps = fma(ps, x, x)
+    fma(ps, x, x, out=ps)
     swap = (j & 2) != 0
     sin = np.where(swap, pc, ps)
     cos = np.where(swap, ps, pc)
