@@ -182,6 +182,19 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
     return out.reshape(shape)
 
 
+def rand_plain(gen, shape, npd):
+    """torch.rand(*sizes) in the default float dtype (float32, float64 or half): uniform()
+    with its checks skipped, for the quick path of small draws."""
+    n = 1
+    for k in shape:
+        n *= k
+    if npd is F32:
+        out = uniform01_float(gen, n)
+    else:
+        out = uniform(gen, (n,), npd)
+    return out.reshape(shape) if len(shape) != 1 else out
+
+
 # ----------------------------------------------------------------------------- normal_
 def normal_scalar(gen, n, as_list=False):
     """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
@@ -406,6 +419,21 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     else:
         out = fma32(z, np.float32(std), np.float32(mean)).astype(npd, copy=False)
     return out.reshape(shape)
+
+
+def randn_plain(gen, shape, npd):
+    """torch.randn(*sizes) in the default float dtype: normal() with its checks skipped; a
+    small float32/float64 draw takes the scalar sampler's Python floats straight."""
+    n = 1
+    for k in shape:
+        n *= k
+    if n >= 16 or not (npd is F32 or npd is F64):
+        return normal(gen, shape, npd)
+    out = np.array(normal_scalar(gen, n, as_list=True), np.float64)
+    out += 0.0                           # (fma(z, 1, 0): -0 becomes +0)
+    if npd is F32:
+        out = out.astype(F32)
+    return out.reshape(shape) if len(shape) != 1 else out
 
 
 # ----------------------------------------------------------------------------- random_ / randint

@@ -598,3 +598,25 @@ def test_binomial_op_and_distribution_match_torch(dt):
     b = torch.distributions.Binomial(E(torch, [10.0, 200.0]), E(torch, [0.4, 0.7])).sample((30,))
     assert same(a, b)
     assert same_global_state()
+
+
+@pytest.mark.parametrize("default", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("sizes", [(1,), (3,), (2, 3), (15,), (16,), (17,), (4, 5), (0,),
+                                   (1000,)])
+def test_plain_rand_randn_quick_path(default, sizes):
+    """rand(*sizes) / randn(*sizes) with nothing else given take a quick path: the same
+    values, dtype, shape and stream as torch under each default dtype."""
+    prev_e, prev_t = ember.get_default_dtype(), torch.get_default_dtype()
+    ember.set_default_dtype(getattr(ember, default))
+    torch.set_default_dtype(getattr(torch, default))
+    try:
+        def alike(a, b):                # (bfloat16 has no NumPy form in torch: via float32)
+            return str(a.dtype)[6:] == str(b.dtype)[6:] and same(a.float(), b.float())
+        seed_both(12)
+        for _ in range(2):
+            assert alike(ember.rand(*sizes), torch.rand(*sizes))
+            assert alike(ember.randn(*sizes), torch.randn(*sizes))
+        assert same_global_state()
+    finally:
+        ember.set_default_dtype(prev_e)
+        torch.set_default_dtype(prev_t)

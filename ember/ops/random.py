@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _backend, _dtype as D
 from .. import _random_recipes as R
-from .._device import as_device
+from .._device import CPU, _default_device, as_device
 from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
@@ -87,10 +87,20 @@ def _not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
-def _random_factory(fname, kernel, sample):
-    """rand/randn: floating or complex dtypes only (a complex sample draws both parts)."""
+def _random_factory(fname, kernel, sample, small):
+    """rand/randn: floating or complex dtypes only (a complex sample draws both parts).
+    small(gen, shape): the plain call's quick path (sizes as ints, nothing else given, the
+    default float dtype and the CPU), whose Python overhead matters for small draws."""
     def make(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
+        if size is None and generator is None and dtype is None and device is None and \
+                not requires_grad and args and _default_device[0] is CPU:
+            for a in args:
+                if a.__class__ is not int or a < 0:
+                    break
+            else:
+                dtype = D.get_default_dtype()
+                return Tensor._make(small(default_generator, args, dtype.np), dtype)
         if size is not None:
             if args:
                 got = ", ".join([type(a).__name__ for a in args] +
@@ -113,9 +123,9 @@ def _random_factory(fname, kernel, sample):
 
 
 rand = _random_factory("rand", "check_uniform_bounds", lambda g, shape, dtype: (
-    R.uniform_complex if dtype.is_complex else R.uniform)(g, shape, dtype))
+    R.uniform_complex if dtype.is_complex else R.uniform)(g, shape, dtype), R.rand_plain)
 randn = _random_factory("randn", "normal_kernel_cpu", lambda g, shape, dtype: (
-    R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype))
+    R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype), R.randn_plain)
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
