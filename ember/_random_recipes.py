@@ -519,7 +519,10 @@ def randperm(gen, n, dtype):
     with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
     At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
     not found yet: from there this takes the same draws, so the stream position afterwards is
-    torch's, but the permutation is not."""
+    torch's, but the permutation is not. (Ruled out at n = RANDPERM_WIDE, seed 0, against the
+    first and last 8 values of torch's: a forward or a backward Fisher-Yates shuffle with
+    j = draw % (positions left), and sorting by the draws; torch takes ~150 s per probe on the
+    shared machine, ember ~60 s just to draw the words.)"""
     n = int(n)
     if n <= 1:
         return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
