@@ -754,3 +754,12 @@ def test_binomial_statistics():
         x = R.binomial(g, np.full(20000, count), np.full(20000, p))
         assert abs(x.mean() - count * p) < 4 * np.sqrt(count * p * (1 - p) / 20000)
         assert abs(x.var() / (count * p * (1 - p)) - 1) < 0.08
+
+
+@pytest.mark.parametrize("n", [65535, 65536, 65537, 1000003])
+def test_rand_float32_across_blocks(n):
+    """float32 uniforms of a large n are made a block of words at a time: the same values
+    and stream as all at once (and as torch)."""
+    g, tg = pair(9)
+    assert same(R.uniform(g, (n,), ember.float32), torch.rand(n, generator=tg))
+    assert same_state(g, tg)
