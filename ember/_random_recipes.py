@@ -497,6 +497,17 @@ def random_range(gen, shape, dtype, low, high):
     return _from_int(vals, npd).reshape(shape)
 
 
+def randint_int64(gen, shape, low, high):
+    """random_range for int64 with low < high (the plain randint call's quick path)."""
+    n = 1
+    for k in shape:
+        n *= k
+    span = high - low
+    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
+    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    return vals.reshape(shape) if len(shape) != 1 else vals
+
+
 def _random_top(npd):
     """random_()'s exclusive upper end: the dtype's largest value + 1, or for floating dtypes
     2**mantissa_digits + 1 (every integer in [0, 2**digits] is exact)."""

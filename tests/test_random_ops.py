@@ -651,3 +651,30 @@ def test_von_mises_statistics():
     assert abs(np.arctan2(np.sin(x).mean(), np.cos(x).mean()) - 1.0) < 0.02
     assert abs(resultant - 0.6977746579640081) < 0.01      # I1(2) / I0(2)
     assert x.min() >= -np.pi and x.max() < np.pi
+
+
+@pytest.mark.parametrize("args", [(0, 10, (3,)), (10, (2, 3)), (-5, 5, (17,)), (0, 2 ** 40, (4,)),
+                                  (-2 ** 63, 2 ** 63 - 1, (5,)), (3, 4, ()), (0, 7, (0,)),
+                                  (0, 2 ** 28, (1000,)), (7, (1, 1, 2))])
+def test_plain_randint_quick_path(args):
+    """randint([low,] high, sizes) with nothing else given takes a quick path: torch's
+    values, dtype, shape and stream."""
+    seed_both(13)
+    for _ in range(2):
+        assert same(ember.randint(*args), torch.randint(*args))
+    assert same_global_state()
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:          # (the error's type and message, to compare)
+        return type(e).__name__, str(e)
+    return None
+
+
+def test_randint_quick_path_leaves_errors_to_the_full_path():
+    for args in ((5, 5, (2,)), (0, 2 ** 63, (2,)), (0, 3, (-1,)), (0.5, 3, (2,))):
+        theirs = _raised(lambda: torch.randint(*args))
+        ours = _raised(lambda: ember.randint(*args))
+        assert theirs is not None and ours == theirs

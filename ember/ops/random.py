@@ -157,6 +157,19 @@ _RANDINT_SIGNATURES = (
 
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad=False, out=None, layout=None, pin_memory=False):
+    if low is None and high is None and size is None and generator is None and \
+            dtype is None and device is None and not requires_grad and \
+            _default_device[0] is CPU and 2 <= len(args) <= 3:
+        # the plain call randint([low,] high, (sizes...)) with int64 bounds: a quick path
+        lo, hi, shape = args if len(args) == 3 else (0,) + args
+        if lo.__class__ is int and hi.__class__ is int and shape.__class__ is tuple and \
+                -2 ** 63 <= lo < hi < 2 ** 63:
+            for k in shape:
+                if k.__class__ is not int or k < 0:
+                    break
+            else:
+                return Tensor._make(R.randint_int64(default_generator, shape, lo, hi),
+                                    D.int64)
     # randint([low,] high, size): the arguments by position or by name, as PyTorch binds them
     names = ("high", "size") if len(args) + (low is not None) + (high is not None) + \
         (size is not None) == 2 and low is None else ("low", "high", "size")
