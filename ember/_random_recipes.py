@@ -4,7 +4,9 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except randperm from n = 214748364 (stream position right, permutation not).
+Exact except: randperm from n = 214748364 (stream position right, permutation not), and
+von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
+add their own: Dirichlet's float64 normalising sum, InverseGamma's pow.)
 """
 import math
 

@@ -76,13 +76,6 @@ def _dense_strides(a):
     return strides
 
 
-def _numpy_rng(generator):
-    """A NumPy Generator seeded from 64 bits of the stream, for the samplers whose torch
-    recipe is not reproduced yet (binomial, gamma, Dirichlet, von Mises): seeded programs are
-    reproducible in ember, and the stream moves on, but the numbers are not torch's."""
-    return np.random.Generator(np.random.PCG64(_gen(generator).random64()))
-
-
 def _not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
