@@ -6,7 +6,7 @@ torch's stream bit for bit), so the numbers compare the same amount of work.
 - the recipes (ember/_random_recipes.py, NumPy arrays out) against torch's ops
 - the public ops (ember.rand, ember.randn, ...) against torch's
 Targets (issue 15): rand / randn of 1e6 float32 and a small draw's per-call cost <= 1.5x torch.
-float32 randn of 16+ values is bit-exact since issue 15 and costs ~14x torch's CPU time: torch's
+float32 randn of 16+ values is bit-exact since issue 15 and costs 10-15x torch's CPU time: torch's
 vectorised logf/sincosf are ~20 fused multiply-adds each, emulated in NumPy one pass per step.
 The machine is shared: read the numbers with `uptime` (wall-clock medians).
 """
