@@ -6,6 +6,9 @@ torch's stream bit for bit), so the numbers compare the same amount of work.
 - the recipes (ember/_random_recipes.py, NumPy arrays out) against torch's ops
 - the public ops (ember.rand, ember.randn, ...) against torch's
 Targets (issue 15): rand / randn of 1e6 float32 and a small draw's per-call cost <= 1.5x torch.
+float32 randn of 16+ values is bit-exact since issue 15 and costs 10-15x torch's CPU time: torch's
+vectorised logf/sincosf are ~20 fused multiply-adds each, emulated in NumPy one pass per step.
+The machine is shared: read the numbers with `uptime` (wall-clock medians).
 """
 import os
 import sys
@@ -29,6 +32,8 @@ M = 1_000_000
 
 def recipe_rows(g, tg):
     f32, f64, i64 = np.float32, np.float64, np.int64
+    alphas = np.linspace(0.1, 20, 10_000)
+    counts, probs = np.full(10_000, 50.0), np.linspace(0.01, 0.99, 10_000)
     cases = [
         ("rand 1e6 (recipe)", lambda: R.uniform(g, (M,), f32),
          lambda: torch.rand(M, generator=tg), 1.5),
@@ -46,6 +51,11 @@ def recipe_rows(g, tg):
          lambda: torch.randperm(M, generator=tg), None),
         ("bernoulli 1e6 p=0.5 (recipe)", lambda: R.bernoulli_scalar(g, (M,), 0.5),
          lambda: torch.empty(M).bernoulli_(0.5, generator=tg), None),
+        ("_standard_gamma 1e4 (recipe)", lambda: R.standard_gamma(g, alphas),
+         lambda: torch._standard_gamma(torch.from_numpy(alphas), generator=tg), None),
+        ("binomial 1e4 (recipe)", lambda: R.binomial(g, counts, probs),
+         lambda: torch.binomial(torch.from_numpy(counts), torch.from_numpy(probs),
+                                generator=tg), None),
         ("rand 3 (recipe)", lambda: R.uniform(g, (3,), f32),
          lambda: torch.rand(3, generator=tg), 1.5),
         ("randn 3 (recipe)", lambda: R.normal(g, (3,), f32),

@@ -4,9 +4,9 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: float32 normals from the 16-wide path (torch uses SLEEF's float32 log/cos/sin:
-within 3 ulp, ~1 value in 6 differs; half precision ~1 in 40000), and randperm from
-n = 214748364 (stream position right, permutation not).
+Exact except: randperm from n = 214748364 (stream position right, permutation not), and
+von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
+add their own: Dirichlet's float64 normalising sum, InverseGamma's pow.)
 """
 import math
 
@@ -57,10 +57,25 @@ def fma64(a, b, c):
 
 
 def fma32(a, b, c):
-    """Correctly rounded a * b + c in float32 (the product is exact in float64)."""
-    a, b, c = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
-    a, b, c = np.broadcast_arrays(a, b, c)
-    return _add_round_odd(a * b, c).astype(np.float32)
+    """Correctly rounded a * b + c in float32. The product of two float32 numbers is exact in
+    float64, so the float64 sum rounds once; rounding that to float32 again is right unless
+    the float64 sum was inexact and landed exactly halfway between two float32 numbers (its
+    low 29 bits 1000...0), or is below float32's normal range: those few are redone exactly."""
+    a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
+    bits = s.view(np.uint64) & LOW29
+    risky = bits == HALF29
+    risky |= np.abs(s) < 2.0 ** -125
+    if risky.any():
+        a, b, c = np.broadcast_arrays(a, b, c)
+        s[risky] = _add_round_odd(a[risky].astype(np.float64) * b[risky],
+                                  c[risky].astype(np.float64))
+    return s.astype(np.float32)
+
+
+LOW29 = np.uint64((1 << 29) - 1)
+HALF29 = np.uint64(1 << 28)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -122,12 +137,25 @@ SCALE24 = np.float32(2.0 ** -24)
 
 
 def uniform01_float(gen, n):
-    """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24."""
-    w = gen.words(n)
-    w &= M24
-    out = w.astype(F32)
-    out *= SCALE24
+    """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24. A large n
+    goes a block at a time (the words' temporaries stay in cache)."""
+    if n <= UNIFORM_BLOCK:
+        w = gen.words(n)
+        w &= M24
+        out = w.astype(F32)
+        out *= SCALE24
+        return out
+    out = np.empty(n, F32)
+    for i in range(0, n, UNIFORM_BLOCK):
+        w = gen.words(min(UNIFORM_BLOCK, n - i))
+        w &= M24
+        part = out[i:i + len(w)]
+        part[...] = w
+        part *= SCALE24
     return out
+
+
+UNIFORM_BLOCK = 1 << 16
 
 
 M21 = np.uint64((1 << 21) - 1)
@@ -169,6 +197,19 @@ def uniform(gen, shape, dtype, low=0.0, high=1.0):
     return out.reshape(shape)
 
 
+def rand_plain(gen, shape, npd):
+    """torch.rand(*sizes) in the default float dtype (float32, float64 or half): uniform()
+    with its checks skipped, for the quick path of small draws."""
+    n = 1
+    for k in shape:
+        n *= k
+    if npd is F32:
+        out = uniform01_float(gen, n)
+    else:
+        out = uniform(gen, (n,), npd)
+    return out.reshape(shape) if len(shape) != 1 else out
+
+
 # ----------------------------------------------------------------------------- normal_
 def normal_scalar(gen, n, as_list=False):
     """n standard normals from torch's one-at-a-time sampler (float64 Box-Muller).
@@ -207,28 +248,130 @@ def normal_scalar(gen, n, as_list=False):
 def _box_muller_blocks(u, f64):
     """torch's 16-wide Box-Muller, in place over rows of 16 uniforms: u1 = 1 - u[:8],
     u2 = u[8:], r = sqrt(-2 log u1), theta = 2 pi u2, giving r cos(theta) then r sin(theta).
-    float64 uses the C library's log/cos/sin (not NumPy's SIMD versions).
-    float32: torch uses SLEEF's vectorised logf/cosf/sinf here, which are not correctly
-    rounded; NumPy's float32 ones agree to within 4 ulp (3e-7 absolute) but not bit for bit
-    (about 1 value in 7 differs in its last bit or two)."""
+    float64 uses the C library's log/cos/sin (not NumPy's SIMD versions); float32 torch's
+    vectorised single-precision log and sincos (_log_f32, _sincos_f32)."""
     if f64:
         r = _log(1.0 - u[:, :8])
         th = 2.0 * np.pi * u[:, 8:]
-        cos, sin = _cos, _sin
+        r *= -2
+        np.sqrt(r, out=r)
+        c, s = _cos(th), _sin(th)
     else:
-        f = np.float32
-        r = np.log(f(1) - u[:, :8])
-        th = f(2 * np.pi) * u[:, 8:]
-        cos, sin = np.cos, np.sin
-    r *= -2
-    np.sqrt(r, out=r)
-    c = cos(th)
+        r = _log_f32(np.float32(1) - u[:, :8])
+        r *= np.float32(-2)
+        np.sqrt(r, out=r)
+        th = u[:, 8:] * np.float32(2 * np.pi)
+        s, c = _sincos_f32(th)
     c *= r
     u[:, :8] = c
-    s = sin(th)
     s *= r
     u[:, 8:] = s
     return u
+
+
+# torch's float32 normals (16 or more contiguous elements) come from a vectorised logf and
+# sincosf of the Cephes kind (range reduction, then short polynomials), evaluated in float32
+# with some multiply-adds fused. Which ones are fused was found by experiment: the variants
+# were compared with torch's randn over millions of values, and the few inputs where the
+# remaining variants disagree were fed to torch through a crafted generator state
+# (tests/test_random_streams.py). A fused a * b + c is done as float64 a * b (exact) + c,
+# rounded to float32: double rounding could in principle differ from fma's single rounding,
+# but over all 2**24 inputs each function can get here (u1 = 1 - k 2**-24, theta =
+# float32(2 pi) k 2**-24) the results equal those with an exact fma (fma32), checked once.
+_LOG_POLY = tuple(np.float32(c) for c in (
+    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
+_F32 = np.float32
+
+
+class _Fused:
+    """float32 a * b + c with one float64 rounding, then float32's (see above), written into
+    a float32 array. Two float64 scratch arrays are reused for every step, and float32 array
+    operands are widened into them first (NumPy's mixed-type loops are several times slower)."""
+
+    def __init__(self, shape):
+        self.tmp = np.empty(shape, np.float64)
+        self.wide = np.empty(shape, np.float64)
+
+    def _widened(self, v):
+        if isinstance(v, np.ndarray) and v.dtype != np.float64:
+            np.copyto(self.wide, v)
+            return self.wide
+        return v
+
+    def __call__(self, a, b, c, out=None):
+        tmp = self.tmp
+        np.copyto(tmp, a)
+        tmp *= self._widened(b)
+        tmp += self._widened(c)
+        if out is None:
+            out = np.empty(tmp.shape, _F32)
+        np.copyto(out, tmp, casting="same_kind")
+        return out
+
+
+def _log_f32(x):
+    """log of float32 x in (0, 1]: x = m * 2**e with m in [sqrt(1/2), sqrt(2)); with t = m - 1,
+    log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part."""
+    fma = _Fused(x.shape)
+    bits = x.view(np.int32)
+    e = (bits >> 23).astype(_F32)
+    e -= _F32(126)
+    m = (bits & np.int32(0x007FFFFF) | np.int32(0x3F000000)).view(_F32)  # m in [1/2, 1)
+    low = m < _F32(0.707106781186547524)
+    e -= low                                     # (m doubled where it is below sqrt(1/2))
+    t = m - _F32(1)
+    m *= low
+    t += m
+    z = t * t
+    y = fma(t, _LOG_POLY[0], _LOG_POLY[1])
+    for coef in _LOG_POLY[2:]:
+        fma(y, t, coef, out=y)
+    y *= t
+    fma(y, z, e * _F32(-2.12194440e-4), out=y)
+    fma(z, _F32(-0.5), y, out=y)
+    t += y
+    return fma(e, _F32(0.693359375), t, out=t)
+
+
+_SIN_POLY = tuple(np.float32(c) for c in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
+_COS_POLY = tuple(np.float32(c) for c in (2.443315711809948e-5, -1.388731625493765e-3,
+                                          4.166664568298827e-2))
+
+
+def _sincos_f32(x):
+    """(sin x, cos x) of float32 x >= 0: j = the even integer nearest to x / (pi/4), rounded up
+    from truncation; x - j pi/4 (pi/4 in three parts, fused steps) lands in [-pi/4, pi/4],
+    where one polynomial gives the sine and another the cosine; j's bits pick which is which
+    and the signs."""
+    fma = _Fused(x.shape)
+    j = (x * _F32(1.27323954473516)).astype(np.int32)
+    j += 1
+    j &= ~np.int32(1)
+    y = j.astype(_F32)
+    x = fma(y, _F32(-0.78515625), x)
+    fma(y, _F32(-2.4187564849853515625e-4), x, out=x)
+    fma(y, _F32(-3.77489497744594108e-8), x, out=x)
+    z = x * x
+    pc = fma(z, _COS_POLY[0], _COS_POLY[1])
+    fma(pc, z, _COS_POLY[2], out=pc)
+    pc *= z
+    fma(pc, z, z * _F32(-0.5), out=pc)
+    pc += _F32(1)
+    ps = fma(z, _SIN_POLY[0], _SIN_POLY[1])
+    fma(ps, z, _SIN_POLY[2], out=ps)
+    ps *= z
+    fma(ps, x, x, out=ps)
+    # j's bit 1 swaps the two polynomials; bit 2 flips the sine's sign, and the cosine's
+    # when bit 2 of j - 2 is clear (selected and flipped with bit operations: NumPy's where
+    # is many times slower here)
+    pick = (j & 2) << 30 >> 31                   # all ones where the two swap
+    pcb, psb = pc.view(np.int32), ps.view(np.int32)
+    sin = (pcb & pick) | (psb & ~pick)
+    cos = (psb & pick) | (pcb & ~pick)
+    sin ^= (j & 4) << 29
+    cos ^= (~(j - 2) & 4) << 29
+    return sin.view(_F32), cos.view(_F32)
 
 
 BLOCK = 1 << 17      # values per step of the large fills (their temporaries stay in cache)
@@ -307,6 +450,21 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     return out.reshape(shape)
 
 
+def randn_plain(gen, shape, npd):
+    """torch.randn(*sizes) in the default float dtype: normal() with its checks skipped; a
+    small float32/float64 draw takes the scalar sampler's Python floats straight."""
+    n = 1
+    for k in shape:
+        n *= k
+    if n >= 16 or not (npd is F32 or npd is F64):
+        return normal(gen, shape, npd)
+    out = np.array(normal_scalar(gen, n, as_list=True), np.float64)
+    out += 0.0                           # (fma(z, 1, 0): -0 becomes +0)
+    if npd is F32:
+        out = out.astype(F32)
+    return out.reshape(shape) if len(shape) != 1 else out
+
+
 # ----------------------------------------------------------------------------- random_ / randint
 WIDE_RANGE = 2 ** 28     # ranges from here on take 64-bit draws
 
@@ -314,14 +472,23 @@ WIDE_RANGE = 2 ** 28     # ranges from here on take 64-bit draws
 def _float_bounds(npd, low, high):
     """For a floating dtype, bounds the dtype can't hold are pulled inwards first: when
     high - 1 rounds (in the dtype) to high or above, high becomes the representable value just
-    below that rounding; when low + 1 rounds below low, low becomes the one just above it."""
+    below that rounding; when low + 1 rounds below low, low becomes the one just above it.
+    The rounded value is read back as an int64 the way x86 converts: one at or past 2**63 (or
+    inf) reads as -2**63, so a high whose high - 1 rounds up to 2**63 is left as it is."""
     top = _from_int(np.asarray(high - 1, np.int64), npd)
-    if int(top.astype(np.float64)) >= high:
+    if _as_int64(top) >= high:
         high = int(np.nextafter(top, np.asarray(-np.inf, npd)).astype(np.float64))
     bottom = _from_int(np.asarray(low + 1, np.int64), npd)
-    if int(bottom.astype(np.float64)) < low:
+    if _as_int64(bottom) < low:
         low = int(np.nextafter(bottom, np.asarray(np.inf, npd)).astype(np.float64))
     return low, high
+
+
+def _as_int64(x):
+    """A floating scalar to int64 as x86's truncating conversion does: out of range (or not
+    a number) gives -2**63."""
+    v = float(np.asarray(x).astype(np.float64))
+    return int(v) if math.isfinite(v) and -2.0 ** 63 <= v < 2.0 ** 63 else -2 ** 63
 
 
 def _from_int(vals, npd):
@@ -344,6 +511,17 @@ def random_range(gen, shape, dtype, low, high):
     draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
     vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
     return _from_int(vals, npd).reshape(shape)
+
+
+def randint_int64(gen, shape, low, high):
+    """random_range for int64 with low < high (the plain randint call's quick path)."""
+    n = 1
+    for k in shape:
+        n *= k
+    span = high - low
+    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
+    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    return vals.reshape(shape) if len(shape) != 1 else vals
 
 
 def _random_top(npd):
@@ -381,7 +559,10 @@ def randperm(gen, n, dtype):
     with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
     At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
     not found yet: from there this takes the same draws, so the stream position afterwards is
-    torch's, but the permutation is not."""
+    torch's, but the permutation is not. (Ruled out at n = RANDPERM_WIDE, seed 0, against the
+    first and last 8 values of torch's: a forward or a backward Fisher-Yates shuffle with
+    j = draw % (positions left), and sorting by the draws; torch takes ~150 s per probe on the
+    shared machine, ember ~60 s just to draw the words.)"""
     n = int(n)
     if n <= 1:
         return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
@@ -541,24 +722,46 @@ def multinomial(gen, probs, num_samples, replacement=False):
 
 # ----------------------------------------------------------------------------- poisson
 class _Uniforms:
-    """float64 uniforms taken one by one from a block drawn ahead; finish() leaves the
-    generator exactly after the ones used (the draw-ahead is undone from a snapshot)."""
+    """torch's one-at-a-time float64 uniforms (and normals) for the samplers that take a
+    varying number of draws per element: taken from a block of words drawn ahead; finish()
+    leaves the generator exactly after the words used (the draw-ahead is undone from a
+    snapshot) and with the normal cache as torch leaves it."""
 
-    def __init__(self, gen, block=256):
+    def __init__(self, gen, block=512):
         self.gen, self.block = gen, block
         self.snap = gen.get_state()
-        self.buf, self.pos, self.used = uniform01_double(gen, block), 0, 0
+        self.cached = gen._normal           # the scalar sampler's second normal, or None
+        self.words, self.pos, self.used = [], 0, 0
+
+    def _pair(self):
+        if self.pos + 2 > len(self.words):
+            self.words = self.words[self.pos:] + self.gen.words(self.block).tolist()
+            self.pos = 0
+        hi, lo = self.words[self.pos], self.words[self.pos + 1]
+        self.pos += 2
+        self.used += 2
+        return (((hi & 0x1FFFFF) << 32) | lo) * 2.0 ** -53
 
     def __call__(self):
-        if self.pos == len(self.buf):
-            self.buf, self.pos = uniform01_double(self.gen, self.block), 0
-        self.pos += 1
-        self.used += 1
-        return float(self.buf[self.pos - 1])
+        """A float64 uniform in [0, 1) (one 64-bit draw)."""
+        return self._pair()
+
+    def normal(self):
+        """A standard normal from torch's scalar sampler: the cached one if there is one,
+        else Box-Muller on two uniforms, caching the sine half."""
+        if self.cached is not None:
+            z, self.cached = self.cached, None
+            return z
+        u1, u2 = self._pair(), self._pair()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
 
     def finish(self):
         self.gen.set_state(self.snap)
-        self.gen.words(2 * self.used)
+        self.gen.words(self.used)
+        self.gen._normal = self.cached
 
 
 def _poisson_one(lam, uniform):
@@ -601,6 +804,170 @@ def poisson(gen, rates):
     out = np.array([_poisson_one(float(r), uniform) for r in rates.reshape(-1)], np.float64)
     uniform.finish()
     return out.reshape(rates.shape)
+
+
+# ----------------------------------------------------------------------------- binomial
+# log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi)/2 for k < 10 (Stirling's series'
+# remainder, as Hormann's BTRS tabulates it); from 10 on its series in 1/(k + 1)
+_STIRLING_TAIL = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834,
+                  0.02079067210376509, 0.01664469118982119, 0.01387612882307075,
+                  0.01189670994589177, 0.01041126526197209, 0.009255462182712733,
+                  0.008330563433362871)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, draw):
+    """Count the geometric waiting times (ceil(log u / log(1 - p))) that fit in count."""
+    logq = math.log1p(-prob)
+    total, k = 0.0, 0.0
+    while True:
+        u = draw()
+        total += math.ceil(math.log(u) / logq) if u > 0 else math.inf
+        if total > count:
+            return k
+        k += 1
+
+
+def _binomial_btrs(count, prob, draw):
+    """Hormann's transformed rejection with squeeze (BTRS) for count * prob >= 10."""
+    spq = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    vr = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * spq
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = draw() - 0.5
+        v = draw()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= vr:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(count, prob, draw):
+    if math.isnan(count) or math.isnan(prob):
+        return math.nan
+    if count <= 0 or prob <= 0:
+        return 0.0
+    if prob >= 1:
+        return count
+    flip = prob > 0.5
+    p = 1.0 - prob if flip else prob
+    k = _binomial_btrs(count, p, draw) if count * p >= 10 else \
+        _binomial_inversion(count, p, draw)
+    return count - k if flip else k
+
+
+def binomial(gen, count, prob):
+    """torch.binomial(count, prob) (float64 arrays of one shape): per element in order, with
+    float64 uniforms: 0 when count or prob is not positive, count when prob >= 1; otherwise
+    with q the smaller of prob and 1 - prob (counting failures when q = 1 - prob), BTRS when
+    count * q >= 10, else geometric inversion."""
+    draw = _Uniforms(gen)
+    out = np.array([_binomial_one(c, p, draw) for c, p in
+                    zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())], np.float64)
+    draw.finish()
+    return out.reshape(count.shape)
+
+
+# ----------------------------------------------------------------------------- gamma
+_THIRD_F = float(np.float32(1) / np.float32(3))    # the constants are float literals in torch
+_C0331_F = float(np.float32(0.0331))
+
+
+def _gamma_one(alpha, draw, single):
+    """One Gamma(alpha, 1) draw, Marsaglia and Tsang's rejection in float64 (with float32
+    constants 1/3 and 0.0331); alpha below 1 is boosted to alpha + 1 and the draw scaled by
+    (1 - u)**(1/alpha), u drawn first. `single`: alpha is float32, so alpha + 1, 1/alpha and
+    d = alpha - 1/3 are float32 sums (then widened)."""
+    f32 = np.float32
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        inv = float(f32(1) / f32(alpha)) if single else 1.0 / alpha
+        scale *= (1 - draw()) ** inv
+        alpha = float(f32(alpha) + f32(1)) if single else alpha + 1.0
+    d = float(f32(alpha) - f32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = draw.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - draw()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(gen, alpha):
+    """torch._standard_gamma(alpha) (float32 or float64 array): one draw per element in
+    order, each taking the normals and float64 uniforms its rejection loop needs; the result
+    rounded to alpha's dtype and kept at or above its smallest normal number."""
+    alpha = np.asarray(alpha)
+    single = alpha.dtype == np.float32
+    draw = _Uniforms(gen)
+    out = np.array([_gamma_one(a, draw, single) for a in alpha.reshape(-1).tolist()],
+                   np.float64).astype(alpha.dtype)
+    draw.finish()
+    return np.maximum(out, np.finfo(alpha.dtype).tiny).reshape(alpha.shape)
+
+
+# ----------------------------------------------------------------------------- von Mises
+def von_mises(gen, loc, kappa):
+    """VonMises(loc, kappa).sample() as torch draws it, in float64 (loc, kappa: float64 arrays
+    of the sample's shape): Best and Fisher's rejection from a wrapped Cauchy envelope
+    (r = (1 + rho**2) / (2 rho)), every round drawing 3 float64 uniforms u1, u2, u3 for every
+    element (u1's for all, then u2's, then u3's) until each has been accepted once; an element
+    accepted again in a later round takes the later angle. Then shifted by loc and wrapped
+    into [-pi, pi)."""
+    shape = kappa.shape
+    n = kappa.size
+    with np.errstate(all="ignore"):
+        tau = 1 + np.sqrt(1 + 4 * kappa ** 2)
+        rho = (tau - np.sqrt(2 * tau)) / (2 * kappa)
+        r = (1 + rho ** 2) / (2 * rho)
+    r = np.where(kappa < 1e-5, 1 / kappa + kappa, r)   # (its Taylor form for a tiny kappa)
+    x = np.zeros(shape)
+    done = np.zeros(shape, bool)
+    while not done.all():
+        u1, u2, u3 = uniform01_double(gen, 3 * n).reshape((3,) + shape)
+        # (torch's float64 log and acos here are its vectorised ones, which give NumPy's
+        # bits; its vectorised cos is not the C library's nor NumPy's: about 1 value in 500
+        # differs in the last bit, so float64 angles are torch's to a few ulp, float32 ones
+        # exactly)
+        z = np.cos(math.pi * u1)
+        with np.errstate(all="ignore"):
+            f = (1 + r * z) / (r + z)
+            c = kappa * (r - f)
+            accept = (c * (2 - c) - u2 > 0) | (np.log(c / u2) + 1 - c >= 0)
+            x = np.where(accept, np.sign(u3 - 0.5) * np.arccos(f), x)
+        done |= accept
+    return np.mod(x + math.pi + loc, 2 * math.pi) - math.pi
 
 
 # ----------------------------------------------------------------------------- complex dtypes

@@ -6,7 +6,8 @@ import numbers
 import numpy as np
 
 import ember
-from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
+from .. import _random_recipes as _R
+from .._generator import default_generator
 from ..ops.special import _igamma64
 from ..special import gammainc
 from . import constraints
@@ -23,15 +24,14 @@ def _all_numbers(*values):
 
 
 class _StandardGamma(ember.autograd.Function):
-    """Gamma(alpha, 1) draws from ember's random stream (NumPy's sampler, vectorised over the
-    alphas), with the implicit reparameterisation gradient dx/dalpha = -dP(alpha, x)/dalpha /
+    """Gamma(alpha, 1) draws, torch's (torch._standard_gamma's recipe on the global stream), with the implicit reparameterisation gradient dx/dalpha = -dP(alpha, x)/dalpha /
     pdf(x), P being the regularized lower incomplete gamma function (the Gamma CDF)."""
 
     @staticmethod
     def forward(ctx, alpha):
-        draws = _rng(None).standard_gamma(alpha.detach().numpy().astype(np.float64))
+        # (torch's float32/float64 kernel; a half alpha is not something torch samples)
+        draws = _R.standard_gamma(default_generator, alpha.detach().numpy())
         sample = ember.tensor(draws, dtype=alpha.dtype, device=alpha.device)
-        sample = sample.clamp(min=ember.finfo(alpha.dtype).tiny)   # as PyTorch: never 0
         ctx.save_for_backward(alpha, sample)
         return sample
 
@@ -437,7 +437,7 @@ class StudentT(Distribution):
         shape = self._extended_shape(sample_shape)
         x = ember.randn(shape, dtype=self.df.dtype, device=self.df.device)
         v = self._chi2.rsample(sample_shape)
-        return self.loc + self.scale * x * ember.rsqrt(v / self.df)
+        return self.loc + self.scale * (x * ember.rsqrt(v / self.df))
 
     def log_prob(self, value):
         if self._validate_args:

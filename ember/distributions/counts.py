@@ -5,11 +5,8 @@ other is derived lazily), and a `total_count` is broadcast with it and takes its
 import math
 import numbers
 
-import numpy as np
-
 import ember
 import ember.nn.functional as F
-from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
 from . import constraints
 from .continuous import Gamma
 from .discrete import Categorical, _OverCategories, _one_of, _scalar_parameter
@@ -111,10 +108,7 @@ class Binomial(_CountedTrials):
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
         with ember.no_grad():
-            n = self.total_count.detach().expand(shape).numpy().astype(np.int64)
-            p = self.probs.detach().expand(shape).numpy().astype(np.float64)
-            draws = _rng(None).binomial(n, p)
-        return ember.tensor(draws, dtype=self.probs.dtype, device=self.probs.device)
+            return ember.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -2,7 +2,8 @@
 import numpy as np
 
 import ember
-from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
+from .. import _random_recipes as _R
+from .._generator import default_generator
 from . import constraints
 from ._special import beta_sample_grad64
 from .distribution import Distribution
@@ -16,15 +17,12 @@ class _Dirichlet(ember.autograd.Function):
     @staticmethod
     def forward(ctx, alpha):
         finfo = ember.finfo(alpha.dtype)
-        a = alpha.detach().numpy().astype(np.float64)
-        rng = _rng(None)
-        # the logs of Gamma(a) draws; below a = 1 as Gamma(a + 1) U^(1/a), whose log does not
-        # underflow (tiny concentrations give draws far below the smallest double)
-        with np.errstate(divide="ignore"):
-            boosted = np.log(rng.standard_gamma(a + 1)) + np.log1p(-rng.random(a.shape)) / a
-            log_gamma = np.where(a < 1, boosted, np.log(rng.standard_gamma(a)))
-        weights = np.exp(log_gamma - log_gamma.max(-1, keepdims=True))
-        draws = weights / weights.sum(-1, keepdims=True)
+        # as torch._sample_dirichlet: float64 Gamma draws (each at least the smallest normal
+        # double) over their sum along the last dimension, rounded to alpha's dtype. (torch
+        # sums in its own vectorised order: with 3 or more float64 categories a value can
+        # differ from torch's in its last bit; float32 and two categories, as Beta, are exact)
+        gammas = _R.standard_gamma(default_generator, alpha.detach().numpy().astype(np.float64))
+        draws = gammas / gammas.sum(-1, keepdims=True)
         sample = ember.tensor(draws, dtype=alpha.dtype, device=alpha.device)
         # off 0 and off 1 (the float just below it), as PyTorch's draws are
         sample = sample.clamp(min=finfo.tiny, max=1 - finfo.eps / 2)

@@ -1,12 +1,13 @@
 """VonMises(loc, concentration): the circular normal, density exp(k cos(x - loc)) / (2 pi
-I0(k)) on [-pi, pi). Draws come from Best and Fisher's rejection sampler (not
-reparameterised)."""
+I0(k)) on [-pi, pi). Draws are torch's: Best and Fisher's rejection sampler as torch runs it
+(ember._random_recipes.von_mises; not reparameterised)."""
 import math
 
 import numpy as np
 
 import ember
-from ..ops.random import _numpy_rng as _rng  # (not torch's recipes yet)
+from .. import _random_recipes as _R
+from .._generator import default_generator
 from . import constraints
 from .continuous import _all_numbers
 from .distribution import Distribution, broadcast_all
@@ -41,30 +42,6 @@ def _log_modified_bessel(x, order):
     return ember.where(x < 3.75, small, large)
 
 
-def _best_fisher64(kappa, rng):
-    """Angles in [-pi, pi] drawn about 0 with concentrations `kappa` (float64 NumPy), by
-    rejection from a wrapped Cauchy envelope; each round redraws only the rejected."""
-    with np.errstate(all="ignore"):
-        tau = 1 + np.sqrt(1 + 4 * kappa ** 2)
-        rho = (tau - np.sqrt(2 * tau)) / (2 * kappa)
-        # (for tiny kappa the envelope is flat: r -> 1/kappa + kappa, without cancellation)
-        r = np.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho ** 2) / (2 * rho))
-    theta = np.empty_like(kappa)
-    todo = np.ones(kappa.shape, dtype=bool)
-    while todo.any():
-        k, rr = kappa[todo], r[todo]
-        u1, u2, u3 = (rng.random(k.shape) for _ in range(3))
-        with np.errstate(all="ignore"):
-            z = np.cos(math.pi * u1)
-            f = (1 + rr * z) / (rr + z)
-            c = k * (rr - f)
-            accept = (c * (2 - c) - u2 > 0) | (np.log(c / u2) + 1 - c >= 0)
-        idx = np.flatnonzero(todo)[accept]
-        theta.flat[idx] = (np.sign(u3 - 0.5) * np.arccos(np.clip(f, -1, 1)))[accept]
-        todo.flat[idx] = False
-    return theta
-
-
 class VonMises(Distribution):
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
@@ -86,10 +63,8 @@ class VonMises(Distribution):
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
         kappa = self.concentration.detach().double().expand(shape).numpy().copy()
-        theta = ember.tensor(_best_fisher64(kappa, _rng(None)), dtype=ember.float64)
-        loc = self.loc.detach().double()
-        # wrapped back into [-pi, pi)
-        angle = (theta + loc + math.pi).remainder(2 * math.pi) - math.pi
+        loc = self.loc.detach().double().expand(shape).numpy()
+        angle = ember.tensor(_R.von_mises(default_generator, loc, kappa), dtype=ember.float64)
         return angle.to(self.loc.dtype)
 
     @property

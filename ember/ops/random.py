@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _backend, _dtype as D
 from .. import _random_recipes as R
-from .._device import as_device
+from .._device import CPU, _default_device, as_device
 from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
@@ -76,21 +76,24 @@ def _dense_strides(a):
     return strides
 
 
-def _numpy_rng(generator):
-    """A NumPy Generator seeded from 64 bits of the stream, for the samplers whose torch
-    recipe is not reproduced yet (binomial, gamma, Dirichlet, von Mises): seeded programs are
-    reproducible in ember, and the stream moves on, but the numbers are not torch's."""
-    return np.random.Generator(np.random.PCG64(_gen(generator).random64()))
-
-
 def _not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
-def _random_factory(fname, kernel, sample):
-    """rand/randn: floating or complex dtypes only (a complex sample draws both parts)."""
+def _random_factory(fname, kernel, sample, small):
+    """rand/randn: floating or complex dtypes only (a complex sample draws both parts).
+    small(gen, shape): the plain call's quick path (sizes as ints, nothing else given, the
+    default float dtype and the CPU), whose Python overhead matters for small draws."""
     def make(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
+        if size is None and generator is None and dtype is None and device is None and \
+                not requires_grad and args and _default_device[0] is CPU:
+            for a in args:
+                if a.__class__ is not int or a < 0:
+                    break
+            else:
+                dtype = D.get_default_dtype()
+                return Tensor._make(small(default_generator, args, dtype.np), dtype)
         if size is not None:
             if args:
                 got = ", ".join([type(a).__name__ for a in args] +
@@ -115,9 +118,9 @@ def _random_factory(fname, kernel, sample):
 
 
 rand = _random_factory("rand", "check_uniform_bounds", lambda g, shape, dtype: (
-    R.uniform_complex if dtype.is_complex else R.uniform)(g, shape, dtype))
+    R.uniform_complex if dtype.is_complex else R.uniform)(g, shape, dtype), R.rand_plain)
 randn = _random_factory("randn", "normal_kernel_cpu", lambda g, shape, dtype: (
-    R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype))
+    R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype), R.randn_plain)
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
@@ -149,6 +152,19 @@ _RANDINT_SIGNATURES = (
 
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad=False, out=None, layout=None, pin_memory=False):
+    if low is None and high is None and size is None and generator is None and \
+            dtype is None and device is None and not requires_grad and \
+            _default_device[0] is CPU and 2 <= len(args) <= 3:
+        # the plain call randint([low,] high, (sizes...)) with int64 bounds: a quick path
+        lo, hi, shape = args if len(args) == 3 else (0,) + args
+        if lo.__class__ is int and hi.__class__ is int and shape.__class__ is tuple and \
+                -2 ** 63 <= lo < hi < 2 ** 63:
+            for k in shape:
+                if k.__class__ is not int or k < 0:
+                    break
+            else:
+                return Tensor._make(R.randint_int64(default_generator, shape, lo, hi),
+                                    D.int64)
     # randint([low,] high, size): the arguments by position or by name, as PyTorch binds them
     names = ("high", "size") if len(args) + (low is not None) + (high is not None) + \
         (size is not None) == 2 and low is None else ("low", "high", "size")
@@ -565,8 +581,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
 # ----------------------------------------------------------------------------- binomial
 @primitive("binomial", node="NotImplemented")
 def _binomial(xp, count, prob, *, generator):
-    n = np.maximum(np.floor(count), 0).astype(np.int64)
-    return _numpy_rng(generator).binomial(n, np.clip(prob, 0, 1)).astype(count.dtype)
+    device = _backend.of(xp)
+    count, prob = np.broadcast_arrays(device.to_host(count), device.to_host(prob))
+    draws = R.binomial(_gen(generator), count.astype(np.float64), prob.astype(np.float64))
+    return device.from_host(draws.astype(count.dtype))
 
 
 @_binomial.derivative
@@ -575,7 +593,7 @@ def _(ctx, grad):
 
 
 def binomial(count, prob, generator=None):
-    """Samples of Binomial(count, prob), elementwise (count rounded down; prob clamped)."""
+    """Samples of Binomial(count, prob), elementwise: torch's recipe (R.binomial)."""
     if not count._dtype.is_floating_point:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count._dtype)}")

@@ -101,12 +101,16 @@ class _Fetcher:
         return self.collate_fn(batch)
 
 
-def _seed_everything(seed):
-    # ember's, Python's and NumPy's global generators: seeding NumPy too avoids the classic
-    # bug of every worker drawing the same NumPy "random" augmentations.
+def _seed_everything(seed, worker_id):
+    """A worker's generators, seeded as torch seeds them: ember's and Python's with
+    seed = base seed + worker id; NumPy's legacy global one (so that workers do not repeat each
+    other's NumPy augmentations) with 4 words hashed from (worker id, the base seed's low and
+    high 32 bits) the way NumPy's SeedSequence hashes them, which is what torch computes."""
     _random.manual_seed(seed)
     random.seed(seed)
-    np.random.seed(seed % 2 ** 32)
+    base = seed - worker_id
+    entropy = [worker_id, base & 0xFFFFFFFF, base >> 32, 0]
+    np.random.seed(np.random.SeedSequence(entropy, pool_size=4).generate_state(4))
 
 
 def _worker_loop(dataset, index_queue, result_queue, fetcher_args, worker_id, num_workers,
@@ -115,7 +119,7 @@ def _worker_loop(dataset, index_queue, result_queue, fetcher_args, worker_id, nu
     result_queue.cancel_join_thread()     # never block this process's exit on unsent data
     init_error = None
     try:
-        _seed_everything(seed)
+        _seed_everything(seed, worker_id)
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
         if worker_init_fn is not None:
             worker_init_fn(worker_id)
