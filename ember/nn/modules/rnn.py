@@ -10,10 +10,12 @@ import math
 import numbers
 import warnings
 
+from ... import _dtype as D
 from ...ops.creation import empty, zeros
 from ...ops.joining import stack, cat
 from ...ops.pointwise import sigmoid, tanh, relu
 from .. import init, functional as F
+from .._rnn_layer import lstm_layer
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -152,6 +154,12 @@ class RNNBase(Module):
             full = f"{name}_l{layer}{suffix}"
             if full in self._parameters:
                 weights[name] = getattr(self, full)
+        if self.mode == "LSTM" and batch_sizes is None and x.dtype is D.float32 and \
+                "weight_hr" not in weights:
+            # PyTorch's float32 path: the layer as one node (see _rnn_layer.py)
+            return lstm_layer(x, weights["weight_ih"], weights["weight_hh"],
+                              weights.get("bias_ih"), weights.get("bias_hh"), h, c,
+                              bool(direction))
         x_proj = x.matmul(weights["weight_ih"].t())              # the sequence in one GEMM
         if "bias_ih" in weights:
             x_proj = x_proj + weights["bias_ih"]
