@@ -10,6 +10,7 @@ gradient and both weight gradients). Other dtypes record the per-step ops, as Py
 """
 import numpy as np
 
+from .. import _threads
 from .._tensor import Tensor
 from ..autograd import grad_mode, grad as autograd_grad
 from ..ops.joining import stack
@@ -26,6 +27,13 @@ def _sigmoid_into(xp, pre, out):
     xp.reciprocal(out, out=out)
 
 
+def _matmul(xp, a, b, out=None):
+    """a @ b (into `out`) on the BLAS threads ember's policy gives it (ember/_threads.py)."""
+    if xp is not np:
+        return xp.matmul(a, b, out=out)
+    return _threads.call_product(lambda a, b: np.matmul(a, b, out=out), a, b)
+
+
 def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     """(out (L, N, H), h_n, c_n, workspace (L, N, 6H)) of one LSTM layer going forward in time.
     The workspace holds per step the gates i, f, g, o (activated), c_t and tanh(c_t)."""
@@ -33,7 +41,7 @@ def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     hidden = w_hh.shape[1]
     dtype = x.dtype
     h4 = 4 * hidden
-    xg = xp.matmul(x.reshape(steps * batch, -1), w_ih.T).reshape(steps, batch, h4)
+    xg = _matmul(xp, x.reshape(steps * batch, -1), w_ih.T).reshape(steps, batch, h4)
     if b_ih is not None:
         xg += b_ih + b_hh
     w_hh_t = w_hh.T
@@ -44,7 +52,7 @@ def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     h, c = h0, c0
     g_part = slice(2 * hidden, 3 * hidden)
     for t in range(steps):
-        xp.matmul(h, w_hh_t, out=pre)
+        _matmul(xp, h, w_hh_t, out=pre)
         pre += xg[t]
         gates = ws[t, :, :h4]
         _sigmoid_into(xp, pre, gates)                   # (the g quarter is overwritten next)
@@ -103,13 +111,13 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
         dc += tmp
         xp.multiply(three[t], dc[:, None, :], out=dg3[t])
         xp.multiply(dh, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
-        dh = xp.matmul(dgates[t], w_hh)
+        dh = _matmul(xp, dgates[t], w_hh)
         dc *= f[t]
     flat = dgates.reshape(steps * batch, h4)
-    dx = xp.matmul(flat, w_ih).reshape(x.shape)
-    dw_ih = xp.matmul(flat.T, x.reshape(steps * batch, -1))
+    dx = _matmul(xp, flat, w_ih).reshape(x.shape)
+    dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, -1))
     h_prev = xp.concatenate([h0[None], out[:-1]]) if steps else out
-    dw_hh = xp.matmul(flat.T, h_prev.reshape(steps * batch, hidden))
+    dw_hh = _matmul(xp, flat.T, h_prev.reshape(steps * batch, hidden))
     db = flat.sum(axis=0) if has_bias else None
     return dx, dw_ih, dw_hh, db, dh, dc
 
