@@ -124,17 +124,14 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
 
 @primitive("mkldnn_rnn_layer", node="MkldnnRnnLayerBackward0", n_outputs=4,
            differentiable_outputs=3,
-           save=("input", "w_ih", "w_hh", "b_ih", "b_hh", "hx", "cx", "result3"))
+           save=("input", "w_ih", "w_hh", "b_ih", "b_hh", "hx", "cx", "result", "result3"))
 def _lstm_layer(xp, input, w_ih, w_hh, b_ih, b_hh, hx, cx, *, reverse):
     """(output, h_n, c_n, workspace) of one LSTM layer in one direction; `reverse` runs the
     sequence from its last step to its first (the output stays in time order). The
-    workspace (output 3) holds what the backward reads: the forward's states and the
-    output itself."""
+    backward reads the output (saved, so a later in-place change to it is an error, as in
+    PyTorch) and the workspace (output 3): the forward's gates and cell states."""
     x = input[::-1] if reverse else input
     out, h_n, c_n, ws = lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, hx, cx)
-    # the backward reads the output as the forward made it (a copy: the caller may write
-    # into the output); it rides along in the workspace
-    ws = xp.concatenate([ws, out], axis=-1)
     return (out[::-1].copy() if reverse else out), h_n, c_n, ws
 
 
@@ -146,11 +143,12 @@ def _(ctx, d_out, d_hn, d_cn):
     hidden = w_hh.shape[1]
     ws = ctx.result3
     reverse = ctx.reverse
-    xd = x._data[::-1] if reverse else x._data
+    out = ctx.result[0]._data
+    xd, out = (x._data[::-1], out[::-1]) if reverse else (x._data, out)
     gd = None if d_out is None else (d_out._data[::-1] if reverse else d_out._data)
     dx, dw_ih, dw_hh, db, dh0, dc0 = lstm_layer_backward(
-        xp_of(x._device), xd, w_ih._data, w_hh._data, ctx.hx._data, ctx.cx._data, ws[..., 6 * hidden:],
-        ws[..., :6 * hidden], gd, None if d_hn is None else d_hn._data,
+        xp_of(x._device), xd, w_ih._data, w_hh._data, ctx.hx._data, ctx.cx._data,
+        out, ws, gd, None if d_hn is None else d_hn._data,
         None if d_cn is None else d_cn._data, ctx.b_ih is not None)
     if reverse:
         dx = dx[::-1].copy()
