@@ -15,8 +15,8 @@ LSTM and convolution kernels), when the pool has more than one thread:
 - larger products run on the pool's threads or on one, whichever has been faster here for
   products of about that size (one record per power of two of multiply-adds). The choice
   follows the machine's load: each record keeps a running time per multiply-add for both
-  ways, and the way not taken is tried again now and then (after 4 calls, then, each time
-  it loses, twice as many, up to 512). On a quiet machine two threads nearly halve a large
+  ways, and the way not taken is tried again now and then (once in 4 calls, then, each
+  time it loses, half as often, down to once in 512). On a quiet machine two threads nearly halve a large
   product; under load they can double it (measured on a 2-core machine at a load average of
   10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one thread, 101 ms on two):
   a fixed size limit is right for only one of these.
@@ -122,9 +122,10 @@ def call_product(fn, a, b, size=None):
     counts = [get() or 1 for get, _ in pools]
     if max(counts, default=1) <= 1:
         return fn(a, b)
-    record = _RECORDS.get(size.bit_length())
+    key = (size.bit_length(), max(counts))
+    record = _RECORDS.get(key)
     if record is None:
-        record = _RECORDS[size.bit_length()] = _Record()
+        record = _RECORDS[key] = _Record()
     many = record.pick()
     start = time.perf_counter()
     out = fn(a, b) if many else call_single_threaded(fn, a, b)
@@ -139,7 +140,7 @@ class _Record:
 
     def __init__(self):
         self.one = self.many = None
-        self.wait, self.interval, self.probing = 0, _PROBE_FIRST, False
+        self.wait, self.interval, self.probing = _PROBE_FIRST, _PROBE_FIRST, False
 
     def pick(self):
         if self.one is None:
@@ -165,7 +166,7 @@ class _Record:
             self.wait, self.probing = self.interval, False
 
 
-_RECORDS = {}   # size.bit_length() -> _Record
+_RECORDS = {}   # (size.bit_length(), the pool's threads) -> _Record
 
 
 def product_size(a, b):
