@@ -184,12 +184,11 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=
     n = g.shape[0]
     o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
     geo = _geometry(in_size, kernel, stride, padding, dilation, g.shape[2:])
-    if gmat is None:
-        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
     wmat_t = w.reshape(groups, o_ch // groups, cg * _prod(kernel)).transpose(0, 2, 1)
     gi = None
     for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize):
-        cols = _product(xp, wmat_t, gmat[s])                       # n, G, C/G*K, L
+        gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]   # n, G, O/G, L
+        cols = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
         part = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
         if gi is None:
             gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=part.dtype)
@@ -203,8 +202,6 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
     n, c = x.shape[:2]
     o_ch = g.shape[1]
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
-    if gmat is None:
-        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
     # written into a fresh array of the weight's shape (not a reshaped view), which the
     # autograd engine can then take as the .grad without a copy
     gw = xp.empty((o_ch, c // groups) + tuple(kernel), dtype=x.dtype)
@@ -217,13 +214,16 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         total = None
         for s in _batch_chunks(xp, n, c * _prod(kernel) * geo.length * x.itemsize):
             cols = _cols(xp, x[s], geo, groups)                    # n, G, C/G*K, L
-            partials = _product(xp, cols, gmat[s].transpose(0, 1, 3, 2))
+            gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]
+            partials = _product(xp, cols, gm.transpose(0, 1, 3, 2))
             part = partials.sum(axis=0, dtype=xp.float32 if half else None)
             total = part if total is None else total + part
         # (summing straight into the transposed view is slower than summing, then copying)
         gw_mat[...] = total.transpose(0, 2, 1)
     else:
         cols = _cols(xp, x, geo, groups)                           # N, G, C/G*K, L
+        if gmat is None:
+            gmat = _grad_cols(xp, g, geo, groups)                  # N, G, O/G, L
         # many channels over few positions: contract batch and positions in one product
         # (copies of the two operands rather than a large stack of partial products)
         gw_mat[...] = _product(xp, gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
@@ -277,9 +277,10 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     empty = xp.zeros((0,), dtype=g.dtype)
     gi = gw = gb = empty
     kernel = w.shape[2:]
-    # the gradient as a GEMM operand, shared by both products of a plain convolution
+    # the gradient as a GEMM operand, shared by both products of a plain convolution on a
+    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _batch_chunks)
     gmat = None
-    if not transposed and output_mask[0] and output_mask[1]:
+    if not transposed and output_mask[0] and output_mask[1] and xp is not np:
         geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
         gmat = _grad_cols(xp, g, geo, groups)
     if output_mask[0]:
