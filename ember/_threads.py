@@ -16,10 +16,10 @@ LSTM and convolution kernels), when the pool has more than one thread:
   products of about that size (one record per power of two of multiply-adds). The choice
   follows the machine's load: each record keeps a running time per multiply-add for both
   ways, and the way not taken is tried again now and then (once in 4 calls, then, each
-  time it loses, half as often, down to once in 512). On a quiet machine two threads nearly halve a large
-  product; under load they can double it (measured on a 2-core machine at a load average of
-  10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one thread, 101 ms on two):
-  a fixed size limit is right for only one of these.
+  time it loses, half as often, down to once in 512). On a quiet machine a second thread
+  speeds large products up; under load it can double them (measured on a 2-core machine at
+  a load average of 10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one
+  thread, 101 ms on two): a fixed size limit is right for only one of these.
 """
 import os
 import time
