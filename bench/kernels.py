@@ -3,7 +3,7 @@
 
 Forward+backward of the building blocks the benchmark networks spend their time in (exact
 GELU, embedding backward, layer_norm, softmax, log_softmax, cross_entropy, sigmoid, nn.LSTM,
-conv2d, an LSTM step's matrix product: compare --threads 1 and 2), and optimizer steps (and clip_grad_norm_) over ~20 and ~100 parameters shaped like a
+conv2d, max_pool2d, an LSTM step's matrix product: compare --threads 1 and 2), and optimizer steps (and clip_grad_norm_) over ~20 and ~100 parameters shaped like a
 small model's (weight matrices and biases), and each benchmark network's update (clip, step).
 Medians of repeated runs; speed only, no targets.
 """
@@ -91,6 +91,10 @@ def kernel_cases():
         b = T.tensor(_rand(64, 2), requires_grad=True)
         return [x, w, b], lambda x, w, b: T.nn.functional.conv2d(x, w, b)
 
+    def max_pool2d(T):      # the MNIST CNN's pooling
+        x = T.tensor(_rand((64, 64, 24, 24)), requires_grad=True)
+        return [x], lambda x: T.nn.functional.max_pool2d(x, 2)
+
     def mm(T):      # an LSTM step's product: BLAS splits it, ember keeps it on one thread
         h = T.tensor(_rand((20, 200)), requires_grad=True)
         w = T.tensor(_rand((800, 200), 1, 0.1), requires_grad=True)
@@ -100,7 +104,8 @@ def kernel_cases():
             "layer_norm 16x64x128": layer_norm, "softmax 16x4x64x64": softmax,
             "log_softmax 1024x65": log_softmax, "cross_entropy 1024x65": cross_entropy,
             "sigmoid 700x800": sigmoid, "nn.LSTM 2x200, seq 35, batch 20": lstm,
-            "conv2d 64x32x26x26, 64 3x3": conv2d, "mm 20x200 @ 200x800": mm}
+            "conv2d 64x32x26x26, 64 3x3": conv2d, "max_pool2d 64x64x24x24, 2": max_pool2d,
+            "mm 20x200 @ 200x800": mm}
 
 
 # ----------------------------------------------------------------------------- optimizers

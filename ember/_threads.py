@@ -5,24 +5,32 @@ library's thread pool. With threadpoolctl installed (optional) the limit is appl
 loaded pools at once. Without it, the limit is written to the usual environment variables
 (OMP_NUM_THREADS, ...), which only thread pools started afterwards honour.
 
-Thread policy for products (`call_single_threaded`, used by ember's one matrix product): a
-product of fewer than SINGLE_THREAD_PRODUCT multiply-adds runs on one BLAS thread whatever the
-pool's size. OpenBLAS splits products from about 2^18 multiply-adds on, in fixed shares: on a
-busy machine a second thread that waits for a core stalls the whole product. Measured with 2
-threads against 1 on a loaded 2-core machine: (20x200)@(200x800) 32 ms vs 75 us,
-(1024x128)@(128x512) 20 ms vs 1.0 ms, even (36864x288)@(288x64) (680M multiply-adds, a small
-CNN's convolution) 74 ms vs 49 ms. So only products of 2^30 multiply-adds or more (about 0.1 s
-on one core) use the pool's threads. Below 2^18 OpenBLAS keeps one thread by itself, so nothing
-is switched there (a switch costs a few microseconds).
+Thread policy for products (`call_product`, used by ember's one matrix product and its
+LSTM and convolution kernels), when the pool has more than one thread:
+- below BLAS_SPLITS_FROM (2^18) multiply-adds OpenBLAS keeps one thread by itself: nothing to do;
+- below SINGLE_THREAD_PRODUCT (2^23) the product runs on one thread: OpenBLAS would split it
+  in fixed shares, and on a busy machine a second thread that waits for a core stalls the
+  whole product (measured, 2 threads against 1 on a loaded 2-core machine: (20x200)@(200x800)
+  2.9 ms vs 78 us), while on a quiet one the gain is a few microseconds;
+- larger products run on the pool's threads or on one, whichever has been faster here for
+  products of about that size (one record per power of two of multiply-adds). The choice
+  follows the machine's load: each record keeps a running time per multiply-add for both
+  ways, and the way not taken is tried again now and then (once in 4 calls, then, each
+  time it loses, half as often, down to once in 512). On a quiet machine a second thread
+  speeds large products up; under load it can double them (measured on a 2-core machine at
+  a load average of 10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one
+  thread, 101 ms on two): a fixed size limit is right for only one of these.
 """
 import os
+import time
 
 _ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 _requested = None       # the value last given to set_num_threads
 
-SINGLE_THREAD_PRODUCT = 1 << 30     # multiply-adds; larger products use the pool's threads
+SINGLE_THREAD_PRODUCT = 1 << 23     # multiply-adds; larger products may use the pool's threads
 BLAS_SPLITS_FROM = 1 << 18          # smaller products OpenBLAS runs on one thread anyway
+_PROBE_FIRST, _PROBE_MAX = 4, 512   # calls before the way not taken is tried again
 _pools = None           # [(get_num_threads, set_num_threads)] of the loaded BLAS libraries
 
 
@@ -99,6 +107,66 @@ def call_single_threaded(fn, *args):
         for (_, set_threads), n in zip(pools, counts):
             if n > 1:
                 set_threads(n)
+
+
+def call_product(fn, a, b, size=None):
+    """fn(a, b), a BLAS product of `size` multiply-adds (default: a @ b's), on the threads
+    the policy above gives it."""
+    if size is None:
+        size = product_size(a, b)
+    if size < BLAS_SPLITS_FROM:
+        return fn(a, b)
+    if size < SINGLE_THREAD_PRODUCT:
+        return call_single_threaded(fn, a, b)
+    pools = _blas_pools()
+    counts = [get() or 1 for get, _ in pools]
+    if max(counts, default=1) <= 1:
+        return fn(a, b)
+    key = (size.bit_length(), max(counts))
+    record = _RECORDS.get(key)
+    if record is None:
+        record = _RECORDS[key] = _Record()
+    many = record.pick()
+    start = time.perf_counter()
+    out = fn(a, b) if many else call_single_threaded(fn, a, b)
+    record.note(many, (time.perf_counter() - start) / size)
+    return out
+
+
+class _Record:
+    """Time per multiply-add of one size class on one thread and on the pool's threads
+    (running means), and when to try the slower way again."""
+    __slots__ = ("one", "many", "wait", "interval", "probing")
+
+    def __init__(self):
+        self.one = self.many = None
+        self.wait, self.interval, self.probing = _PROBE_FIRST, _PROBE_FIRST, False
+
+    def pick(self):
+        if self.one is None:
+            return False
+        if self.many is None:
+            return True
+        best = self.many < self.one
+        self.wait -= 1
+        self.probing = self.wait <= 0
+        return not best if self.probing else best
+
+    def note(self, many, seconds):
+        old = self.many if many else self.one
+        new = seconds if old is None else 0.5 * old + 0.5 * seconds
+        if many:
+            self.many = new
+        else:
+            self.one = new
+        if self.probing:
+            # the tried way still loses: try it less often; it wins: it is now the way taken
+            lost = (self.many < self.one) != many
+            self.interval = min(self.interval * 2, _PROBE_MAX) if lost else _PROBE_FIRST
+            self.wait, self.probing = self.interval, False
+
+
+_RECORDS = {}   # (size.bit_length(), the pool's threads) -> _Record
 
 
 def product_size(a, b):

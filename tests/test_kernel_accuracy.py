@@ -151,10 +151,11 @@ def _node_names(fn):
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_lstm_steps_come_from_one_unbind_not_one_index_per_step(bidirectional):
     # indexing x_proj[t] per step would give L nodes whose backward each makes a full-size
-    # gradient; one unbind per layer and direction stacks the step gradients once
+    # gradient; one unbind per layer and direction stacks the step gradients once. (In
+    # float64: float32 records each layer as one node, as PyTorch's oneDNN path does.)
     ember.manual_seed(0)
-    m = ember.nn.LSTM(5, 4, 2, bidirectional=bidirectional)
-    x = ember.randn(7, 3, 5, requires_grad=True)
+    m = ember.nn.LSTM(5, 4, 2, bidirectional=bidirectional).double()
+    x = ember.randn(7, 3, 5, dtype=ember.float64, requires_grad=True)
     names = _node_names(m(x)[0].grad_fn)
     assert names.count("UnbindBackward0") == 2 * (2 if bidirectional else 1)
     assert "SelectBackward0" not in names

@@ -46,9 +46,8 @@ def _product(xp, a, b):
     if kind == "f" and size == 4 and b.ndim > 1 and a.shape[-1] >= 64 and \
             max(a.size * b.shape[-1], b.size * a.shape[-2]) < EXACT_PRODUCT_SIZE:
         return xp.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
-    if xp is np and b.ndim > 1 and kind in "fc" and _threads.BLAS_SPLITS_FROM <= \
-            _threads.product_size(a, b) < _threads.SINGLE_THREAD_PRODUCT:
-        return _threads.call_single_threaded(np.matmul, a, b)     # see ember/_threads.py
+    if xp is np and b.ndim > 1 and kind in "fc":
+        return _threads.call_product(np.matmul, a, b)     # see ember/_threads.py
     return xp.matmul(a, b)
 
 

@@ -102,12 +102,28 @@ def _cols(xp, x, geo, groups):
 
 
 def _from_cols(xp, y, geo):
-    """A GEMM result (N, O, L) as the output (N, O, *out): drops the wide positions."""
+    """A GEMM result (N, O, L) as the output (N, O, *out) (a view): drops the wide
+    positions."""
     n, o_ch = y.shape[:2]
     if not geo.flat:
         return y.reshape((n, o_ch) + tuple(geo.out))
     y = y.reshape((n, o_ch, geo.out[0]) + geo.padded[1:])
-    return xp.ascontiguousarray(y[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])])
+    return y[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])]
+
+
+# The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES:
+# the matrix is then made, multiplied and (in the backward) folded while it is in the CPU's
+# cache, instead of going to main memory and back once for each of these passes (the whole
+# batch's matrix is tens of MB for a small CNN). On a GPU the batch stays whole.
+_CHUNK_BYTES = 1 << 20
+
+
+def _batch_chunks(xp, n, per_sample):
+    """Slices of the batch of n whose im2col matrices (per_sample bytes each) make a chunk."""
+    if xp is not np:
+        return [slice(0, n)]
+    step = max(1, _CHUNK_BYTES // max(per_sample, 1))
+    return [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
 
 def _grad_cols(xp, g, geo, groups):
@@ -122,21 +138,22 @@ def _grad_cols(xp, g, geo, groups):
 
 
 def _fold_cols(xp, cols, geo):
-    """The adjoint of `_cols` (col2im): cols (N, C, prod(kernel), L) summed into (N, C, *in)."""
+    """The adjoint of `_cols` (col2im): cols (N, C, prod(kernel), L) summed into (N, C, *in)
+    (a view where the padding is cropped)."""
     n, c = cols.shape[:2]
     if geo.flat:
         buf = xp.zeros((n, c, geo.size), dtype=cols.dtype)
         for j, off in enumerate(geo.offsets):      # one contiguous add per kernel offset
             buf[:, :, off:off + geo.length] += cols[:, :, j]
         padded = buf[:, :, :_prod(geo.padded)].reshape((n, c) + geo.padded)
-        return xp.ascontiguousarray(padded[_interior(geo)])
+        return padded[_interior(geo)]
     cols = cols.reshape((n, c) + tuple(geo.kernel) + tuple(geo.out))
     buf = xp.zeros((n, c) + geo.padded, dtype=cols.dtype)
     _fold(buf, lambda k: cols[(slice(None), slice(None)) + k], geo.kernel, geo.stride,
           geo.dilation, geo.out)
     if not any(geo.padding):
         return buf
-    return xp.ascontiguousarray(_crop_last(buf, [(p, p) for p in geo.padding], geo.in_size))
+    return _crop_last(buf, [(p, p) for p in geo.padding], geo.in_size)
 
 
 def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
@@ -151,9 +168,15 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
         out = tuple(_conv_out(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
                     for i in range(d))
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, out)
-    cols = _cols(xp, x, geo, groups)
-    y = _product(xp, w.reshape(groups, o_ch // groups, -1), cols)  # N, G, O/G, L
-    return _from_cols(xp, y.reshape(n, o_ch, geo.length), geo)
+    wmat = w.reshape(groups, o_ch // groups, -1)
+    y = None
+    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize):
+        cols = _cols(xp, x[s], geo, groups)
+        part = _product(xp, wmat, cols)                            # n, G, O/G, L
+        if y is None:
+            y = xp.empty((n, o_ch) + tuple(geo.out), dtype=part.dtype)
+        y[s] = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+    return y
 
 
 def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=None):
@@ -161,11 +184,16 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=
     n = g.shape[0]
     o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
     geo = _geometry(in_size, kernel, stride, padding, dilation, g.shape[2:])
-    if gmat is None:
-        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
-    wmat = w.reshape(groups, o_ch // groups, cg * _prod(kernel))
-    cols = _product(xp, wmat.transpose(0, 2, 1), gmat)             # N, G, C/G*K, L
-    return _fold_cols(xp, cols.reshape(n, groups * cg, _prod(kernel), geo.length), geo)
+    wmat_t = w.reshape(groups, o_ch // groups, cg * _prod(kernel)).transpose(0, 2, 1)
+    gi = None
+    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize):
+        gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]   # n, G, O/G, L
+        cols = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
+        part = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
+        if gi is None:
+            gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=part.dtype)
+        gi[s] = part
+    return gi
 
 
 def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=None):
@@ -174,22 +202,28 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
     n, c = x.shape[:2]
     o_ch = g.shape[1]
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
-    cols = _cols(xp, x, geo, groups)                               # N, G, C/G*K, L
-    if gmat is None:
-        gmat = _grad_cols(xp, g, geo, groups)                      # N, G, O/G, L
     # written into a fresh array of the weight's shape (not a reshaped view), which the
     # autograd engine can then take as the .grad without a copy
     gw = xp.empty((o_ch, c // groups) + tuple(kernel), dtype=x.dtype)
     gw_mat = gw.reshape(groups, o_ch // groups, -1)                # G, O/G, C/G*K (a view)
     if o_ch // groups <= geo.length:
-        # one product per sample, then their sum: the (N, G, C/G*K, O/G) partial products
+        # one product per sample, then their sum: the (n, G, C/G*K, O/G) partial products
         # are no larger than cols (cols times the gradient, rather than the gradient times
         # cols, is the faster order for OpenBLAS here)
-        partials = _product(xp, cols, gmat.transpose(0, 1, 3, 2))
+        half = x.dtype.itemsize == 2            # half floats: add up in float32, as torch
+        total = None
+        for s in _batch_chunks(xp, n, c * _prod(kernel) * geo.length * x.itemsize):
+            cols = _cols(xp, x[s], geo, groups)                    # n, G, C/G*K, L
+            gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]
+            partials = _product(xp, cols, gm.transpose(0, 1, 3, 2))
+            part = partials.sum(axis=0, dtype=xp.float32 if half else None)
+            total = part if total is None else total + part
         # (summing straight into the transposed view is slower than summing, then copying)
-        half = partials.dtype.itemsize == 2       # half floats: add up in float32, as torch
-        gw_mat[...] = partials.sum(axis=0, dtype=xp.float32 if half else None).transpose(0, 2, 1)
+        gw_mat[...] = total.transpose(0, 2, 1)
     else:
+        cols = _cols(xp, x, geo, groups)                           # N, G, C/G*K, L
+        if gmat is None:
+            gmat = _grad_cols(xp, g, geo, groups)                  # N, G, O/G, L
         # many channels over few positions: contract batch and positions in one product
         # (copies of the two operands rather than a large stack of partial products)
         gw_mat[...] = _product(xp, gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
@@ -243,9 +277,10 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     empty = xp.zeros((0,), dtype=g.dtype)
     gi = gw = gb = empty
     kernel = w.shape[2:]
-    # the gradient as a GEMM operand, shared by both products of a plain convolution
+    # the gradient as a GEMM operand, shared by both products of a plain convolution on a
+    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _batch_chunks)
     gmat = None
-    if not transposed and output_mask[0] and output_mask[1]:
+    if not transposed and output_mask[0] and output_mask[1] and xp is not np:
         geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
         gmat = _grad_cols(xp, g, geo, groups)
     if output_mask[0]:

@@ -10,10 +10,12 @@ import math
 import numbers
 import warnings
 
+from ... import _dtype as D
 from ...ops.creation import empty, zeros
 from ...ops.joining import stack, cat
 from ...ops.pointwise import sigmoid, tanh, relu
 from .. import init, functional as F
+from .._rnn_layer import lstm_layer
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -152,6 +154,11 @@ class RNNBase(Module):
             full = f"{name}_l{layer}{suffix}"
             if full in self._parameters:
                 weights[name] = getattr(self, full)
+        if batch_sizes is None and self._one_node(x):
+            # PyTorch's float32 path: the layer as one node (see _rnn_layer.py)
+            return lstm_layer(x, weights["weight_ih"], weights["weight_hh"],
+                              weights.get("bias_ih"), weights.get("bias_hh"), h, c,
+                              bool(direction))
         x_proj = x.matmul(weights["weight_ih"].t())              # the sequence in one GEMM
         if "bias_ih" in weights:
             x_proj = x_proj + weights["bias_ih"]
@@ -188,12 +195,19 @@ class RNNBase(Module):
                 c = None if c is None else cat([c_new, c[size:]], 0)
         return cat(outputs, 0), h, c
 
+    def _one_node(self, x):
+        """Whether each layer runs as one node: PyTorch's oneDNN path (float32 LSTM without
+        projections), which takes the sequence contiguous."""
+        return self.mode == "LSTM" and not self.proj_size and x.dtype is D.float32
+
     def _run(self, x, h0, c0, batch_sizes=None):
         """All layers; x is (L, N, in) or packed data (with batch_sizes, a list); h0/c0 are
         (layers*directions, N, size)."""
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         for layer in range(self.num_layers):
+            if batch_sizes is None and self._one_node(x):
+                x = x.contiguous()              # (a copy, recorded, as in PyTorch)
             outs = []
             for direction in range(directions):
                 k = layer * directions + direction

@@ -1,0 +1,199 @@
+"""One LSTM layer over a whole sequence as one graph node: PyTorch's float32 CPU path.
+
+For float32 input (without projections, not packed) PyTorch's nn.LSTM runs each layer and
+direction as one oneDNN op and records one node for it, MkldnnRnnLayerBackward0, whose backward
+runs back-propagation through time inside. This is ours: the forward loops over the time steps
+in NumPy (the input's product with W_ih for all steps as one GEMM before the loop), keeping
+the gate activations and cell states in a workspace; the backward walks the steps back with
+a few vectorised calls per step and finishes with three GEMMs over all steps (the input
+gradient and both weight gradients). Other dtypes record the per-step ops, as PyTorch does.
+"""
+import numpy as np
+
+from .. import _threads
+from .._tensor import Tensor
+from ..autograd import grad_mode, grad as autograd_grad
+from ..ops.joining import stack
+from ..ops.pointwise import sigmoid, tanh
+from ..ops.registry import primitive, xp_of
+
+
+def _sigmoid_into(xp, pre, out):
+    """out = 1 / (1 + exp(-pre)), as PyTorch's float32 kernel (0 once exp overflows)."""
+    xp.negative(pre, out=out)
+    with np.errstate(over="ignore"):
+        xp.exp(out, out=out)
+    out += 1
+    xp.reciprocal(out, out=out)
+
+
+def _matmul(xp, a, b, out=None):
+    """a @ b (into `out`) on the BLAS threads ember's policy gives it (ember/_threads.py)."""
+    if xp is not np:
+        return xp.matmul(a, b, out=out)
+    return _threads.call_product(lambda a, b: np.matmul(a, b, out=out), a, b)
+
+
+def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
+    """(out (L, N, H), h_n, c_n, workspace (L, N, 6H)) of one LSTM layer going forward in time.
+    The workspace holds per step the gates i, f, g, o (activated), c_t and tanh(c_t)."""
+    steps, batch = x.shape[:2]
+    hidden = w_hh.shape[1]
+    dtype = x.dtype
+    h4 = 4 * hidden
+    xg = _matmul(xp, x.reshape(steps * batch, -1), w_ih.T).reshape(steps, batch, h4)
+    if b_ih is not None:
+        xg += b_ih + b_hh
+    w_hh_t = w_hh.T
+    ws = xp.empty((steps, batch, 6 * hidden), dtype)
+    out = xp.empty((steps, batch, hidden), dtype)
+    pre = xp.empty((batch, h4), dtype)
+    tmp = xp.empty((batch, hidden), dtype)
+    h, c = h0, c0
+    g_part = slice(2 * hidden, 3 * hidden)
+    for t in range(steps):
+        _matmul(xp, h, w_hh_t, out=pre)
+        pre += xg[t]
+        gates = ws[t, :, :h4]
+        _sigmoid_into(xp, pre, gates)                   # (the g quarter is overwritten next)
+        xp.tanh(pre[:, g_part], out=gates[:, g_part])
+        i, f = gates[:, :hidden], gates[:, hidden:2 * hidden]
+        g, o = gates[:, g_part], gates[:, 3 * hidden:]
+        c_new = ws[t, :, h4:h4 + hidden]
+        xp.multiply(f, c, out=c_new)
+        xp.multiply(i, g, out=tmp)
+        c_new += tmp
+        tc = ws[t, :, h4 + hidden:]
+        xp.tanh(c_new, out=tc)
+        xp.multiply(o, tc, out=out[t])
+        h, c = out[t], c_new
+    return out, h.copy(), c.copy(), ws
+
+
+def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, has_bias):
+    """Gradients (x, w_ih, w_hh, b, h0, c0) of `lstm_layer_forward` (b: of either bias)."""
+    steps, batch = x.shape[:2]
+    hidden = w_hh.shape[1]
+    dtype = x.dtype
+    h4 = 4 * hidden
+    gates = ws[..., :h4]
+    i, f = gates[..., :hidden], gates[..., hidden:2 * hidden]
+    g, o = gates[..., 2 * hidden:3 * hidden], gates[..., 3 * hidden:]
+    c = ws[..., h4:h4 + hidden]
+    tc = ws[..., h4 + hidden:]
+    c_prev = xp.concatenate([c0[None], c[:-1]]) if steps else c
+    # the chain rule's step-independent factors, for all steps at once:
+    # d pre_i = dc g i(1-i), d pre_f = dc c_prev f(1-f), d pre_g = dc i (1-g^2),
+    # d pre_o = dh tanh(c) o(1-o); and dc gets dh o (1 - tanh(c)^2)
+    sd = 1 - gates
+    sd *= gates
+    factors = xp.empty((steps, batch, h4), dtype)
+    xp.multiply(g, sd[..., :hidden], out=factors[..., :hidden])
+    xp.multiply(c_prev, sd[..., hidden:2 * hidden], out=factors[..., hidden:2 * hidden])
+    gg = xp.multiply(g, g)
+    xp.subtract(1, gg, out=gg)
+    xp.multiply(i, gg, out=factors[..., 2 * hidden:3 * hidden])
+    xp.multiply(tc, sd[..., 3 * hidden:], out=factors[..., 3 * hidden:])
+    dc_from_h = xp.multiply(tc, tc)
+    xp.subtract(1, dc_from_h, out=dc_from_h)
+    dc_from_h *= o
+    three = factors[..., :3 * hidden].reshape(steps, batch, 3, hidden)
+
+    dgates = xp.empty((steps, batch, h4), dtype)
+    dg3 = dgates[..., :3 * hidden].reshape(steps, batch, 3, hidden)
+    dh = xp.zeros((batch, hidden), dtype) if d_hn is None else xp.array(d_hn, dtype)
+    dc = xp.zeros((batch, hidden), dtype) if d_cn is None else xp.array(d_cn, dtype)
+    tmp = xp.empty((batch, hidden), dtype)
+    for t in range(steps - 1, -1, -1):
+        if d_out is not None:
+            dh += d_out[t]
+        xp.multiply(dh, dc_from_h[t], out=tmp)
+        dc += tmp
+        xp.multiply(three[t], dc[:, None, :], out=dg3[t])
+        xp.multiply(dh, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
+        dh = _matmul(xp, dgates[t], w_hh)
+        dc *= f[t]
+    flat = dgates.reshape(steps * batch, h4)
+    dx = _matmul(xp, flat, w_ih).reshape(x.shape)
+    dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, -1))
+    h_prev = xp.concatenate([h0[None], out[:-1]]) if steps else out
+    dw_hh = _matmul(xp, flat.T, h_prev.reshape(steps * batch, hidden))
+    db = flat.sum(axis=0) if has_bias else None
+    return dx, dw_ih, dw_hh, db, dh, dc
+
+
+@primitive("mkldnn_rnn_layer", node="MkldnnRnnLayerBackward0", n_outputs=4,
+           differentiable_outputs=3,
+           save=("input", "w_ih", "w_hh", "b_ih", "b_hh", "hx", "cx", "result", "result3"))
+def _lstm_layer(xp, input, w_ih, w_hh, b_ih, b_hh, hx, cx, *, reverse):
+    """(output, h_n, c_n, workspace) of one LSTM layer in one direction; `reverse` runs the
+    sequence from its last step to its first (the output stays in time order). The
+    backward reads the output (saved, so a later in-place change to it is an error, as in
+    PyTorch) and the workspace (output 3): the forward's gates and cell states."""
+    x = input[::-1] if reverse else input
+    out, h_n, c_n, ws = lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, hx, cx)
+    return (out[::-1].copy() if reverse else out), h_n, c_n, ws
+
+
+@_lstm_layer.derivative
+def _(ctx, d_out, d_hn, d_cn):
+    if grad_mode.state.enabled:
+        return _differentiable_backward(ctx, d_out, d_hn, d_cn)
+    x, w_ih, w_hh = ctx.input, ctx.w_ih, ctx.w_hh
+    hidden = w_hh.shape[1]
+    ws = ctx.result3
+    reverse = ctx.reverse
+    out = ctx.result[0]._data
+    xd, out = (x._data[::-1], out[::-1]) if reverse else (x._data, out)
+    gd = None if d_out is None else (d_out._data[::-1] if reverse else d_out._data)
+    dx, dw_ih, dw_hh, db, dh0, dc0 = lstm_layer_backward(
+        xp_of(x._device), xd, w_ih._data, w_hh._data, ctx.hx._data, ctx.cx._data,
+        out, ws, gd, None if d_hn is None else d_hn._data,
+        None if d_cn is None else d_cn._data, ctx.b_ih is not None)
+    if reverse:
+        dx = dx[::-1].copy()
+    device = x._device
+    make = Tensor._make
+    dtype = x._dtype
+    db_t = None if db is None else make(db, dtype, device)
+    return (make(dx, dtype, device), make(dw_ih, dtype, device), make(dw_hh, dtype, device),
+            db_t, db_t, make(dh0, dtype, device), make(dc0, dtype, device))
+
+
+def _differentiable_backward(ctx, d_out, d_hn, d_cn):
+    """The backward under create_graph: the layer's per-step ops recorded again from the
+    saved inputs, and differentiated with a graph (so higher derivatives exist)."""
+    inputs = [ctx.input, ctx.w_ih, ctx.w_hh, ctx.b_ih, ctx.b_hh, ctx.hx, ctx.cx]
+    out, h_n, c_n = _lstm_steps(*inputs, reverse=ctx.reverse)
+    pairs = [(o, g) for o, g in ((out, d_out), (h_n, d_hn), (c_n, d_cn)) if g is not None]
+    wanted = [k for k, x in enumerate(inputs) if x is not None and ctx.needs_input_grad[k]]
+    grads = autograd_grad([o for o, _ in pairs], [inputs[k] for k in wanted],
+                          [g for _, g in pairs], create_graph=True, allow_unused=True)
+    result = [None] * len(inputs)
+    for k, gk in zip(wanted, grads):
+        result[k] = gk
+    return tuple(result)
+
+
+def _lstm_steps(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    """The same layer as per-step ops (each recorded): (output, h_n, c_n)."""
+    x_proj = x.matmul(w_ih.t())
+    if b_ih is not None:
+        x_proj = x_proj + b_ih
+    x_steps = x_proj.unbind(0)
+    outputs = [None] * len(x_steps)
+    for t in (range(len(x_steps) - 1, -1, -1) if reverse else range(len(x_steps))):
+        pre = x_steps[t] + h.matmul(w_hh.t())
+        if b_hh is not None:
+            pre = pre + b_hh
+        i, f, g, o = pre.chunk(4, -1)
+        c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+        h = sigmoid(o) * tanh(c)
+        outputs[t] = h
+    return stack(outputs, 0), h, c
+
+
+def lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+    """(output, h_n, c_n) of one float32 LSTM layer, recorded as one node."""
+    out, h_n, c_n, _ = _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
+    return out, h_n, c_n
