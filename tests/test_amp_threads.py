@@ -248,6 +248,8 @@ def test_autocast_accepts_mixed_dtypes_of_matmul_like_ops():
                       lambda: T.baddbmm(c[None], a[None], b[None]),
                       lambda: T.addbmm(c, a[None], b[None]),
                       lambda: T.nn.functional.linear(a, b.t(), bias=T.zeros(2)),
+                      lambda: T.nn.functional.conv2d(T.ones(1, 2, 4, 4), T.ones(3, 2, 3, 3).bfloat16()),
+                      lambda: T.nn.functional.conv_transpose1d(T.ones(1, 2, 4), T.ones(2, 3, 3).bfloat16()),
                       lambda: T.mm(a.double(), b),
                       lambda: c[None].clone().baddbmm_(a[None], b[None])):
                 try:

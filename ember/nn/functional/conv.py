@@ -16,6 +16,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._cpu import onednn_takes
 from ...ops.blas import _product
+from ...ops.hooks import autocast_entry
 from ...ops.registry import primitive
 from ...ops.views import element_strides
 from ._memory_format import conv_format, in_format, laid_out, restrided
@@ -519,14 +520,17 @@ def _convnd(name, d, input, weight, bias, stride, padding, dilation, groups):
     return y if batched else y.squeeze(0)
 
 
+@autocast_entry
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convnd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_entry
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convnd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_entry
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convnd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
@@ -559,18 +563,21 @@ def _conv_transposend(name, d, input, weight, bias, stride, padding, output_padd
     return y if batched else y.squeeze(0)
 
 
+@autocast_entry
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transposend("conv_transpose1d", 1, input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 
 
+@autocast_entry
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transposend("conv_transpose2d", 2, input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 
 
+@autocast_entry
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transposend("conv_transpose3d", 3, input, weight, bias, stride, padding,
