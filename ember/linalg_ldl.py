@@ -185,8 +185,10 @@ def _(ctx, grad_LD):
 
 
 @primitive("linalg_ldl_solve", node="torch::autograd::NotImplemented", promote=None)
-def _ldl_solve(xp, LD, pivots, B, *, hermitian=False):
-    ld, piv, b = (np.asarray(x.get() if hasattr(x, "get") else x) for x in (LD, pivots, B))
+def _ldl_solve(xp, LD, B, *, pivots, hermitian=False):
+    # (the pivots are a parameter, not an input: torch's node has no edge for them)
+    ld, piv, b = (np.asarray(x.get() if hasattr(x, "get") else x)
+                  for x in (LD, pivots._data, B))
     shape = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])
     n = ld.shape[-1]
     count = int(np.prod(shape))
@@ -258,7 +260,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if B.dtype != LD.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(B.dtype)} and A of type {_name(LD.dtype)} instead.")
-    return _into(out, _ldl_solve(LD, pivots, B, hermitian=hermitian))
+    return _into(out, _ldl_solve(LD, B, pivots=pivots, hermitian=hermitian))
 
 
 def _into(out, result):

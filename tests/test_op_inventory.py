@@ -279,6 +279,10 @@ EXTRA_CASES = [
     # run takes the per-step path in both libraries
     case("lstm_float32", seeded(lambda lib, x: lib.nn.LSTM(4, 3, 2).to(x.dtype)(x)[0]),
          u(3, 2, 4).astype(np.float32)),
+    # no derivative in torch either: both record torch::autograd::NotImplemented
+    case("ldl", lambda lib, a, b: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor_ex(a + a.mT + 4 * lib.eye(3, dtype=a.dtype))[:2], b), u(3, 3),
+        u(3, 2)),
 ]
 
 # ops no program runs, with the reason (test_every_op_has_a_sample fails for any other)
