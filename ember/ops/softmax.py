@@ -18,40 +18,40 @@ def _shifted(xp, x, dim):
 
 
 def _rows(xp, a, dim):
-    """a as C-contiguous rows along its last dim when `dim` is that dim (NumPy float32/64, not
-    empty), else None: the fast paths below work on such rows."""
-    if xp is np and a.ndim and dim == a.ndim - 1 and a.size and a.flags.c_contiguous and \
+    """a as C-contiguous rows along its last dim when `dim` is that dim (float32/64, not
+    empty), else None: the fast paths below work on such rows (with any array module, so
+    that every device computes the same values)."""
+    if a.ndim and dim == a.ndim - 1 and a.size and a.flags.c_contiguous and \
             a.dtype in (np.float32, np.float64):
         return a.reshape(-1, a.shape[-1])
     return None
 
 
-def _row_max(rows):
+def _row_max(xp, rows):
     """Each row's maximum, as a column (NaN where the row has one). NumPy's max along a short
     last axis is ~2x slower than argmax there; the maximum itself is exact either way."""
-    return np.take_along_axis(rows, rows.argmax(axis=1)[:, None], axis=1)
+    return xp.take_along_axis(rows, rows.argmax(axis=1)[:, None], axis=1)
 
 
-def _shifted_rows(rows):
+def _shifted_rows(xp, rows):
     # rows - each row's max, a new array; a row whose max is not finite is shifted by 0
-    m = _row_max(rows)
-    if not np.isfinite(m).all():
-        m = np.where(np.isfinite(m), m, 0)
-    return rows - m
+    m = _row_max(xp, rows)
+    finite = xp.isfinite(m)
+    return rows - (m if finite.all() else xp.where(finite, m, 0))
 
 
-def _row_sums(rows):
+def _row_sums(xp, rows):
     # each row's sum as a column: einsum's one pass is ~3x faster than add.reduce on short rows
-    return np.einsum("ij->i", rows)[:, None]
+    return xp.einsum("ij->i", rows)[:, None]
 
 
 @primitive("softmax", node="SoftmaxBackward0", save=("result",))
 def _softmax(xp, self, *, dim):
     rows = _rows(xp, self, dim)
     if rows is not None:
-        e = _shifted_rows(rows)
-        np.exp(e, out=e)
-        e /= _row_sums(e)
+        e = _shifted_rows(xp, rows)
+        xp.exp(e, out=e)
+        e /= _row_sums(xp, e)
         return e.reshape(self.shape)
     # in place on the one new array: each pass as few times as the formula needs
     e = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
@@ -72,7 +72,7 @@ def _softmax_backward(xp, grad_output, output, *, dim):
     """softmax's backward in one pass: y * (g - sum(g * y))."""
     g_rows, y_rows = _rows(xp, grad_output, dim), _rows(xp, output, dim)
     if g_rows is not None and y_rows is not None and g_rows.dtype == y_rows.dtype:
-        out = g_rows - np.einsum("ij,ij->i", g_rows, y_rows)[:, None]
+        out = g_rows - xp.einsum("ij,ij->i", g_rows, y_rows)[:, None]
         out *= y_rows
         return out.reshape(grad_output.shape)
     gy = grad_output * output
@@ -95,9 +95,8 @@ def _(ctx, gg):
 def _log_softmax(xp, self, *, dim):
     rows = _rows(xp, self, dim)
     if rows is not None:
-        shifted = _shifted_rows(rows)
-        e = np.exp(shifted)
-        shifted -= np.log(_row_sums(e))
+        shifted = _shifted_rows(xp, rows)
+        shifted -= xp.log(_row_sums(xp, xp.exp(shifted)))
         return shifted.reshape(self.shape)
     shifted = _shifted(xp, self.astype(_acc_np(self.dtype), copy=False), dim)
     shifted -= xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
@@ -115,9 +114,9 @@ def _log_softmax_backward(xp, grad_output, output, *, dim):
     """log_softmax's backward in one pass: g - exp(y) * sum(g)."""
     g_rows, y_rows = _rows(xp, grad_output, dim), _rows(xp, output, dim)
     if g_rows is not None and y_rows is not None and g_rows.dtype == y_rows.dtype:
-        out = np.exp(y_rows)
-        out *= _row_sums(g_rows)
-        np.subtract(g_rows, out, out=out)
+        out = xp.exp(y_rows)
+        out *= _row_sums(xp, g_rows)
+        xp.subtract(g_rows, out, out=out)
         return out.reshape(grad_output.shape)
     total = xp.sum(grad_output, axis=dim, keepdims=True)
     out = xp.asarray(xp.exp(output))          # (a 0-d exp is a scalar)
