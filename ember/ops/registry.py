@@ -212,9 +212,13 @@ def _sum_to_shape(g, shape):
     lead = len(have) - len(shape)
     dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and have[i + lead] != 1)
-    out = _reduction()._sum_dim.forward(np, g._data, dims=dims, keepdim=True, dtype=g._dtype) \
-        if dims else g._data
-    return _make_tensor(out.reshape(shape), g._dtype, g._device)
+    if not dims:
+        return _make_tensor(g._data.reshape(shape), g._dtype, g._device)
+    # summing leading dims only (a bias's gradient) gives the shape itself: a fresh array,
+    # not a view, so that backward can make it .grad without a copy (graph._owned)
+    keep = dims != tuple(range(lead))
+    out = _reduction()._sum_dim.forward(np, g._data, dims=dims, keepdim=keep, dtype=g._dtype)
+    return _make_tensor(out.reshape(shape) if keep else out, g._dtype, g._device)
 
 
 def _reduction():
