@@ -31,8 +31,9 @@ def _blocks(n):
         yield start, min(start + _BLOCK, n)
 
 
-def _phi_into(x, u, acc):
-    """acc = Phi(x) for a block; u = x * x on return. All float32, same shape."""
+def _one_plus_e_into(x, u, acc):
+    """acc = 1 + exp(x * P(x^2)) = 1 / Phi(x) for a block; u = x * x on return. All float32,
+    same shape."""
     np.multiply(x, x, out=u)
     np.multiply(u, _GELU_P[-1], out=acc)
     acc += _GELU_P[-2]
@@ -42,6 +43,11 @@ def _phi_into(x, u, acc):
     acc *= x
     np.exp(acc, out=acc)
     acc += 1
+
+
+def _phi_into(x, u, acc):
+    """acc = Phi(x) for a block; u = x * x on return. All float32, same shape."""
+    _one_plus_e_into(x, u, acc)
     np.reciprocal(acc, out=acc)
 
 
@@ -68,8 +74,8 @@ def _gelu_f32(x):
     with np.errstate(all="ignore"):             # exp overflows to inf for very negative x
         for s, e in _blocks(flat.size):
             xs, n = flat[s:e], e - s
-            _phi_into(xs, u[:n], acc[:n])
-            np.multiply(xs, acc[:n], out=out[s:e])
+            _one_plus_e_into(xs, u[:n], acc[:n])
+            np.divide(xs, acc[:n], out=out[s:e])       # x * Phi(x), one pass
     # -inf: x * Phi(x) is -inf * 0 (PyTorch: nan as well; see the tests)
     return out.reshape(np.shape(x))
 
