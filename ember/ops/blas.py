@@ -264,8 +264,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     want = (mat1.shape[0], mat2.shape[1])
+    have = tuple(input.shape)
     try:
-        if np.broadcast_shapes(tuple(input.shape), want) != want:
+        # (a bias row or a full-size input, the usual cases, without broadcast_shapes' cost)
+        if have != want[1:] and have != want and np.broadcast_shapes(have, want) != want:
             raise ValueError
     except ValueError:
         raise RuntimeError(f"The expanded size of the tensor ({want[1]}) must match the "

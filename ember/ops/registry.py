@@ -221,9 +221,14 @@ def _sum_to_shape(g, shape):
     return _make_tensor(out.reshape(shape) if keep else out, g._dtype, g._device)
 
 
+_reduction_module = []
+
+
 def _reduction():
-    from . import reduction       # (imported late: reduction is itself built on this module)
-    return reduction
+    if not _reduction_module:
+        from . import reduction   # (imported late: reduction is itself built on this module)
+        _reduction_module.append(reduction)
+    return _reduction_module[0]
 
 
 # every op made, in the order made: all made at import (an op made on a first call would be
