@@ -31,8 +31,9 @@ def _blocks(n):
         yield start, min(start + _BLOCK, n)
 
 
-def _phi_into(x, u, acc):
-    """acc = Phi(x) for a block; u = x * x on return. All float32, same shape."""
+def _one_plus_e_into(x, u, acc):
+    """acc = 1 + exp(x * P(x^2)) = 1 / Phi(x) for a block; u = x * x on return. All float32,
+    same shape."""
     np.multiply(x, x, out=u)
     np.multiply(u, _GELU_P[-1], out=acc)
     acc += _GELU_P[-2]
@@ -42,6 +43,11 @@ def _phi_into(x, u, acc):
     acc *= x
     np.exp(acc, out=acc)
     acc += 1
+
+
+def _phi_into(x, u, acc):
+    """acc = Phi(x) for a block; u = x * x on return. All float32, same shape."""
+    _one_plus_e_into(x, u, acc)
     np.reciprocal(acc, out=acc)
 
 
@@ -68,8 +74,8 @@ def _gelu_f32(x):
     with np.errstate(all="ignore"):             # exp overflows to inf for very negative x
         for s, e in _blocks(flat.size):
             xs, n = flat[s:e], e - s
-            _phi_into(xs, u[:n], acc[:n])
-            np.multiply(xs, acc[:n], out=out[s:e])
+            _one_plus_e_into(xs, u[:n], acc[:n])
+            np.divide(xs, acc[:n], out=out[s:e])       # x * Phi(x), one pass
     # -inf: x * Phi(x) is -inf * 0 (PyTorch: nan as well; see the tests)
     return out.reshape(np.shape(x))
 
@@ -110,15 +116,25 @@ def sigmoid_f32(x):
     return np.reciprocal(out, out=out)
 
 
+def _row_stats(x, eps):
+    """(x - mean, mean, rstd) of each row of a 2-D array; mean and rstd as (rows, 1) columns.
+    Row sums by einsum: one pass, ~3x faster than NumPy's mean on short rows."""
+    n = x.shape[1]
+    mean = np.einsum("ij->i", x)[:, None]
+    mean /= n
+    xc = x - mean
+    var = np.einsum("ij,ij->i", xc, xc)[:, None]
+    var /= n
+    var += x.dtype.type(eps)
+    rstd = np.sqrt(var, out=var)
+    np.reciprocal(rstd, out=rstd)
+    return xc, mean, rstd
+
+
 def layer_norm_rows(x, weight, bias, eps):
     """Layer norm of each row of a 2-D float array (the normalized dims flattened): returns
     (y, mean, rstd), with mean and rstd of shape (rows, 1), in x's dtype."""
-    mean = x.mean(axis=1, keepdims=True)
-    xc = x - mean
-    var = np.einsum("ij,ij->i", xc, xc)[:, None]
-    var /= x.shape[1]
-    rstd = 1 / np.sqrt(var + x.dtype.type(eps))
-    y = xc
+    y, mean, rstd = _row_stats(x, eps)
     y *= rstd
     if weight is not None:
         y *= weight
@@ -129,17 +145,14 @@ def layer_norm_rows(x, weight, bias, eps):
 
 def layer_norm_backward_rows(g, x, weight, eps):
     """(grad of x, grad of weight, grad of bias) of layer_norm_rows, for 2-D g and x."""
-    mean = x.mean(axis=1, keepdims=True)
-    xhat = x - mean
-    var = np.einsum("ij,ij->i", xhat, xhat)[:, None]
-    var /= x.shape[1]
-    rstd = 1 / np.sqrt(var + x.dtype.type(eps))
+    xhat, _, rstd = _row_stats(x, eps)
     xhat *= rstd
     gw = np.einsum("ij,ij->j", g, xhat) if weight is not None else None
     gb = g.sum(axis=0)
     gy = g * weight if weight is not None else g.copy()
     n = x.shape[1]
-    m1 = gy.mean(axis=1, keepdims=True)
+    m1 = np.einsum("ij->i", gy)[:, None]
+    m1 /= n
     m2 = np.einsum("ij,ij->i", gy, xhat)[:, None]
     m2 /= n
     gy -= m1

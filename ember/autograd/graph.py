@@ -650,7 +650,7 @@ def modified_message(saved, node):
                                                   else _HINT))
     if counter.site is not None:
         # ember's addition: where the offending in-place op was called
-        msg += f"\n(ember) The last in-place change was made at {counter.site}."
+        msg += f"\n(ember) The last in-place change was made at {_site_text(counter.site)}."
     return msg
 
 
@@ -674,13 +674,19 @@ class VersionCounter:
 
 
 def _user_site():
-    """'file:line' of the innermost frame outside ember (the user's in-place call)."""
+    """(file, line) of the innermost frame outside ember (the user's in-place call); made
+    into text only when an error message quotes it (_site_text), as most never are."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    startswith, package = str.startswith, _PACKAGE_DIR
+    while frame is not None and startswith(frame.f_code.co_filename, package):
         frame = frame.f_back
     if frame is None:
         return None
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _site_text(site):
+    return f"{site[0]}:{site[1]}"
 
 
 def _package_dir():

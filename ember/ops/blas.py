@@ -6,6 +6,8 @@ import string
 
 from .. import _dtype as D, _threads
 from .._tensor import Tensor
+from ..autograd import grad_mode as _grad_mode
+from . import hooks as _hooks
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
 from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out, CPP_NAMES
@@ -60,6 +62,9 @@ def _mm(xp, self, mat2):
 @_mm.derivative
 def _(ctx, grad):
     needs = ctx.needs_input_grad
+    fast = _array_grads(grad, ctx.self if needs[1] else None, ctx.mat2, needs)
+    if fast is not None:
+        return fast
     return (grad.mm(ctx.mat2.t().conj()) if needs[0] else None,
             _grad_of_second(ctx.self, grad, ctx.mat2) if needs[1] else None)
 
@@ -214,12 +219,42 @@ def _(ctx, grad):
     g_self = None
     if needs[0]:
         g_self = grad if b == 1 else grad * b
-    g1 = grad.mm(ctx.mat2.t().conj()) if needs[1] else None
-    g2 = _grad_of_second(ctx.mat1, grad, ctx.mat2) if needs[2] else None
+    fast = _array_grads(grad, ctx.mat1 if needs[2] else None, ctx.mat2, needs[1:])
+    if fast is not None:
+        g1, g2 = fast
+    else:
+        g1 = grad.mm(ctx.mat2.t().conj()) if needs[1] else None
+        g2 = _grad_of_second(ctx.mat1, grad, ctx.mat2) if needs[2] else None
     if a != 1:
         g1 = g1 * a if g1 is not None else None
         g2 = g2 * a if g2 is not None else None
     return g_self, g1, g2
+
+
+def _array_grads(grad, mat1, mat2, needs):
+    """(grad @ mat2^T, mat1^T @ grad) of a real product, straight on the arrays, where the
+    backward records nothing (no create_graph, no profiler, autocast or forward AD): the same
+    products as the op calls above (so the same bits and layouts: the second laid out as
+    mat2, see _grad_of_second), without their Python op calls. None where not applicable."""
+    if _grad_mode.state.enabled or _hooks.profiling or _hooks.dual_levels or \
+            _hooks.autocast_regions[0]:
+        return None
+    dtype = grad._dtype
+    if dtype._category != 2 or grad._data.__class__ is not np.ndarray or \
+            mat2._dtype is not dtype or mat2._data.__class__ is not np.ndarray or \
+            (mat1 is not None and (mat1._dtype is not dtype or
+                                   mat1._data.__class__ is not np.ndarray)):
+        return None
+    g, b = grad._data, mat2._data
+    g1 = Tensor._make(_product(np, g, b.T), dtype) if needs[0] else None
+    g2 = None
+    if needs[1]:
+        a = mat1._data
+        if b.flags.f_contiguous and not b.flags.c_contiguous:
+            g2 = Tensor._make(_product(np, g.T, a).T, dtype)
+        else:
+            g2 = Tensor._make(_product(np, a.T, g), dtype)
+    return g1, g2
 
 
 def check_addmm_dtypes(input, mat1, mat2):
@@ -241,8 +276,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     want = (mat1.shape[0], mat2.shape[1])
+    have = tuple(input.shape)
     try:
-        if np.broadcast_shapes(tuple(input.shape), want) != want:
+        # (a bias row or a full-size input, the usual cases, without broadcast_shapes' cost)
+        if have != want[1:] and have != want and np.broadcast_shapes(have, want) != want:
             raise ValueError
     except ValueError:
         raise RuntimeError(f"The expanded size of the tensor ({want[1]}) must match the "

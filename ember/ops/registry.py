@@ -192,7 +192,13 @@ def _fit_grads(grads, metas):
 
 def _fit_grad(g, shape, np_dtype):
     if g._data.shape != shape:
-        g = _reduction().sum_to_size(g, shape)
+        if not _state.enabled and g.__class__ is Tensor and g._data.__class__ is _ndarray \
+                and g._dtype._category == 2 and not _profiling:
+            # nothing records (a backward without create_graph): sum_to_size's own array
+            # kernel, without its op calls (the same sum, so the same bits)
+            g = _sum_to_shape(g, shape)
+        else:
+            g = _reduction().sum_to_size(g, shape)
     if g._dtype.np is not np_dtype:
         dtype = _FROM_NUMPY[np_dtype]
         if dtype._category < 3 and g._dtype._category == 3:
@@ -201,9 +207,29 @@ def _fit_grad(g, shape, np_dtype):
     return g
 
 
+def _sum_to_shape(g, shape):
+    """sum_to_size(g, shape) on g's array by the sum op's forward: a fresh tensor, no graph."""
+    have = g._data.shape
+    lead = len(have) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and have[i + lead] != 1)
+    if not dims:
+        return _make_tensor(g._data.reshape(shape), g._dtype, g._device)
+    # summing leading dims only (a bias's gradient) gives the shape itself: a fresh array,
+    # not a view, so that backward can make it .grad without a copy (graph._owned)
+    keep = dims != tuple(range(lead))
+    out = _reduction()._sum_dim.forward(np, g._data, dims=dims, keepdim=keep, dtype=g._dtype)
+    return _make_tensor(out.reshape(shape) if keep else out, g._dtype, g._device)
+
+
+_reduction_module = []
+
+
 def _reduction():
-    from . import reduction       # (imported late: reduction is itself built on this module)
-    return reduction
+    if not _reduction_module:
+        from . import reduction   # (imported late: reduction is itself built on this module)
+        _reduction_module.append(reduction)
+    return _reduction_module[0]
 
 
 # every op made, in the order made: all made at import (an op made on a first call would be

@@ -153,9 +153,11 @@ def _(ctx, g):
             g._data.reshape(-1, n), x._data.reshape(-1, n),
             None if w is None else w._data.reshape(-1), ctx.eps)
         needs = ctx.needs_input_grad
-        return (_const(gx.reshape(x.shape), g) if needs[0] else None,
-                _const(gw.reshape(w.shape), g) if needs[1] else None,
-                _const(gb.reshape(w.shape if w is not None else x.shape[ctx.axes[0]:]), g)
+        # (reshaped only where the shape differs: a fresh array, not a view, becomes .grad
+        # without a copy)
+        return (_const(_shaped(gx, x.shape), g) if needs[0] else None,
+                _const(_shaped(gw, w.shape), g) if needs[1] else None,
+                _const(_shaped(gb, w.shape if w is not None else x.shape[ctx.axes[0]:]), g)
                 if needs[2] else None)
     gx, xhat = _normalize_grad(x, g * w if w is not None else g, ctx.axes, ctx.eps)
     needs = ctx.needs_input_grad
@@ -163,6 +165,10 @@ def _(ctx, g):
     gw = g * xhat if needs[1] else None
     gb = g if needs[2] else None
     return gx.contiguous() if needs[0] else None, gw, gb
+
+
+def _shaped(a, shape):
+    return a if a.shape == tuple(shape) else a.reshape(shape)
 
 
 def _layer_norm_fast(xp, x, weight, bias):
