@@ -53,14 +53,19 @@ def test_softmax_rows_within_ulps_of_torch_forward_and_backward(fn, shape):
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
 def test_softmax_rows_special_values_as_torch(fn):
     inf, nan = float("inf"), float("nan")
-    # (a row holding +inf is left out: torch gives nan everywhere in it, ember nan at the inf
-    # and 0 elsewhere, with or without the fast path)
+    # (a row holding +inf is all nan in torch: x - max is nan there)
     rows = [[-inf, -inf, -inf], [1.0, -inf, 2.0], [nan, 0.0, 1.0], [1e30, -1e30, 0.0],
-            [88.0, 89.0, -200.0]]
-    t = getattr(torch, fn)(torch.tensor(rows), -1).numpy()
-    e = getattr(ember, fn)(ember.tensor(rows), -1).numpy()
-    np.testing.assert_array_equal(np.isnan(e), np.isnan(t))
-    np.testing.assert_allclose(e, t, rtol=1e-6, atol=0)
+            [88.0, 89.0, -200.0], [inf, 1.0, 2.0], [inf, inf, 0.0]]
+    # contiguous rows along the last dim take the fast path; the transposed input along dim 0
+    # the general one
+    for transpose, dim in ((False, -1), (True, 0)):
+        t_in, e_in = torch.tensor(rows), ember.tensor(rows)
+        if transpose:
+            t_in, e_in = t_in.T, e_in.T
+        t = getattr(torch, fn)(t_in, dim).numpy()
+        e = getattr(ember, fn)(e_in, dim).numpy()
+        np.testing.assert_array_equal(np.isnan(e), np.isnan(t))
+        np.testing.assert_allclose(e, t, rtol=1e-6, atol=0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -9,12 +9,13 @@ from .registry import primitive
 
 
 def _shifted(xp, x, dim):
-    # x - max along dim, a new array (a no-op shift for empty inputs and all -inf rows)
+    # x - max along dim, a new array (a no-op shift for empty inputs and all -inf rows; a +inf
+    # max shifts by +inf, which makes the row NaN, as torch's softmax of it is)
     if x.size == 0:
         return x.copy()
     m = xp.max(x, axis=dim, keepdims=True)
-    finite = xp.isfinite(m)
-    return xp.asarray(x - (m if finite.all() else xp.where(finite, m, 0)))   # (0-d: array)
+    shift = m != -np.inf
+    return xp.asarray(x - (m if shift.all() else xp.where(shift, m, 0)))   # (0-d: array)
 
 
 def _rows(xp, a, dim):
@@ -34,10 +35,10 @@ def _row_max(xp, rows):
 
 
 def _shifted_rows(xp, rows):
-    # rows - each row's max, a new array; a row whose max is not finite is shifted by 0
+    # rows - each row's max, a new array; an all -inf row is shifted by 0 (see _shifted)
     m = _row_max(xp, rows)
-    finite = xp.isfinite(m)
-    return rows - (m if finite.all() else xp.where(finite, m, 0))
+    shift = m != -np.inf
+    return rows - (m if shift.all() else xp.where(shift, m, 0))
 
 
 def _row_sums(xp, rows):
