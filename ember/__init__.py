@@ -240,7 +240,7 @@ from .ops.settings import (  # noqa: E402,F401
     set_flush_denormal, get_num_interop_threads, set_num_interop_threads, init_num_threads,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
     is_deterministic_algorithms_warn_only_enabled, set_warn_always, is_warn_always_enabled,
-    set_default_tensor_type)
+    set_default_tensor_type, set_deterministic_debug_mode, get_deterministic_debug_mode)
 from .ops.tensor_info import (  # noqa: E402,F401
     is_storage, typename, is_nonzero, is_same_size, is_signed, is_inference, get_device)
 from .ops.creation import empty_permuted, frombuffer, fill  # noqa: E402,F401
@@ -283,4 +283,28 @@ from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx,
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
+from ._storage import StorageBase  # noqa: E402,F401
+from ._build_info import (  # noqa: E402,F401  (build flags, accelerator errors, CPU streams)
+    has_lapack, has_mkl, has_openmp, has_spectral, compiled_with_cxx11_abi, is_vulkan_available,
+    is_distributed, get_device_module, AcceleratorError, OutOfMemoryError, FatalError, Stream,
+    Event)
+from ._autocast_legacy import (  # noqa: E402,F401  (torch's per-device autocast functions)
+    get_autocast_cpu_dtype, get_autocast_gpu_dtype, set_autocast_cpu_dtype,
+    set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+    autocast_increment_nesting, autocast_decrement_nesting)
+from .ops.removed import eig, lstsq, solve, symeig, matrix_rank  # noqa: E402,F401
+from .amp import GradScaler  # noqa: E402,F401
+legacy_contiguous_format = contiguous_format  # noqa: E402  (its old name, as in torch)
+
+
+def __getattr__(name):
+    # torch.Storage is the legacy storage class of the default dtype, which may change
+    if name == "Storage":
+        return _typed_storage_class(get_default_dtype())
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
+from . import cpu  # noqa: E402,F401  (the CPU device module)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)

@@ -1,0 +1,247 @@
+"""The torch names added to drive API coverage to 100% (tools/api_coverage.py), against torch:
+build flags and runtime names, torch's removed functions (their errors), the deprecated
+per-device autocast functions, storages, CPU streams and events, and the Tensor methods for
+old or low-level uses."""
+import warnings
+
+import pytest
+import torch
+
+import ember
+from differential import same, catch, warnings_of
+
+
+# ----------------------------------------------------------------------------- build and runtime
+def test_build_flags_and_queries():
+    def f(T):
+        return [T.has_lapack, T.has_spectral, T.compiled_with_cxx11_abi(), T.is_vulkan_available(),
+                T.is_distributed(T.ones(2)), catch(T.is_distributed, 1),
+                T.legacy_contiguous_format is T.contiguous_format]
+    same(f)
+
+
+def test_build_flags_are_bools():
+    # MKL and OpenMP describe the build: ember's answers are its own (no MKL; its thread pool)
+    assert ember.has_mkl is False and isinstance(ember.has_openmp, bool)
+
+
+def test_error_classes():
+    def f(T):
+        return [[c.__name__, [b.__name__ for b in c.__mro__[1:]]]
+                for c in (T.AcceleratorError, T.OutOfMemoryError, T.FatalError)]
+    same(f)
+    assert ember.OutOfMemoryError.__module__ == "ember"
+
+
+@pytest.mark.parametrize("arg", [None, "cpu", "cuda", "mps", "meta", 1, "foo"])
+def test_get_device_module(arg):
+    def f(T):
+        r = catch(T.get_device_module, arg) if arg is not None else T.get_device_module()
+        return r if isinstance(r, tuple) else r.__name__.split(".", 1)[1]
+    same(f)
+
+
+def test_cpu_device_module():
+    def f(T):
+        m = T.get_device_module("cpu")
+        return [m.is_available(), m.device_count(), m.current_device(), m.synchronize(),
+                m.is_initialized()]
+    same(f)
+
+
+def test_cpu_stream_and_event():
+    def f(T):
+        s, e = T.Stream(), T.Event()
+        return [repr(s), repr(e), repr(T.Event(enable_timing=True)), str(s.device), s.query(),
+                e.query(), s.synchronize(), s.wait_event(e), e.synchronize(), e.wait(),
+                catch(s.wait_stream, T.Stream()), catch(s.record_event), catch(e.record),
+                catch(e.elapsed_time, T.Event()), s == T.Stream(), repr(T.Stream("cpu")),
+                catch(T.Stream, "cuda"), catch(T.Event, "cuda"),
+                catch(lambda: T.Stream().priority)[1]]
+    same(f)
+
+
+def test_deterministic_debug_mode():
+    def f(T):
+        out = [T.get_deterministic_debug_mode()]
+        for mode in ("warn", "error", "default", 1, 2, 0):
+            T.set_deterministic_debug_mode(mode)
+            out.append([T.get_deterministic_debug_mode(), T.are_deterministic_algorithms_enabled(),
+                        T.is_deterministic_algorithms_warn_only_enabled()])
+        out += [catch(T.set_deterministic_debug_mode, "x"),
+                catch(T.set_deterministic_debug_mode, 3), T.get_deterministic_debug_mode()]
+        return out
+    same(f)
+
+
+# ----------------------------------------------------------------------------- removed functions
+REMOVED = {"eig": lambda T, a: T.eig(a), "lstsq": lambda T, a: T.lstsq(a, a),
+           "solve": lambda T, a: T.solve(a, a), "symeig": lambda T, a: T.symeig(a, True),
+           "matrix_rank": lambda T, a: T.matrix_rank(a),
+           "Tensor.eig": lambda T, a: a.eig(True), "Tensor.lstsq": lambda T, a: a.lstsq(a),
+           "Tensor.solve": lambda T, a: a.solve(a), "Tensor.symeig": lambda T, a: a.symeig(),
+           "Tensor.reinforce": lambda T, a: a.reinforce(a)}
+
+
+@pytest.mark.parametrize("name", list(REMOVED))
+def test_removed_functions_raise_torch_error(name):
+    # the first sentence is torch's; the advice after it is ember's own words
+    def f(T):
+        kind, typ, msg = catch(REMOVED[name], T, T.eye(3))
+        return [kind, typ, msg[:msg.index("removed.") + len("removed.")]]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- autocast
+def test_per_device_autocast_functions():
+    def f(T):
+        out = []
+        for call in (lambda: T.get_autocast_cpu_dtype(), lambda: T.get_autocast_gpu_dtype(),
+                     lambda: T.is_autocast_cpu_enabled(),
+                     lambda: T.set_autocast_cpu_dtype(T.float16),
+                     lambda: (T.get_autocast_dtype("cpu"), T.get_autocast_cpu_dtype()),
+                     lambda: T.set_autocast_cpu_dtype(T.bfloat16),
+                     lambda: T.set_autocast_gpu_dtype(T.bfloat16),
+                     lambda: T.get_autocast_dtype("cuda"),
+                     lambda: T.set_autocast_gpu_dtype(T.float16),
+                     lambda: T.set_autocast_cpu_enabled(True),
+                     lambda: T.is_autocast_enabled("cpu"),
+                     lambda: T.set_autocast_cpu_enabled(False)):
+            out.append(warnings_of(call))
+        out += [catch(T.set_autocast_cpu_dtype, 1), catch(T.set_autocast_gpu_dtype, "x"),
+                catch(T.set_autocast_cpu_enabled, 1), catch(T.set_autocast_cache_enabled, 1)]
+        return out
+    same(f)
+
+
+def test_autocast_cache_switch_and_nesting():
+    def f(T):
+        out = [T.is_autocast_cache_enabled(), T.set_autocast_cache_enabled(False),
+               T.is_autocast_cache_enabled(), T.set_autocast_cache_enabled(True),
+               T.clear_autocast_cache(), T.autocast_increment_nesting(),
+               T.autocast_decrement_nesting()]
+        with T.autocast("cpu"):
+            out += [T.autocast_increment_nesting(), T.autocast_decrement_nesting()]
+        out.append(T.autocast_increment_nesting())
+        out.append(T.autocast_decrement_nesting())
+        return out
+    same(f)
+
+
+def test_grad_scaler_at_top_level():
+    assert ember.GradScaler is ember.amp.GradScaler
+    assert torch.GradScaler is torch.amp.GradScaler
+
+
+# ----------------------------------------------------------------------------- storages
+def test_storage_classes():
+    def f(T):
+        out = [T.Storage.__name__, issubclass(T.UntypedStorage, T.StorageBase),
+               isinstance(T.ones(2).untyped_storage(), T.StorageBase)]
+        T.set_default_dtype(T.float64)
+        try:
+            out.append(T.Storage.__name__)
+        finally:
+            T.set_default_dtype(T.float32)
+        return out
+    same(f)
+
+
+def test_tensor_storage():
+    def f(T):
+        a = T.arange(6.).reshape(2, 3)
+        (s, caught) = warnings_of(lambda: a[1].storage())
+        out = [caught, type(s).__name__, s.dtype, s.size(), len(s), s[4], s.tolist(),
+               str(s.device), s.data_ptr() == a.data_ptr(), s.element_size(), s.nbytes(),
+               type(s.untyped()).__name__, s.is_shared(), list(s)]
+        s[0] = 5.0
+        out += [a, repr(T.tensor([1, 2]).storage()),
+                a.storage_type().__name__, T.arange(3).storage_type().__name__,
+                T.ones(2, dtype=T.bool).storage_type().__name__]
+        return out
+    same(f)
+
+
+# ----------------------------------------------------------------------------- Tensor methods
+def test_const_data_ptr_and_is_set_to():
+    def f(T):
+        a = T.arange(6.).reshape(2, 3)
+        return [a.const_data_ptr() == a.data_ptr(), a.is_set_to(a), a.is_set_to(a.view(6)),
+                a.is_set_to(a.detach()), a[1].is_set_to(a), a.is_set_to(a.clone()),
+                catch(a.is_set_to, 1)]
+    same(f)
+
+
+def test_resize_as():
+    def f(T):
+        r, w = warnings_of(lambda: T.arange(4.).resize_as(T.ones(2, 2)))
+        return [r, w, catch(T.ones(3).resize_as, T.ones(2, 2))]
+    same(f)
+
+
+def test_resize_as_gradient():
+    def f(T):
+        a = T.arange(4., requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = a.resize_as(T.ones(2, 2))
+        (r * T.arange(4.).reshape(2, 2)).sum().backward()
+        return [r, a.grad]
+    same(f)
+
+
+def test_map2_():
+    def f(T):
+        a = T.arange(6.).reshape(2, 3)
+        r = a.map2_(T.ones(3), T.full((2, 1), 2.0), lambda x, y, z: x * 10 + y + z)
+        g = T.ones(2, requires_grad=True)
+        return [r is a, a, catch(g.map2_, T.ones(2), T.ones(2), lambda x, y, z: x),
+                catch(T.ones(2).map2_, g, T.ones(2), lambda x, y, z: x),
+                catch(T.ones(2).map2_, T.ones(3), T.ones(2), lambda x, y, z: x)]
+    same(f)
+
+
+def test_module_load():
+    def f(T):
+        b, a = T.zeros(3), T.ones(3)
+        r = b.module_load(a)
+        r2 = b.module_load(a * 2, assign=True)
+        p = T.nn.Parameter(T.zeros(2))
+        return [r, r is a, r is b, b, r2, b, catch(p.module_load, T.ones(2)),
+                type(p.module_load(T.ones(2), assign=True)).__name__,
+                catch(T.zeros(3).module_load, T.ones(4))]
+    same(f)
+
+
+def test_record_stream_on_cpu():
+    def f(T):
+        kind, typ, msg = catch(T.ones(2).record_stream, T.Stream())
+        return [kind, typ, msg.split(" backend.")[0]]
+    same(f)
+
+
+def test_grad_dtype():
+    def f(T):
+        a = T.ones(2, requires_grad=True)
+        b = T.ones(2, dtype=T.int64)
+        out = [a.grad_dtype, b.grad_dtype, catch(lambda: (a * 1).grad_dtype)]
+        a.grad_dtype = None
+        a.grad_dtype = T.float32
+        (a * 2).sum().backward()
+        out += [a.grad_dtype, a.grad]
+        out.append(catch(setattr, a, "grad_dtype", 1))
+        return out
+    same(f)
+
+
+def test_grad_dtype_other_than_own_is_refused():
+    a = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad_dtype other than"):
+        a.grad_dtype = ember.float64
+
+
+def test_tensor_name():
+    def f(T):
+        a = T.ones(2)
+        return [a.name, catch(setattr, a, "name", "x")[1]]
+    same(f)
