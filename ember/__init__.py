@@ -307,6 +307,10 @@ def __getattr__(name):
 
 from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
 from . import cpu  # noqa: E402,F401  (the CPU device module)
+from .nn._batch_norm_ops import (  # noqa: E402,F401  (SyncBatchNorm's building blocks)
+    batch_norm_stats, batch_norm_elemt, batch_norm_gather_stats,
+    batch_norm_gather_stats_with_counts, batch_norm_backward_reduce, batch_norm_backward_elemt,
+    batch_norm_update_stats)
 from .nn._rnn_ops import (  # noqa: E402,F401  (torch.lstm, torch.gru_cell, ...)
     lstm, gru, rnn_tanh, rnn_relu, lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell)
 from . import _names; _names.apply()  # noqa: E402,E702  (torch's names in TypeErrors; last)
