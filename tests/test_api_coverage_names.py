@@ -4,6 +4,8 @@ per-device autocast functions, storages, CPU streams and events, and the Tensor 
 old or low-level uses."""
 import warnings
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -244,4 +246,128 @@ def test_tensor_name():
     def f(T):
         a = T.ones(2)
         return [a.name, catch(setattr, a, "name", "x")[1]]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- nn native forms
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("offsets,last,padding", [([0, 2], False, None), ([0, 2, 5], True, None),
+                                                  ([0, 2, 2], False, None), ([0, 2], False, 3),
+                                                  ([0, 3], False, 0)])
+def test_embedding_bag_outputs(mode, offsets, last, padding):
+    def f(T):
+        w = T.tensor([[0., 5, 2], [3, 1, 4], [6, 7, 0], [1, 9, 8]], requires_grad=True)
+        i = T.tensor([0, 2, 1, 3, 3])
+        out = T.embedding_bag(w, i, T.tensor(offsets), False, mode, False, None, last, padding)
+        (out[0] * T.arange(out[0].numel(), dtype=T.float32).reshape(out[0].shape)).sum() \
+            .backward()
+        return [list(out), w.grad]
+    same(f)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("offsets,last,padding", [([0, 2, 5], True, None), ([0, 2], False, 3),
+                                                  ([0, 2, 2], False, None)])
+def test_embedding_bag_outputs_without_grad(mode, offsets, last, padding):
+    def f(T):
+        w = T.tensor([[0., 5, 2], [3, 1, 4], [6, 7, 0], [1, 9, 8]])
+        i = T.tensor([0, 2, 1, 3, 3])
+        return list(T.embedding_bag(w, i, T.tensor(offsets), False, mode, False, None, last,
+                                    padding))
+    same(f)
+
+
+def test_embedding_bag_int32_indices_and_weights():
+    def f(T):
+        w = T.arange(12.).reshape(4, 3)
+        i, o = T.tensor([0, 2, 1, 3, 3], dtype=T.int32), T.tensor([0, 2, 2], dtype=T.int32)
+        return [list(T.embedding_bag(w, i, o, False, 1, False, None, False, None)),
+                list(T.embedding_bag(w, i.long(), o.long(), False, 0, False, T.ones(5), False,
+                                     None)),
+                list(T.embedding_bag(w, i.long(), o.long()))]
+    same(f)
+
+
+def test_embedding_renorm_():
+    def f(T):
+        w = T.arange(12.).reshape(4, 3)
+        r = T.embedding_renorm_(w, T.tensor([1, 3]), 5.0, 2.0)
+        return [r is w, w]
+    same(f)
+
+
+@pytest.mark.parametrize("mode,padding", [(0, 0), (1, 1), (2, 2), (0, 2), (1, 0)])
+def test_grid_sampler_2d(mode, padding):
+    def f(T):
+        gen = np.random.default_rng(0)
+        x = T.tensor(gen.standard_normal((2, 3, 4, 5)), requires_grad=True)
+        g = T.tensor(gen.uniform(-1.2, 1.2, (2, 3, 2, 2)), requires_grad=True)
+        out = T.grid_sampler_2d(x, g, mode, padding, mode == 1)
+        (out * out).sum().backward()
+        return [out, x.grad, g.grad if mode != 1 else None]
+    same(f, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("mode,padding", [(0, 0), (1, 1), (0, 2)])
+def test_grid_sampler_3d(mode, padding):
+    def f(T):
+        gen = np.random.default_rng(1)
+        x = T.tensor(gen.standard_normal((1, 2, 3, 4, 3)), requires_grad=True)
+        g = T.tensor(gen.uniform(-1.1, 1.1, (1, 2, 2, 3, 3)), requires_grad=True)
+        out = T.grid_sampler_3d(x, g, mode, padding, False)
+        (out * out).sum().backward()
+        return [out, x.grad, g.grad if mode != 1 else None]
+    same(f, rtol=1e-7, atol=1e-9)
+
+
+def test_grid_sampler_rank_errors():
+    def f(T):
+        x, g = T.zeros(1, 2, 3, 3, 3), T.zeros(1, 2, 2, 2, 3)
+        return [catch(T.grid_sampler_2d, x, g, 0, 0, False),
+                catch(T.grid_sampler_3d, x[..., 0], g[..., 0, :2], 0, 0, False),
+                catch(T.grid_sampler_3d, x, g, 2, 0, False)]
+    same(f)
+
+
+SEGMENTS = [("sum", dict(lengths=[1, 1])), ("max", dict(lengths=[2, 0])),
+            ("mean", dict(lengths=[2, 0])), ("min", dict(lengths=[2, 0], initial=0.0)),
+            ("prod", dict(offsets=[0, 1, 2])), ("amax", dict(lengths=[1, 1, 0])),
+            ("sum", dict(lengths=[1, 1], initial=2)), ("prod", dict(lengths=[0, 2])),
+            ("mean", dict(lengths=[1, 1], initial=3.0)), ("sum", dict(offsets=[1, 2])),
+            ("amin", dict(lengths=[1, 1], unsafe=True)), ("max", dict(lengths=[1, 1]))]
+
+
+@pytest.mark.parametrize("reduce,kw", SEGMENTS)
+def test_segment_reduce(reduce, kw):
+    def f(T):
+        x = T.tensor([[1., -2, 3], [4, 5, -6]], requires_grad=True)
+        kwargs = {k: T.tensor(v) if k in ("lengths", "offsets") else v for k, v in kw.items()}
+        out = T.segment_reduce(x, reduce, **kwargs)
+        finite = T.where(out.isfinite(), out, T.zeros(()))
+        (finite * T.arange(1., out.numel() + 1).reshape(out.shape)).sum().backward()
+        return [out, x.grad]
+    same(f)
+
+
+def test_segment_reduce_batched_lengths():
+    def f(T):
+        x = T.arange(24.).reshape(2, 3, 4)
+        return [T.segment_reduce(x, "sum", lengths=T.tensor([[1, 2], [3, 0]]), axis=1),
+                T.segment_reduce(x, "max", lengths=T.tensor([[1, 2], [3, 0]]), axis=1)]
+    same(f)
+
+
+def test_segment_reduce_errors():
+    def f(T):
+        x = T.tensor([[1., -2, 3], [4, 5, -6]])
+        ln = T.tensor([1, 1])
+        return [catch(T.segment_reduce, x, "sum", lengths=T.tensor([2, 1]), axis=1),
+                catch(T.segment_reduce, x, "sum", lengths=T.tensor([1, 2])),
+                catch(T.segment_reduce, x, "sum"),
+                catch(T.segment_reduce, x, "foo", lengths=ln),
+                catch(T.segment_reduce, x, "sum", indices=ln),
+                catch(T.segment_reduce, x, "sum", lengths=T.tensor([-1, 3])),
+                catch(T.segment_reduce, x, "sum", lengths=T.tensor([1, 1.])),
+                catch(T.segment_reduce, x.int(), "sum", lengths=ln),
+                T.segment_reduce(x, "sum", lengths=ln.int())]
     same(f)
