@@ -371,3 +371,52 @@ def test_segment_reduce_errors():
                 catch(T.segment_reduce, x.int(), "sum", lengths=ln),
                 T.segment_reduce(x, "sum", lengths=ln.int())]
     same(f)
+
+
+# ----------------------------------------------------------------------------- nn constructors
+def test_hardtanh_old_keyword_names():
+    def f(T):
+        a, wa = warnings_of(lambda: T.nn.Hardtanh(min_value=-2.0))
+        b, wb = warnings_of(lambda: T.nn.Hardtanh(-1, 1, max_value=3.0))
+        c, wc = warnings_of(lambda: T.nn.Hardtanh(-1, 1, min_value=-2.0, max_value=2.0))
+        x = T.tensor([-5., -1.5, 0.5, 2.5])
+        return [repr(a), wa, repr(b), wb, repr(c), wc, a(x), b(x), c(x)]
+    same(f)
+
+
+@pytest.mark.parametrize("cls", ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"])
+def test_instance_norm_bias_switch(cls):
+    def f(T):
+        m = getattr(T.nn, cls)(3, affine=True, bias=False)
+        n = getattr(T.nn, cls)(3, bias=True)
+        return [repr(m), m.bias, m.weight, n.bias, sorted(dict(m.named_parameters())),
+                catch(getattr(T.nn, cls), 3, 1e-5, 0.1, True, False, None, None, False)[0]]
+    same(f)
+
+
+def test_instance_norm_without_bias_forward():
+    def f(T):
+        m = T.nn.InstanceNorm1d(2, affine=True, bias=False)
+        with T.no_grad():
+            m.weight.copy_(T.tensor([2.0, -1.0]))
+        return m(T.arange(12.).reshape(2, 2, 3))
+    same(f)
+
+
+def test_deprecated_containers_warn_in_new():
+    def f(T):
+        c, wc = warnings_of(lambda: T.nn.Container(a=T.nn.ReLU()))
+        n, wn = warnings_of(lambda: T.nn.NLLLoss2d(ignore_index=1))
+        return [repr(c), wc, repr(n), wn, n.ignore_index, isinstance(n, T.nn.NLLLoss)]
+    same(f)
+
+
+def test_rnn_cell_base_num_chunks():
+    def f(T):
+        c = T.nn.RNNCellBase(3, 4, True, 2)
+        d = T.nn.RNNCellBase(3, 4, False, num_chunks=3)
+        return [repr(c), c.weight_ih.shape, c.weight_hh.shape, c.bias_ih.shape,
+                sorted(dict(c.named_parameters())), d.weight_ih.shape, d.bias_ih,
+                T.nn.LSTMCell(2, 3).weight_ih.shape, T.nn.GRUCell(2, 3).weight_hh.shape,
+                T.nn.RNNCell(2, 3).bias_hh.shape]
+    same(f)
