@@ -420,3 +420,79 @@ def test_rnn_cell_base_num_chunks():
                 T.nn.LSTMCell(2, 3).weight_ih.shape, T.nn.GRUCell(2, 3).weight_hh.shape,
                 T.nn.RNNCell(2, 3).bias_hh.shape]
     same(f)
+
+
+# ----------------------------------------------------------------------------- nn.parallel
+def test_parallel_pieces_refuse_the_cpu_as_torch():
+    def f(T):
+        P = T.nn.parallel
+        x = T.arange(6.).reshape(3, 2)
+        lin = T.nn.Linear(2, 2)
+        return [catch(P.scatter, x, ["cpu"]), catch(P.gather, [x, x], "cpu"),
+                catch(P.gather, [x, x], -1), catch(P.gather, [(x, x)], "cpu", dim=1),
+                catch(P.replicate, lin, ["cpu"]), catch(P.replicate, lin, [0]),
+                catch(P.parallel_apply, [lin], [(x,)]),
+                catch(P.parallel_apply, [lin], [(x,)], devices=["cpu"])]
+    same(f)
+
+
+def test_scatter_and_gather_structure(monkeypatch):
+    # the splitting and joining themselves, on CPU tensors (torch runs them on GPUs only):
+    # pieces are torch.chunk's, joined back by cat
+    from ember.nn.parallel import scatter_gather as SG
+    monkeypatch.setattr(SG, "check_not_cpu", lambda devices, what=None: [ember.device("cpu")]
+                        * len(devices))
+    x = ember.arange(10.).reshape(5, 2)
+    parts = SG.scatter((x, {"k": x, "n": 3}, [x]), [0, 1, 2], dim=0)
+    expected = torch.arange(10.).reshape(5, 2).chunk(3, 0)
+    assert len(parts) == 3
+    for part, e in zip(parts, expected):
+        a, d, lst = part
+        np.testing.assert_array_equal(a._data, e.numpy())
+        np.testing.assert_array_equal(d["k"]._data, e.numpy())
+        assert d["n"] == 3
+        np.testing.assert_array_equal(lst[0]._data, e.numpy())
+    inputs, kwargs = SG.scatter_kwargs((x,), {"y": x}, [0, 1], dim=1)
+    assert len(inputs) == len(kwargs) == 2 and inputs[0][0].shape == (5, 1)
+    monkeypatch.setattr(ember.Tensor, "device", property(lambda self: ember.device("cuda", 0)))
+    joined = SG.gather([(x, {"a": x}), (x, {"a": x})], "cpu", dim=1)
+    assert joined[0].shape == (5, 4) and joined[1]["a"].shape == (5, 4)
+
+
+def test_module_registration_hooks():
+    def f(T):
+        M = T.nn.modules.module
+        seen = []
+
+        def on_param(module, name, value):
+            seen.append(("param", type(module).__name__, name, tuple(value.shape)))
+            if name == "bias":
+                return T.nn.Parameter(T.zeros(value.shape))
+
+        def on_buffer(module, name, value):
+            seen.append(("buffer", type(module).__name__, name, value is None))
+            return None if value is None else value * 2
+
+        def on_module(module, name, value):
+            seen.append(("module", type(module).__name__, name, type(value).__name__))
+
+        handles = [M.register_module_parameter_registration_hook(on_param),
+                   M.register_module_buffer_registration_hook(on_buffer),
+                   M.register_module_module_registration_hook(on_module)]
+        try:
+            lin = T.nn.Linear(2, 3)
+            bn = T.nn.BatchNorm1d(2)
+            seq = T.nn.Sequential()
+            seq.add_module("a", lin)
+            seq.b = T.nn.ReLU()
+            seq.b = None
+            bn.running_mean = T.ones(2)
+            bn.register_buffer("extra", T.ones(1))
+            lin.register_parameter("nothing", None)
+        finally:
+            for h in handles:
+                h.remove()
+        after = T.nn.Linear(1, 1)
+        return [seen, lin.bias.shape, bn.running_mean, bn.running_var, bn.extra,
+                after.bias.shape, len(seen)]
+    same(f)
