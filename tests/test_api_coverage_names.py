@@ -2,6 +2,8 @@
 build flags and runtime names, torch's removed functions (their errors), the deprecated
 per-device autocast functions, storages, CPU streams and events, and the Tensor methods for
 old or low-level uses."""
+import collections
+import importlib
 import warnings
 
 import numpy as np
@@ -495,4 +497,55 @@ def test_module_registration_hooks():
         after = T.nn.Linear(1, 1)
         return [seen, lin.bias.shape, bn.running_mean, bn.running_var, bn.extra,
                 after.bias.shape, len(seen)]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- nn helpers
+def test_factory_kwargs():
+    def f(T):
+        fk = T.nn.factory_kwargs
+        return [fk({"device": "cpu"}), fk(None), fk({}),
+                fk({"factory_kwargs": {"dtype": T.float64}, "device": None}),
+                catch(fk, {"foo": 1}),
+                catch(fk, {"device": "cpu", "factory_kwargs": {"device": "cpu"}})]
+    same(f)
+
+
+def test_modules_utils_tuple_helpers():
+    def f(T):
+        U = importlib.import_module(f"{T.__name__}.nn.modules.utils")
+        return [U._single(3), U._pair(3), U._pair((1, 2)), U._triple([1, 2, 3]), U._quadruple(0),
+                U._pair("ab"), U._pair.__name__, U._reverse_repeat_tuple((1, 2), 2),
+                U._list_with_default([None, 3], [5, 6, 7]), U._list_with_default(4, [1, 2]),
+                catch(U._list_with_default, [None], [1]),
+                catch(U._list_with_default, [None, None], [1, 2]), U.__all__]
+    same(f)
+
+
+def test_consume_prefix_in_state_dict_if_present():
+    def f(T):
+        U = importlib.import_module(f"{T.__name__}.nn.modules.utils")
+        sd = collections.OrderedDict([("module.a", 1), ("module.b.c", 2), ("x", 3)])
+        sd._metadata = {"": {"v": 1}, "module": {"v": 2}, "module.b": {"v": 3}}
+        U.consume_prefix_in_state_dict_if_present(sd, "module.")
+        plain = {"m.w": 1}
+        U.consume_prefix_in_state_dict_if_present(plain, "m.")
+        return [list(sd.items()), list(sd._metadata.items()), plain]
+    same(f)
+
+
+def test_consume_prefix_lets_a_bare_model_load_a_wrapped_state_dict():
+    def f(T):
+        T.manual_seed(0)
+        wrapped = T.nn.Sequential(T.nn.Linear(2, 2))
+        sd = T.nn.DataParallel(wrapped).state_dict()
+        T.nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, "module.")
+        bare = T.nn.Sequential(T.nn.Linear(2, 2))
+        return [sorted(sd), str(bare.load_state_dict(sd))]
+    same(f)
+
+
+def test_linear_cross_entropy_module_is_importable():
+    def f(T):
+        return importlib.import_module(f"{T.__name__}.nn.modules.linear_cross_entropy").__all__
     same(f)
