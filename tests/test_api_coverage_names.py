@@ -549,3 +549,93 @@ def test_linear_cross_entropy_module_is_importable():
     def f(T):
         return importlib.import_module(f"{T.__name__}.nn.modules.linear_cross_entropy").__all__
     same(f)
+
+
+# ----------------------------------------------------------------------------- nn.functional
+def test_functional_helpers():
+    def f(T):
+        F = T.nn.functional
+
+        def t(x, flag=False):
+            "true doc"
+            return ("t", x, flag)
+
+        def f_(x, flag=False):
+            return ("f", x, flag)
+
+        def doc(d):
+            def fn(x, flag=False):
+                return 0
+            fn.__doc__ = d
+            return fn
+        g = F.boolean_dispatch("flag", 1, False, t, f_, "mymod", "myfn")
+        g2 = F.boolean_dispatch("flag", 1, True, lambda x, flag=False: ("t2", flag),
+                                lambda x, flag=False: ("f2", flag), "mymod", "myfn")
+        shared = [t.__doc__, f_.__doc__]
+        docs = [catch(lambda: F.boolean_dispatch("flag", 1, False, doc(a), doc(b), "m", "n")
+                      .__doc__) for a, b in [(None, None), (None, "B"), ("A", None),
+                                             ("A", "B"), ("", None)]]
+        return [g(1), g(1, True), g(1, flag=True), g(1, flag=None), g(1, 0), g(x=1), g2(1),
+                g.__name__, g.__module__, g.__doc__, docs, shared,
+                catch(F.boolean_dispatch, "flag", 1, False, t, f_, "m", "n"),
+                [catch(F.assert_int_or_pair, x, "kernel", "{} must be int or pair")
+                 for x in (1, (1, 2), [1, 2, 3], "ab", "a")],
+                F.GRID_SAMPLE_INTERPOLATION_MODES, F.GRID_SAMPLE_PADDING_MODES,
+                F.has_torch_function(()), F.has_torch_function_unary(T.ones(1)),
+                F.has_torch_function_variadic(1, 2),
+                F.handle_torch_function is T.overrides.handle_torch_function,
+                F.native_channel_shuffle(T.arange(8.).reshape(1, 4, 2), 2)]
+    same(f)
+
+
+def _i32(T, *v):
+    return T.tensor(v, dtype=T.int32)
+
+
+GROUPED = {
+    "2d-3d": lambda T, g: (g((4, 8)), g((2, 8, 4)), _i32(T, 1, 4)),
+    "2d-3d-tail": lambda T, g: (g((4, 8)), g((2, 8, 4)), _i32(T, 2, 4)),
+    "3d-3d": lambda T, g: (g((2, 4, 8)), g((2, 8, 4)), None),
+    "3d-2d": lambda T, g: (g((2, 4, 8)), g((8, 8)), _i32(T, 4, 8)),
+    "2d-2d": lambda T, g: (g((4, 8)), g((8, 4)), _i32(T, 4, 8)),
+    "2d-2d-uneven": lambda T, g: (g((4, 8)), g((8, 4)), _i32(T, 3, 8)),
+}
+
+
+@pytest.mark.parametrize("case", list(GROUPED))
+def test_grouped_mm_values_and_gradients(case):
+    def f(T):
+        rng = np.random.default_rng(0)
+        g = lambda s: T.tensor(rng.standard_normal(s), dtype=T.float32,  # noqa: E731
+                               requires_grad=True)
+        a, b, offs = GROUPED[case](T, g)
+        out = T.nn.functional.grouped_mm(a, b, offs=offs)
+        (out * out).sum().backward()
+        return [out, a.grad, b.grad]
+    same(f, rtol=1e-5, atol=1e-5)
+
+
+def test_grouped_mm_dtypes_and_errors():
+    def f(T):
+        F = T.nn.functional
+        a, b = T.ones(4, 8), T.ones(2, 8, 8)
+        offs = _i32(T, 2, 4)
+        return [F.grouped_mm(a.half(), b.half(), offs=offs).dtype,
+                F.grouped_mm(a, b, offs=offs, out_dtype=T.float32).dtype,
+                catch(F.grouped_mm, a.double(), b.double(), offs=offs),
+                catch(F.grouped_mm, a, b.half(), offs=offs),
+                catch(F.grouped_mm, a.half(), b, offs=offs),
+                catch(F.grouped_mm, a, b[:, :4], offs=offs),
+                catch(F.grouped_mm, a, b, offs=_i32(T, 2, 4, 4)),
+                catch(F.grouped_mm, a[0], b, offs=offs),
+                catch(F.grouped_mm, T.ones(2, 4, 8), T.ones(3, 8, 4)),
+                catch(F.grouped_mm, a, b, offs=offs.reshape(1, 2)),
+                catch(F.grouped_mm, a, b, offs=offs.long()),
+                catch(F.grouped_mm, a, b),
+                catch(F.grouped_mm, T.ones(2, 4, 8), T.ones(2, 8, 4), offs=offs),
+                catch(F.grouped_mm, a, b, offs=offs, bias=T.zeros(2, 8)),
+                catch(F.grouped_mm, a, b, offs=offs, out_dtype=T.float16),
+                catch(F.grouped_mm, T.ones(4, 8), T.ones(2, 8, 3), offs=offs),
+                F.grouped_mm(a, b.transpose(1, 2), offs=offs).shape,
+                F.grouped_mm(a.t(), b[0], offs=offs).shape]
+    same(f)
