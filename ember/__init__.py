@@ -307,6 +307,8 @@ def __getattr__(name):
 
 from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
 from . import cpu  # noqa: E402,F401  (the CPU device module)
+from .ops.ormqr import ormqr  # noqa: E402,F401
+from ._control_flow import cond, while_loop, fork, wait, Future  # noqa: E402,F401
 from .nn._native_forms import (  # noqa: E402,F401  (torch.embedding_bag, grid_sampler_2d, ...)
     embedding_bag, embedding_renorm_, grid_sampler_2d, grid_sampler_3d, segment_reduce)
 from .nn._batch_norm_ops import (  # noqa: E402,F401  (SyncBatchNorm's building blocks)

@@ -639,3 +639,62 @@ def test_grouped_mm_dtypes_and_errors():
                 F.grouped_mm(a, b.transpose(1, 2), offs=offs).shape,
                 F.grouped_mm(a.t(), b[0], offs=offs).shape]
     same(f)
+
+
+# ----------------------------------------------------------------------------- control flow
+def test_cond_and_while_loop():
+    def f(T):
+        x = T.ones(2, requires_grad=True)
+        r = T.cond(T.tensor(True), lambda v: v * 3, lambda v: v - 1, (x,))
+        r.sum().backward()
+        return [r, x.grad,
+                T.cond(False, lambda v: v + 1, lambda v: v - 1, (T.ones(2),)),
+                T.cond(1, lambda v: v + 1, lambda v: v - 1, (T.ones(2),)),
+                T.cond(T.tensor(1.), lambda: 1, lambda: 2),
+                T.cond(True, lambda v: [v, 1], lambda v: [v, 2], (T.ones(1),)),
+                catch(T.cond, T.tensor([True, False]), lambda v: v, lambda v: v, (T.ones(1),)),
+                T.while_loop(lambda i: i < 3, lambda i: i + 1, (0,)),
+                T.while_loop(lambda i: i < 3, lambda i: (i + 1,), (T.tensor(0),)),
+                T.while_loop(lambda i: i < 3, lambda i: i + 1, (T.tensor(0),)),
+                T.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2),
+                             [T.tensor(0), T.ones(2)])]
+    same(f)
+
+
+def test_fork_and_wait():
+    def f(T):
+        fut = T.fork(lambda v, k=1: v * 2 + k, T.ones(2), k=3)
+        return [isinstance(fut, T.Future), T.wait(fut), fut.wait()]
+    same(f)
+
+
+# ----------------------------------------------------------------------------- ormqr
+@pytest.mark.parametrize("shape,other,left,transpose", [
+    ((5, 3), (5, 2), True, False), ((5, 3), (5, 2), True, True), ((4, 4), (3, 4), False, False),
+    ((4, 2), (3, 4), False, True), ((2, 5, 3), (2, 5, 4), True, False)])
+def test_ormqr(shape, other, left, transpose):
+    def f(T):
+        rng = np.random.default_rng(0)
+        a = T.tensor(rng.standard_normal(shape))
+        q, tau = T.geqrf(a)
+        q.requires_grad_()
+        tau.requires_grad_()
+        c = T.tensor(rng.standard_normal(other), requires_grad=True)
+        out = T.ormqr(q, tau, c, left, transpose)
+        m = q.ormqr(tau, c, left=left, transpose=transpose)
+        (out * out.detach().sign()).sum().backward()
+        return [out, m, q.grad, tau.grad, c.grad]
+    same(f, rtol=1e-8, atol=1e-10)
+
+
+def test_ormqr_complex_and_errors():
+    def f(T):
+        rng = np.random.default_rng(1)
+        a = T.tensor(rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3)))
+        q, tau = T.geqrf(a)
+        c = T.tensor(rng.standard_normal((4, 2)) + 0j)
+        return [T.ormqr(q, tau, c), T.ormqr(q, tau, c, True, True),
+                catch(T.ormqr, q, tau, T.ones(3, 2, dtype=T.complex128)),
+                catch(T.ormqr, q, tau[:2], c),
+                catch(T.ormqr, q, tau, c, False)]
+    same(f, rtol=1e-8, atol=1e-10)

@@ -106,6 +106,11 @@ def _set_grad_dtype(self, value):
     self._get_extra()["grad_dtype"] = value
 
 
+def ormqr(self, input2, input3, left=True, transpose=False):
+    from .ormqr import ormqr as _ormqr      # (cycle: ops.ormqr -> the linalg ops -> here)
+    return _ormqr(self, input2, input3, left, transpose)
+
+
 def _name(self):
     return None     # (torch's Tensor.name; ember has no named tensors)
 
@@ -115,4 +120,5 @@ METHODS = {
     "map2_": map2_, "module_load": module_load, "record_stream": record_stream,
     "storage_type": storage_type, "storage": storage,
     "grad_dtype": property(_grad_dtype, _set_grad_dtype), "name": property(_name),
+    "ormqr": ormqr,
 }
