@@ -308,6 +308,11 @@ def __getattr__(name):
 from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
 from . import cpu  # noqa: E402,F401  (the CPU device module)
 from .ops.ormqr import ormqr  # noqa: E402,F401
+from .ops.file_tensors import from_file  # noqa: E402,F401
+from ._torch_function_switch import (  # noqa: E402,F401
+    DisableTorchFunction, DisableTorchFunctionSubclass)
+from ._worker_random import thread_safe_generator  # noqa: E402,F401
+from .sparse._native_norm import native_norm  # noqa: E402,F401
 from ._control_flow import cond, while_loop, fork, wait, Future  # noqa: E402,F401
 from .nn._native_forms import (  # noqa: E402,F401  (torch.embedding_bag, grid_sampler_2d, ...)
     embedding_bag, embedding_renorm_, grid_sampler_2d, grid_sampler_3d, segment_reduce)

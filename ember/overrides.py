@@ -9,6 +9,7 @@ the protocol: these helpers serve code written against it (the pattern
 import functools
 import threading
 import ember
+from . import _torch_function_switch
 from ._tensor import Tensor
 
 __all__ = ["handle_torch_function", "has_torch_function", "has_torch_function_unary",
@@ -35,7 +36,10 @@ def _tensor_class():
 
 
 def _overrides(obj):
-    """Does obj's type take part in the protocol (a plain tensor does not)?"""
+    """Does obj's type take part in the protocol (a plain tensor does not; nothing does under
+    ember.DisableTorchFunction)?"""
+    if _torch_function_switch.is_disabled():
+        return False
     t = type(obj)
     return t is not _tensor_class() and hasattr(t, "__torch_function__")
 

@@ -4,6 +4,7 @@ per-device autocast functions, storages, CPU streams and events, and the Tensor 
 old or low-level uses."""
 import collections
 import importlib
+import os
 import warnings
 
 import numpy as np
@@ -698,3 +699,62 @@ def test_ormqr_complex_and_errors():
                 catch(T.ormqr, q, tau[:2], c),
                 catch(T.ormqr, q, tau, c, False)]
     same(f, rtol=1e-8, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- from_file
+def test_from_file(tmp_path):
+    def f(T):
+        path = str(tmp_path / f"{T.__name__}.bin")
+        np.arange(10, dtype=np.float64).tofile(path)
+        out = [T.from_file(path, shared=False, size=10, dtype=T.float64),
+               T.from_file(path, size=4, dtype=T.float64), T.from_file(path),
+               T.from_file(path, size=2, dtype=T.int64), T.from_file(path, size=2).dtype]
+        t = T.from_file(path, shared=True, size=3, dtype=T.float64)
+        t[0] = 42
+        out.append(np.fromfile(path)[:3].tolist())
+        p = T.from_file(path, shared=False, size=3, dtype=T.float64)
+        p[1] = 7
+        out += [p, np.fromfile(path)[:3].tolist()]
+        out.append(catch(T.from_file, path, shared=False, size=11, dtype=T.float64))
+        missing = str(tmp_path / "nope.bin")
+        out.append(catch(T.from_file, missing, shared=False, size=2))
+        new = str(tmp_path / f"{T.__name__}-new.bin")
+        out += [T.from_file(new, shared=True, size=3, dtype=T.float32),
+                os.path.getsize(new)]
+        return [o.replace(T.__name__, "X") if isinstance(o, str) else
+                tuple(x.replace(T.__name__, "X") if isinstance(x, str) else x for x in o)
+                if isinstance(o, tuple) else o for o in out]
+    same(f)
+
+
+def test_disable_torch_function():
+    def f(T):
+        class O:
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return "O"
+        out = [T.overrides.has_torch_function((O(),))]
+        with T.DisableTorchFunction():
+            out.append(T.overrides.has_torch_function((O(),)))
+            out.append(T.overrides.has_torch_function_unary(O()))
+        with T.DisableTorchFunctionSubclass():
+            out.append(T.overrides.has_torch_function_variadic(O(), 1))
+        out.append(T.overrides.has_torch_function((O(),)))
+        return out
+    same(f)
+
+
+def test_thread_safe_generator_outside_workers():
+    same(lambda T: T.thread_safe_generator())
+
+
+def test_native_norm_of_sparse_tensors():
+    def f(T):
+        s = T.tensor([[3., 0], [0, 4]]).to_sparse()
+        dense = T.tensor([[3., 0], [0, 4]])
+        return [T.native_norm(s), T.native_norm(s, 1), T.native_norm(s, 2, [0, 1], False, None),
+                T.native_norm(s, None, [], False, None), T.native_norm(s, float("inf")),
+                T.native_norm(s, 0), catch(T.native_norm, s, 2, [0, 1], False, T.float64),
+                catch(T.native_norm, s, 2, [0, 1], True, T.float64),
+                catch(T.native_norm, s, 2, [1], False, None),
+                catch(T.native_norm, dense)[:2]]
+    same(f)
