@@ -758,3 +758,33 @@ def test_native_norm_of_sparse_tensors():
                 catch(T.native_norm, s, 2, [1], False, None),
                 catch(T.native_norm, dense)[:2]]
     same(f)
+
+
+# ----------------------------------------------------------------------------- optim
+@pytest.mark.parametrize("opt", ["SGD", "Adam"])
+def test_swap_in_optimizer_params_and_state(opt):
+    def f(T):
+        model = T.nn.Linear(2, 2)
+        with T.no_grad():
+            model.weight.copy_(T.tensor([[1., 2.], [3., 4.]]))
+            model.bias.copy_(T.tensor([0.5, -0.5]))
+        kw = {"momentum": 0.9} if opt == "SGD" else {}
+        o = getattr(T.optim, opt)(model.parameters(), lr=0.1, **kw)
+        model(T.ones(1, 2)).sum().backward()
+        o.step()                                      # the live state exists
+        live = [p.detach().clone() for p in model.parameters()]
+        sd = o.state_dict()
+        copy_state = {"state": {k: {n: v.clone() if isinstance(v, T.Tensor) else v
+                                    for n, v in s.items()} for k, s in sd["state"].items()},
+                      "param_groups": [dict(g) for g in sd["param_groups"]]}
+        swap = {n: p.detach().clone().requires_grad_() for n, p in model.named_parameters()}
+        for p in swap.values():
+            p.grad = T.ones_like(p)
+        with T.optim.swap_in_optimizer_params_and_state(o, swap, copy_state):
+            inside = [len(o.param_groups[0]["params"]),
+                      o.param_groups[0]["params"][0] is swap["weight"]]
+            o.step()
+        return [inside, [swap[n] for n in swap], [p.detach() for p in model.parameters()], live,
+                o.param_groups[0]["params"][0] is model.weight,
+                sorted(copy_state["state"][0]), [v for v in copy_state["state"][0].values()]]
+    same(f)
