@@ -788,3 +788,86 @@ def test_swap_in_optimizer_params_and_state(opt):
                 o.param_groups[0]["params"][0] is model.weight,
                 sorted(copy_state["state"][0]), [v for v in copy_state["state"][0].values()]]
     same(f)
+
+
+# ----------------------------------------------------------------------------- orthogonal
+def _orth(T):
+    return importlib.import_module(f"{T.__name__}.nn.utils.parametrizations").orthogonal
+
+
+@pytest.mark.parametrize("orth_map,trivial", [("matrix_exp", True), ("cayley", True),
+                                              ("householder", True), ("matrix_exp", False),
+                                              ("cayley", False), ("householder", False)])
+def test_orthogonal_maps_values_and_gradients(orth_map, trivial):
+    # a square weight: assigning the identity makes the base the identity (no random part)
+    def f(T):
+        rng = np.random.default_rng(0)
+        m = _orth(T)(T.nn.Linear(3, 3, dtype=T.float64), orthogonal_map=orth_map,
+                     use_trivialization=trivial)
+        original = m.parametrizations.weight.original
+        with T.no_grad():
+            if trivial:
+                m.weight = T.eye(3, dtype=T.float64)
+            original.copy_(T.tensor(rng.standard_normal((3, 3))))
+        w = m.weight
+        (w * T.tensor(rng.standard_normal((3, 3)))).sum().backward()
+        return [w, original.grad, (w @ w.T - T.eye(3, dtype=T.float64)).abs().max() < 1e-12]
+    same(f, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3)])
+def test_orthogonal_householder_assignment_without_trivialization(shape):
+    def f(T):
+        rng = np.random.default_rng(1)
+        q = T.linalg.qr(T.tensor(rng.standard_normal(shape[:-2] + (max(shape[-2:]),) * 2)))[0]
+        q = q[..., :shape[-2], :shape[-1]] if shape[-2] <= shape[-1] else q[..., :shape[-1]]
+        mod = T.nn.Module()
+        mod.w = T.nn.Parameter(T.zeros(*shape, dtype=T.float64))
+        _orth(T)(mod, "w", "householder", use_trivialization=False)
+        mod.w = q
+        return [mod.w, mod.parametrizations.w.original]
+    same(f, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("orth_map", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+def test_orthogonal_structure(orth_map, shape):
+    # the weight starts from a random orthogonal base: compare structure, not values
+    def f(T):
+        m = _orth(T)(T.nn.Linear(shape[1], shape[0]), orthogonal_map=orth_map)
+        w = m.weight
+        p = m.parametrizations.weight[0]
+        small = min(shape)
+        gram = w @ w.T if shape[0] <= shape[1] else w.T @ w
+        return [repr(m), p.orthogonal_map.name, sorted(m.state_dict()), tuple(p.base.shape),
+                m.parametrizations.weight.original, tuple(w.shape),
+                (gram - T.eye(small)).abs().max().item() < 1e-5]
+    same(f)
+
+
+def test_orthogonal_keeps_an_orthogonal_weight():
+    def f(T):
+        m = T.nn.Linear(3, 3, dtype=T.float64)
+        q = T.linalg.qr(T.tensor(np.random.default_rng(2).standard_normal((3, 3))))[0]
+        with T.no_grad():
+            m.weight.copy_(q)
+        _orth(T)(m)
+        return [m.weight, m.parametrizations.weight[0].base]
+    same(f, rtol=1e-9, atol=1e-11)
+
+
+def test_orthogonal_errors():
+    def f(T):
+        orth = _orth(T)
+        m = orth(T.nn.Linear(4, 3))
+        out = [catch(orth, T.nn.Linear(3, 3), "bias"),
+               catch(orth, T.nn.Linear(3, 3), "weight", "foo"),
+               catch(orth, T.nn.Linear(3, 3), "nothing"),
+               catch(setattr, m, "weight", T.eye(2))]
+        m2 = orth(T.nn.Linear(3, 3), use_trivialization=False)
+        out.append(catch(setattr, m2, "weight", T.eye(3)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(catch(orth, T.nn.Linear(3, 3).to(T.cfloat), "weight", "householder"))
+        return [o if isinstance(o, tuple) and "Module '" not in o[2] else o[:2] for o in out]
+    same(f)
