@@ -24,7 +24,7 @@ class dtype:
         self.itemsize = self.np.itemsize
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint16", "uint32", "uint64")
         self._category = category   # 0 bool, 1 integer, 2 floating, 3 complex
         self._rank = rank           # order by width inside a category
         # float16/bfloat16: PyTorch's kernels compute these in float32 ("opmath")
@@ -62,15 +62,23 @@ float64 = dtype("float64", np.float64, 2, 3)
 complex64 = dtype("complex64", np.complex64, 3, 2)
 complex128 = dtype("complex128", np.complex128, 3, 3)
 
+# torch's "barebones" unsigned types: tensors of them can be made, converted, compared and
+# printed, but torch promotes them with no other type (see _promote_uncached)
+uint16 = dtype("uint16", np.uint16, 1, 2)
+uint32 = dtype("uint32", np.uint32, 1, 3)
+uint64 = dtype("uint64", np.uint64, 1, 4)
+_BAREBONES_UNSIGNED = (uint16, uint32, uint64)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128)
+              complex64, complex128, uint16, uint32, uint64)
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
     "int32": int32, "int": int32, "int64": int64, "long": int64, "float16": float16,
     "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
     "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
-    "complex128": complex128, "cdouble": complex128,
+    "complex128": complex128, "cdouble": complex128, "uint16": uint16, "uint32": uint32,
+    "uint64": uint64,
 }
 
 
@@ -136,6 +144,11 @@ _INT_BY_RANK = {1: int8, 2: int16, 3: int32, 4: int64}
 def _promote_uncached(a, b):
     if a is b:
         return a
+    if a in _BAREBONES_UNSIGNED or b in _BAREBONES_UNSIGNED:
+        other = b if a in _BAREBONES_UNSIGNED else a
+        if other._category == 2:
+            return other                  # a floating type holds them
+        return None                       # (torch refuses: see promote_types)
     if a._category < b._category:
         a, b = b, a                       # a now has the higher category
     if b is bool_:
@@ -160,7 +173,20 @@ def _promote_uncached(a, b):
     return a
 
 
-_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+class _PromotionTable(dict):
+    """(a, b) -> the promoted dtype; a pair torch refuses to promote raises torch's error."""
+
+    def __missing__(self, key):
+        from ._printing import scalar_type_name
+        a, b = key
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {scalar_type_name(a)} and "
+                           f"{scalar_type_name(b)}")
+
+
+_PROMOTE = _PromotionTable(
+    ((a, b), p) for a in ALL_DTYPES for b in ALL_DTYPES
+    if (p := _promote_uncached(a, b)) is not None)
 
 
 def promote_types(type1, type2):

@@ -84,6 +84,7 @@ def printoptions(**kwargs):
 _SCALAR_TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
     "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
 

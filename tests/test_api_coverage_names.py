@@ -871,3 +871,35 @@ def test_orthogonal_errors():
             out.append(catch(orth, T.nn.Linear(3, 3).to(T.cfloat), "weight", "householder"))
         return [o if isinstance(o, tuple) and "Module '" not in o[2] else o[:2] for o in out]
     same(f)
+
+
+# ----------------------------------------------------------------------------- unsigned dtypes
+UNSIGNED = ["uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+def test_barebones_unsigned_dtypes(name):
+    def f(T):
+        dt = getattr(T, name)
+        t = T.tensor([1, 2, 300], dtype=dt)
+        return [repr(dt), dt.is_signed, dt.is_floating_point, dt.is_complex, dt.itemsize,
+                t, repr(t), t.dtype, t.type(), t.numpy().dtype.name, t.float(), t.long(),
+                T.zeros(2, dtype=dt), T.ones(2, dtype=dt), T.empty(0, dtype=dt).shape,
+                T.full((2,), 7, dtype=dt), t == 2, t * 2, t.sum(), t.sum().dtype,
+                T.tensor([70000, -1]).to(dt), T.tensor([2.7, 65535.0]).to(dt),
+                T.from_numpy(np.array([5, 6], dtype=name)), str(T.iinfo(dt)),
+                T.promote_types(dt, dt), T.promote_types(dt, T.float32),
+                T.promote_types(T.float64, dt), T.promote_types(dt, T.float16),
+                T.promote_types(T.bfloat16, dt), catch(T.promote_types, dt, T.complex64),
+                catch(T.promote_types, dt, T.int64), catch(T.promote_types, T.bool, dt),
+                catch(T.promote_types, dt, T.uint8), catch(lambda: t + T.tensor([1, 2, 3]))]
+    same(f)
+
+
+def test_barebones_unsigned_dtypes_together():
+    def f(T):
+        return [catch(T.promote_types, T.uint16, T.uint32),
+                catch(T.promote_types, T.uint64, T.int8),
+                T.tensor([1, 2], dtype=T.uint16).to(T.uint64),
+                T.tensor([1, 2], dtype=T.uint64).to(T.uint16)]
+    same(f)
