@@ -903,3 +903,25 @@ def test_barebones_unsigned_dtypes_together():
                 T.tensor([1, 2], dtype=T.uint16).to(T.uint64),
                 T.tensor([1, 2], dtype=T.uint64).to(T.uint16)]
     same(f)
+
+
+# ----------------------------------------------------------------------------- float8 dtypes
+FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_dtypes(name):
+    def f(T):
+        dt = getattr(T, name)
+        x = T.tensor([400., 1000., -0.3, 1e-4, 3.3, float("nan"), float("inf"), 0.1, 5e5])
+        t = x.to(dt)
+        out = [repr(dt), dt.is_floating_point, dt.is_signed, dt.itemsize, t.dtype, t.type(),
+               t.float(), x.double().to(dt).float(), x.half().to(dt).float(),
+               T.tensor([1.5, -2.0, 0.25], dtype=dt).float(), T.zeros(2, dtype=dt).float(),
+               T.ones(2, dtype=dt).float(), str(T.finfo(dt)),
+               T.promote_types(dt, dt), catch(T.promote_types, dt, T.float32),
+               catch(T.promote_types, T.int64, dt), catch(T.promote_types, dt, T.uint16)]
+        if name != "float8_e8m0fnu":           # (torch prints e8m0 in fixed notation)
+            out += [repr(t), repr(T.tensor([1.5, -2.0], dtype=dt))]
+        return out
+    same(f)
