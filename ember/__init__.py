@@ -310,6 +310,7 @@ def __getattr__(name):
 from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
 from . import cpu  # noqa: E402,F401  (the CPU device module)
 from .ops.ormqr import ormqr  # noqa: E402,F401
+from .ops.hashing import hash_tensor  # noqa: E402,F401
 from .ops.file_tensors import from_file  # noqa: E402,F401
 from ._torch_function_switch import (  # noqa: E402,F401
     DisableTorchFunction, DisableTorchFunctionSubclass)

@@ -925,3 +925,19 @@ def test_float8_dtypes(name):
             out += [repr(t), repr(T.tensor([1.5, -2.0], dtype=dt))]
         return out
     same(f)
+
+
+def test_hash_tensor():
+    def f(T):
+        x = T.tensor([[1.5, -2., 3.], [4., 5., 0.]], requires_grad=True)
+        return [T.hash_tensor(x), T.hash_tensor(x, 1), T.hash_tensor(x, 0, keepdim=True),
+                T.hash_tensor(x, (0, 1)), T.hash_tensor(x.half()), T.hash_tensor(x.int()),
+                T.hash_tensor(T.tensor([True, False])), T.hash_tensor(T.tensor(-1)),
+                T.hash_tensor(T.tensor([1, 2], dtype=T.uint8)), T.hash_tensor(x, None),
+                x.hash_tensor(1, keepdim=True), T.hash_tensor(x).requires_grad,
+                T.hash_tensor(T.tensor([-0.0])), catch(T.hash_tensor, T.zeros(0, 2), 0),
+                T.hash_tensor(T.zeros(0, 2), 1),
+                catch(T.hash_tensor, T.tensor([1 + 2j])), catch(T.hash_tensor, T.zeros(0)),
+                catch(T.hash_tensor, x, mode=1),
+                catch(T.hash_tensor, T.tensor([1, 2], dtype=T.uint16))]
+    same(f)

@@ -111,6 +111,11 @@ def ormqr(self, input2, input3, left=True, transpose=False):
     return _ormqr(self, input2, input3, left, transpose)
 
 
+def hash_tensor(self, dim=None, *, keepdim=False, mode=0):
+    from .hashing import hash_tensor as _hash      # (cycle: as ormqr's)
+    return _hash(self, dim, keepdim=keepdim, mode=mode)
+
+
 def _name(self):
     return None     # (torch's Tensor.name; ember has no named tensors)
 
@@ -120,5 +125,5 @@ METHODS = {
     "map2_": map2_, "module_load": module_load, "record_stream": record_stream,
     "storage_type": storage_type, "storage": storage,
     "grad_dtype": property(_grad_dtype, _set_grad_dtype), "name": property(_name),
-    "ormqr": ormqr,
+    "ormqr": ormqr, "hash_tensor": hash_tensor,
 }
