@@ -941,3 +941,56 @@ def test_hash_tensor():
                 catch(T.hash_tensor, x, mode=1),
                 catch(T.hash_tensor, T.tensor([1, 2], dtype=T.uint16))]
     same(f)
+
+
+# ----------------------------------------------------------------------------- scaled_mm
+def test_scaling_enums():
+    def f(T):
+        F = T.nn.functional
+        scaling = ["TensorWise", "RowWise", "BlockWise1x16", "BlockWise1x32", "BlockWise1x128",
+                   "BlockWise128x128"]
+        return [[(getattr(F.ScalingType, n).name, getattr(F.ScalingType, n).value,
+                  repr(getattr(F.ScalingType, n))) for n in scaling],
+                [(getattr(F.SwizzleType, n).name, getattr(F.SwizzleType, n).value)
+                 for n in ("NO_SWIZZLE", "SWIZZLE_32_4_4")]]
+    same(f)
+
+
+@pytest.mark.parametrize("recipe", ["TensorWise", "RowWise"])
+@pytest.mark.parametrize("out_dtype", [None, "float32", "float16"])
+def test_scaled_mm(recipe, out_dtype):
+    def f(T):
+        F = T.nn.functional
+        rng = np.random.default_rng(0)
+        a = T.tensor(rng.standard_normal((16, 32)), dtype=T.float32).to(T.float8_e4m3fn)
+        b = T.tensor(rng.standard_normal((32, 16)), dtype=T.float32).to(T.float8_e5m2)
+        if recipe == "TensorWise":
+            sa, sb = T.tensor(2.0), T.tensor(0.5)
+        else:
+            sa = T.tensor(rng.uniform(0.5, 1.5, (16, 1)), dtype=T.float32)
+            sb = T.tensor(rng.uniform(0.5, 1.5, (1, 16)), dtype=T.float32)
+        kind = getattr(F.ScalingType, recipe)
+        kw = {} if out_dtype is None else {"output_dtype": getattr(T, out_dtype)}
+        r = F.scaled_mm(a, b, sa, kind, sb, kind, **kw)
+        rl = F.scaled_mm(a, b, [sa], [kind], [sb], [kind], **kw)
+        rb = F.scaled_mm(a, b, sa, kind, sb, kind, bias=T.ones(16), **kw)
+        return [r.float(), rl.float(), rb.float(), r.dtype]
+    same(f, rtol=1e-2, atol=1e-2)
+
+
+def test_scaled_mm_errors():
+    def f(T):
+        F = T.nn.functional
+        a = T.ones(16, 32).to(T.float8_e4m3fn)
+        b = T.ones(32, 16).to(T.float8_e4m3fn)
+        tw, rw = F.ScalingType.TensorWise, F.ScalingType.RowWise
+        one = T.tensor(1.0)
+        kind, typ, msg = catch(F.scaled_mm, a, b, one, F.ScalingType.BlockWise1x32, one,
+                               F.ScalingType.BlockWise1x32)
+        return [catch(F.scaled_mm, a.float(), b, one, tw, one, tw),
+                catch(F.scaled_mm, a, b, T.ones(16, 1), tw, T.ones(1, 16), rw),
+                catch(F.scaled_mm, a, b, T.ones(16, 1), rw, T.ones(1, 8), rw),
+                catch(F.scaled_mm, a, b, one.double(), tw, one, tw), (kind, typ),
+                catch(F.scaled_grouped_mm, a, T.stack([b, b]), T.ones(16), rw, T.ones(2, 16), rw,
+                      offs=T.tensor([8, 16], dtype=T.int32))[:2]]
+    same(f)

@@ -47,6 +47,7 @@ from .dispatch import (GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODE
                        assert_int_or_pair, boolean_dispatch, handle_torch_function,
                        has_torch_function, has_torch_function_unary, has_torch_function_variadic)
 from .grouped_mm import grouped_mm  # noqa: F401
+from .scaled_mm import ScalingType, SwizzleType, scaled_grouped_mm, scaled_mm  # noqa: F401
 from .._native_ops import native_channel_shuffle  # noqa: F401  (torch's, re-exported as torch)
 
 # torch's functional ops report one home, torch.nn.functional: so do these, whichever category
