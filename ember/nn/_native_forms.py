@@ -8,7 +8,6 @@ import itertools
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
 from ..ops.creation import full, tensor, zeros
 from ..ops.joining import stack
 from .functional.embedding import embedding_bag as _F_embedding_bag, embedding_renorm_

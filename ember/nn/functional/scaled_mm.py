@@ -68,7 +68,7 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
                                   ("scale_b", scale_b, mat_b.shape[-1])):
             if scale.numel() != size:
                 raise ValueError(f"{name} must have {size} Float elements, got "
-                                   f"{scale.numel()}")
+                                 f"{scale.numel()}")
     if not _fits(recipe, mat_a, mat_b, scale_a, scale_b):
         m, n = mat_a.shape[0], mat_b.shape[-1]
         raise ValueError(
