@@ -80,7 +80,10 @@ float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, 0)
 _FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128, uint16, uint32, uint64) + _FLOAT8
+              complex64, complex128)
+# the types torch makes, converts and prints but computes little with (kept out of ALL_DTYPES,
+# the types ember's kernels serve)
+LIMITED_DTYPES = (uint16, uint32, uint64) + _FLOAT8
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
@@ -96,7 +99,7 @@ def _dtype_by_name(name):
     return ALIASES[name]
 
 
-_FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+_FROM_NUMPY = {d.np: d for d in ALL_DTYPES + LIMITED_DTYPES}
 
 
 def from_numpy_dtype(np_dtype):
@@ -206,7 +209,7 @@ class _PromotionTable(dict):
 
 _FLOAT8_REFUSED = None
 _PROMOTE = _PromotionTable(
-    ((a, b), p) for a in ALL_DTYPES for b in ALL_DTYPES
+    ((a, b), p) for a in ALL_DTYPES + LIMITED_DTYPES for b in ALL_DTYPES + LIMITED_DTYPES
     if (p := _promote_uncached(a, b)) is not None)
 
 
