@@ -8,7 +8,7 @@ threads from ember's own pool; there is no MKL, Vulkan or distributed C++ backen
 import importlib
 
 from . import backends
-from ._device import device as _device
+from ._device import device as _device, get_default_device
 from ._tensor import Tensor
 
 __all__ = ["has_lapack", "has_mkl", "has_openmp", "has_spectral", "compiled_with_cxx11_abi",
@@ -56,7 +56,6 @@ _DEVICE_MODULES = {"cpu": "ember.cpu", "cuda": "ember.cuda", "mps": "ember.mps",
 def get_device_module(device=None):
     """The module of a device type (ember.cuda for "cuda"); no argument: the default device's."""
     if device is None:
-        from ._device import get_default_device
         device = get_default_device()
     kind = _device(device).type if isinstance(device, (str, _device)) else None
     if kind is None:

@@ -200,7 +200,6 @@ class _PromotionTable(dict):
     """(a, b) -> the promoted dtype; a pair torch refuses to promote raises torch's error."""
 
     def __missing__(self, key):
-        from ._printing import scalar_type_name
         a, b = key
         kind = "Float8 Types" if a in _FLOAT8 or b in _FLOAT8 else "uint16, uint32, uint64 types"
         raise RuntimeError(f"Promotion for {kind} is not supported, attempted to promote "

@@ -37,12 +37,13 @@ class TypedStorage:
     @classmethod
     def _of(cls, tensor):
         """The typed storage of a tensor: the flat memory of its base, as its dtype."""
-        # (cycle: ops.tensor_methods -> this module at import)
-        from .ops.tensor_methods import _storage_of
         root = tensor._base if tensor._base is not None else tensor
         self = object.__new__(TypedStorage)
         self._root = root
-        self._flat = _storage_of(root)
+        # the memory resize_ keeps for the root (ops.tensor_methods), else its array, flat
+        extra = root._extra
+        flat = extra.get("storage") if extra else None
+        self._flat = flat if flat is not None else root._data.reshape(-1)
         self.dtype = tensor._dtype
         return self
 

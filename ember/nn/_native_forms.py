@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 
 from .. import _dtype as D
+from .._printing import scalar_type_name
 from ..ops.creation import full, tensor, zeros
 from ..ops.joining import stack
 from .functional.embedding import embedding_bag as _F_embedding_bag, embedding_renorm_
@@ -150,5 +151,4 @@ def _reduce_segment(piece, start, end, kind, initial):
 
 
 def _type_word(dtype):
-    from .._printing import scalar_type_name
     return scalar_type_name(dtype)

@@ -11,6 +11,9 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import views as V
+from .._typed_storage import TypedStorage, storage_class
+from .hashing import hash_tensor as _hash
+from .ormqr import ormqr as _ormqr
 
 __all__ = ["METHODS"]
 
@@ -75,12 +78,10 @@ def record_stream(self, stream):
 
 
 def storage_type(self):
-    from .._typed_storage import storage_class
     return storage_class(self._dtype)
 
 
 def storage(self):
-    from .._typed_storage import TypedStorage
     TypedStorage._warn()
     return TypedStorage._of(self)
 
@@ -107,12 +108,10 @@ def _set_grad_dtype(self, value):
 
 
 def ormqr(self, input2, input3, left=True, transpose=False):
-    from .ormqr import ormqr as _ormqr      # (cycle: ops.ormqr -> the linalg ops -> here)
     return _ormqr(self, input2, input3, left, transpose)
 
 
 def hash_tensor(self, dim=None, *, keepdim=False, mode=0):
-    from .hashing import hash_tensor as _hash      # (cycle: as ormqr's)
     return _hash(self, dim, keepdim=keepdim, mode=mode)
 
 
