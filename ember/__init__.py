@@ -11,7 +11,9 @@ import numpy as _np
 _np.seterr(all="ignore")
 
 from . import _dtype
-from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16,
+from ._dtype import (dtype, bool_ as bool, uint8, uint16, uint32, uint64, int8, int16, int32,
+                     int64, float16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
+                     float8_e5m2fnuz, float8_e8m0fnu,
                      bfloat16, float32, float64, complex64, complex128, get_default_dtype,
                      set_default_dtype, promote_types, can_cast, finfo, iinfo)
 from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as half,
@@ -236,7 +238,7 @@ from .ops.settings import (  # noqa: E402,F401
     set_flush_denormal, get_num_interop_threads, set_num_interop_threads, init_num_threads,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
     is_deterministic_algorithms_warn_only_enabled, set_warn_always, is_warn_always_enabled,
-    set_default_tensor_type)
+    set_default_tensor_type, set_deterministic_debug_mode, get_deterministic_debug_mode)
 from .ops.tensor_info import (  # noqa: E402,F401
     is_storage, typename, is_nonzero, is_same_size, is_signed, is_inference, get_device)
 from .ops.creation import empty_permuted, frombuffer, fill  # noqa: E402,F401
@@ -280,6 +282,46 @@ from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 from .sparse._csr import sparse_csr_tensor  # noqa: E402,F401
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
+from ._storage import StorageBase  # noqa: E402,F401
+from ._build_info import (  # noqa: E402,F401  (build flags, accelerator errors, CPU streams)
+    has_lapack, has_mkl, has_openmp, has_spectral, compiled_with_cxx11_abi, is_vulkan_available,
+    is_distributed, get_device_module, AcceleratorError, OutOfMemoryError, FatalError, Stream,
+    Event)
+from ._autocast_legacy import (  # noqa: E402,F401  (torch's per-device autocast functions)
+    get_autocast_cpu_dtype, get_autocast_gpu_dtype, set_autocast_cpu_dtype,
+    set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+    autocast_increment_nesting, autocast_decrement_nesting)
+from .ops.removed import eig, lstsq, solve, symeig, matrix_rank  # noqa: E402,F401
+from .amp import GradScaler  # noqa: E402,F401
+legacy_contiguous_format = contiguous_format  # noqa: E402  (its old name, as in torch)
+
+
+def __getattr__(name):
+    # torch.Storage is the legacy storage class of the default dtype, which may change
+    if name == "Storage":
+        return _typed_storage_class(get_default_dtype())
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+from ._typed_storage import storage_class as _typed_storage_class  # noqa: E402
+from . import cpu  # noqa: E402,F401  (the CPU device module)
+from .ops.ormqr import ormqr  # noqa: E402,F401
+from .ops.hashing import hash_tensor  # noqa: E402,F401
+from .ops.file_tensors import from_file  # noqa: E402,F401
+from ._torch_function_switch import (  # noqa: E402,F401
+    DisableTorchFunction, DisableTorchFunctionSubclass)
+from .random import thread_safe_generator  # noqa: E402,F401
+from .sparse._native_norm import native_norm  # noqa: E402,F401
+from ._control_flow import cond, while_loop, fork, wait, Future  # noqa: E402,F401
+from .nn._native_forms import (  # noqa: E402,F401  (torch.embedding_bag, grid_sampler_2d, ...)
+    embedding_bag, embedding_renorm_, grid_sampler_2d, grid_sampler_3d, segment_reduce)
+from .nn._batch_norm_ops import (  # noqa: E402,F401  (SyncBatchNorm's building blocks)
+    batch_norm_stats, batch_norm_elemt, batch_norm_gather_stats,
+    batch_norm_gather_stats_with_counts, batch_norm_backward_reduce, batch_norm_backward_elemt,
+    batch_norm_update_stats)
+from .nn._rnn_ops import (  # noqa: E402,F401  (torch.lstm, torch.gru_cell, ...)
+    lstm, gru, rnn_tanh, rnn_relu, lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell)
 from . import masked, library  # noqa: E402,F401  (torch.masked, torch.library)
 from . import _names  # noqa: E402  (torch's names in TypeErrors; last)
 _names.apply(_sys.modules[__name__])

@@ -24,7 +24,8 @@ class dtype:
         self.itemsize = self.np.itemsize
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint16", "uint32", "uint64",
+                                      "float8_e8m0fnu")
         self._category = category   # 0 bool, 1 integer, 2 floating, 3 complex
         self._rank = rank           # order by width inside a category
         # float16/bfloat16: PyTorch's kernels compute these in float32 ("opmath")
@@ -62,15 +63,35 @@ float64 = dtype("float64", np.float64, 2, 3)
 complex64 = dtype("complex64", np.complex64, 3, 2)
 complex128 = dtype("complex128", np.complex128, 3, 3)
 
+# torch's "barebones" unsigned types: tensors of them can be made, converted, compared and
+# printed, but torch promotes them with no other type (see _promote_uncached)
+uint16 = dtype("uint16", np.uint16, 1, 2)
+uint32 = dtype("uint32", np.uint32, 1, 3)
+uint64 = dtype("uint64", np.uint64, 1, 4)
+_BAREBONES_UNSIGNED = (uint16, uint32, uint64)
+
+# the 8-bit floating types (ml-dtypes stores them): torch makes, converts and prints them but
+# promotes them with no other type
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2, 0)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, 2, 0)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2, 0)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, 0)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, 0)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)
+# the types torch makes, converts and prints but computes little with (kept out of ALL_DTYPES,
+# the types ember's kernels serve)
+LIMITED_DTYPES = (uint16, uint32, uint64) + _FLOAT8
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
     "int32": int32, "int": int32, "int64": int64, "long": int64, "float16": float16,
     "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
     "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
-    "complex128": complex128, "cdouble": complex128,
+    "complex128": complex128, "cdouble": complex128, "uint16": uint16, "uint32": uint32,
+    "uint64": uint64, **{d.name: d for d in _FLOAT8},
 }
 
 
@@ -78,7 +99,7 @@ def _dtype_by_name(name):
     return ALIASES[name]
 
 
-_FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+_FROM_NUMPY = {d.np: d for d in ALL_DTYPES + LIMITED_DTYPES}
 
 
 def from_numpy_dtype(np_dtype):
@@ -104,10 +125,18 @@ def as_torch_rounds(a, np_dtype):
     just beside a half-way point between halves, so the detour is explicit here."""
     if a.dtype in _ROUND_VIA_FLOAT32 and np.dtype(np_dtype) in _HALF_NP:
         return a.astype(np.float32)
+    target = np.dtype(np_dtype)
+    if target == _E4M3FN_NP and a.dtype.kind == "f":
+        # torch saturates: what overflows float8_e4m3fn (infinities too) becomes +-448
+        return np.where(np.isnan(a), a, np.clip(a, -448.0, 448.0))
+    if target == _E8M0_NP and a.dtype.kind in "fiu":
+        return np.abs(a)      # float8_e8m0fnu is an exponent only: torch drops the sign
     return a
 
 
 _HALF_NP = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_E4M3FN_NP = np.dtype(ml_dtypes.float8_e4m3fn)
+_E8M0_NP = np.dtype(ml_dtypes.float8_e8m0fnu)
 _ROUND_VIA_FLOAT32 = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.int32))
 
 
@@ -136,6 +165,13 @@ _INT_BY_RANK = {1: int8, 2: int16, 3: int32, 4: int64}
 def _promote_uncached(a, b):
     if a is b:
         return a
+    if a in _FLOAT8 or b in _FLOAT8:
+        return _FLOAT8_REFUSED                # (torch refuses: see promote_types)
+    if a in _BAREBONES_UNSIGNED or b in _BAREBONES_UNSIGNED:
+        other = b if a in _BAREBONES_UNSIGNED else a
+        if other._category == 2:
+            return other                  # a floating type holds them
+        return None                       # (torch refuses: see promote_types)
     if a._category < b._category:
         a, b = b, a                       # a now has the higher category
     if b is bool_:
@@ -160,7 +196,20 @@ def _promote_uncached(a, b):
     return a
 
 
-_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+class _PromotionTable(dict):
+    """(a, b) -> the promoted dtype; a pair torch refuses to promote raises torch's error."""
+
+    def __missing__(self, key):
+        a, b = key
+        kind = "Float8 Types" if a in _FLOAT8 or b in _FLOAT8 else "uint16, uint32, uint64 types"
+        raise RuntimeError(f"Promotion for {kind} is not supported, attempted to promote "
+                           f"{scalar_type_name(a)} and {scalar_type_name(b)}")
+
+
+_FLOAT8_REFUSED = None
+_PROMOTE = _PromotionTable(
+    ((a, b), p) for a in ALL_DTYPES + LIMITED_DTYPES for b in ALL_DTYPES + LIMITED_DTYPES
+    if (p := _promote_uncached(a, b)) is not None)
 
 
 def promote_types(type1, type2):
@@ -243,10 +292,14 @@ class finfo:
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
         self.resolution = float(f"1e-{int(info.precision)}")   # exactly 10**-precision
+        if type in _FLOAT8:
+            self.resolution = 1.0                               # (as torch reports them)
+        if type is float8_e5m2fnuz:
+            self.eps = 0.125                                    # (torch's value)
         self.dtype = type.to_real().name
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
                 f"dtype={self.dtype})")
 

@@ -32,6 +32,7 @@ _PYTHON_NAMES = {
     ("", "hsmm"): "hspmm",
     ("", "sym_sqrt"): "_sym_sqrt",
     ("", "to_dlpack"): "_to_dlpack",
+    ("", "symeig"): "_symeig",
     ("nn.functional", "logsigmoid"): "log_sigmoid",
     ("nn.functional", "threshold"): "_threshold",
     **{("nn.functional", name): "_" + name for name in (

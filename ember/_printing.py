@@ -84,6 +84,10 @@ def printoptions(**kwargs):
 _SCALAR_TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+    "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
     "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
 

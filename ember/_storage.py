@@ -5,7 +5,12 @@ view's `_base`), so the storage is described from that array.
 """
 
 
-class UntypedStorage:
+class StorageBase:
+    """The base class of storages (torch._C.StorageBase): UntypedStorage is one."""
+    __slots__ = ()
+
+
+class UntypedStorage(StorageBase):
     __slots__ = ("_owner",)
 
     def __init__(self, owner):

@@ -1,11 +1,16 @@
 """TypedStorage and its legacy per-dtype classes (FloatStorage, ...): names for isinstance
 checks and type tests in model code.
 
-ember's tensors expose their memory as an UntypedStorage (`t.untyped_storage()`); torch's
-deprecated typed storages (`t.storage()`, `torch.FloatStorage(n)`) are not made, so making
-one raises an error pointing to untyped_storage().
+ember's tensors expose their memory as an UntypedStorage (`t.untyped_storage()`). torch's
+deprecated typed storage of a tensor (`t.storage()`, with torch's warning) is a TypedStorage
+over the flat memory of the tensor's base: its elements can be read and written. Making a
+storage directly (`torch.FloatStorage(n)`) is not supported: it raises an error pointing to
+untyped_storage().
 """
+import warnings
+
 from . import _dtype as D
+from ._storage import UntypedStorage
 
 __all__ = ["TypedStorage", "FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage",
            "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage",
@@ -20,6 +25,74 @@ class TypedStorage:
         raise RuntimeError(f"ember.{type(self).__name__}: ember has no typed storages (torch "
                            f"deprecates them); use tensor.untyped_storage() for a tensor's "
                            f"memory, or a tensor itself to hold values")
+
+    @staticmethod
+    def _warn():
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter "
+                      "to you if you are using storages directly.  To access UntypedStorage "
+                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=3)
+
+    @classmethod
+    def _of(cls, tensor):
+        """The typed storage of a tensor: the flat memory of its base, as its dtype."""
+        root = tensor._base if tensor._base is not None else tensor
+        self = object.__new__(TypedStorage)
+        self._root = root
+        # the memory resize_ keeps for the root (ops.tensor_methods), else its array, flat
+        extra = root._extra
+        flat = extra.get("storage") if extra else None
+        self._flat = flat if flat is not None else root._data.reshape(-1)
+        self.dtype = tensor._dtype
+        return self
+
+    @property
+    def device(self):
+        return self._root._device
+
+    def size(self):
+        return int(self._flat.size)
+
+    __len__ = size
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def nbytes(self):
+        return self.size() * self.element_size()
+
+    def data_ptr(self):
+        return self._root.data_ptr()
+
+    def untyped(self):
+        return UntypedStorage(self._root)
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def tolist(self):
+        return self._flat.tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            raise RuntimeError("ember: slicing a TypedStorage is not supported; slice the tensor")
+        return self._flat[index].item()
+
+    def __setitem__(self, index, value):
+        self._flat[index] = value
+        self._root._version_counter.bump()
+
+    def __repr__(self):
+        body = "\n".join(f" {v}" for v in self.tolist())
+        return (f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype!r}, "
+                f"device={self.device}) of size {self.size()}]")
 
 
 class _LegacyStorage(TypedStorage):
@@ -42,3 +115,14 @@ ByteStorage = _legacy("ByteStorage", D.uint8)
 BoolStorage = _legacy("BoolStorage", D.bool_)
 ComplexFloatStorage = _legacy("ComplexFloatStorage", D.complex64)
 ComplexDoubleStorage = _legacy("ComplexDoubleStorage", D.complex128)
+
+_BY_DTYPE = {cls.dtype: cls for cls in (
+    FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage,
+    ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
+    ComplexDoubleStorage)}
+
+
+def storage_class(dtype):
+    """The legacy storage class of a dtype (torch.FloatStorage for float32); `torch.Storage` is
+    the default dtype's."""
+    return _BY_DTYPE[dtype]

@@ -39,8 +39,6 @@ def test_every_torch_name_is_in_ember_or_not_provided(reports):
         "\n".join(f"{m}: {', '.join(names)}" for m, names in missing.items())
 
 
-@pytest.mark.xfail(strict=True, reason="some nn module constructors still differ from torch's: "
-                   "`python tools/api_coverage.py` lists them")
 def test_nn_module_constructors_match_torch():
     mismatches = cov.nn_signature_mismatches()
     assert not mismatches, "\n".join(f"{n}: {'; '.join(d)}" for n, d in mismatches)

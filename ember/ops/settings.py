@@ -88,8 +88,32 @@ def init_num_threads():
     return None
 
 
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """The deterministic switches by number or name: 0 "default" (off), 1 "warn" (on, warning
+    only), 2 "error" (on)."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    elif debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    if not _switches["deterministic"]:
+        return 0
+    return 1 if _switches["deterministic_warn_only"] else 2
+
+
 __all__ = ['set_flush_denormal', 'get_num_interop_threads', 'set_num_interop_threads',
                'init_num_threads', 'use_deterministic_algorithms',
                'are_deterministic_algorithms_enabled',
                'is_deterministic_algorithms_warn_only_enabled', 'set_warn_always',
-               'is_warn_always_enabled', 'set_default_tensor_type']
+               'is_warn_always_enabled', 'set_default_tensor_type',
+               'set_deterministic_debug_mode', 'get_deterministic_debug_mode']

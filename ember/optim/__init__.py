@@ -16,7 +16,8 @@ from .adafactor import Adafactor
 from .muon import Muon
 from .sparse_adam import SparseAdam
 from . import lr_scheduler, swa_utils
+from .swap_in import swap_in_optimizer_params_and_state
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
            "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "Adafactor", "Muon",
-           "SparseAdam", "swa_utils"]
+           "SparseAdam", "swa_utils", "swap_in_optimizer_params_and_state"]

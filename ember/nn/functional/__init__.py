@@ -44,6 +44,12 @@ from .vision import (affine_grid, channel_shuffle, grid_sample, interpolate, pix
                      pixel_unshuffle, upsample, upsample_bilinear, upsample_nearest)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .. import grad  # noqa: E402,F401  (torch.nn.functional.grad)
+from .dispatch import (GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES,  # noqa: F401
+                       assert_int_or_pair, boolean_dispatch, handle_torch_function,
+                       has_torch_function, has_torch_function_unary, has_torch_function_variadic)
+from .grouped_mm import grouped_mm  # noqa: F401
+from .scaled_mm import ScalingType, SwizzleType, scaled_grouped_mm, scaled_mm  # noqa: F401
+from .._native_ops import native_channel_shuffle  # noqa: F401  (torch's, re-exported as torch)
 
 # torch's functional ops report one home, torch.nn.functional: so do these, whichever category
 # file defines them (pickle finds them here by that name)

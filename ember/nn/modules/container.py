@@ -336,11 +336,15 @@ class ParameterDict(Module):
 
 
 class Container(Module):
-    """Deprecated: a Module holding the modules given as keyword arguments."""
+    """Deprecated: a Module holding the modules given as keyword arguments. As in torch, making
+    one warns (in __new__, so its signature reads (*args, **kwargs) as torch's does)."""
 
-    def __init__(self, **kwargs):
+    def __new__(cls, *args, **kwargs):
         warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
                       "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init__(self, **kwargs):
         super().__init__()
         for name, module in kwargs.items():
             self.add_module(name, module)

@@ -16,9 +16,9 @@ class _InstanceNorm(_NormBase):
     _spatial_dims = None        # spatial dims of an input without a batch dim: 1, 2 or 3
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+                         dtype, bias=bias)
 
     def _check_input_dim(self, input):
         dims = self._spatial_dims + 1

@@ -223,13 +223,17 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class NLLLoss2d(NLLLoss):
-    """Deprecated alias of NLLLoss (which handles any number of spatial dimensions)."""
+    """Deprecated alias of NLLLoss (which handles any number of spatial dimensions). As in torch,
+    making one warns (in __new__, so its signature reads (*args, **kwargs) as torch's does)."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean"):
+    def __new__(cls, *args, **kwargs):
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
                       "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
                       "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 

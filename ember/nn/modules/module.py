@@ -129,7 +129,8 @@ class Module:
                              f"parameters must be created explicitly. To express '{name}' as a "
                              f"function of another Tensor, compute the value in the forward() "
                              f"method.")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name,
+                                             param)
 
     def register_buffer(self, name, tensor, persistent=True):
         if "_buffers" not in self.__dict__:
@@ -143,7 +144,7 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach()          # stored as a plain tensor, as torch does
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -160,7 +161,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -194,13 +195,13 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(name, d, self._parameters, self._buffers,
                          self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
                                 f"(ember.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -210,7 +211,7 @@ class Module:
             if isinstance(value, Buffer):
                 self.register_buffer(name, value, value.persistent)
             else:
-                buffers[name] = value
+                buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
             return
         object.__setattr__(self, name, value)
 
@@ -899,6 +900,33 @@ def _add_global_hook(store, hook, *flag_sets):
     handle = RemovableHandle(store, *flag_sets)
     store[handle.id] = hook
     return handle
+
+
+# hooks run whenever any module registers a parameter, buffer or submodule: hook(module, name,
+# value) may return a replacement for the value
+_global_parameter_registration_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+
+
+def _registered(hooks, module, name, value):
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
+def register_module_parameter_registration_hook(hook):
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    return _add_global_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_forward_pre_hook(hook):

@@ -382,15 +382,15 @@ class LSTM(RNNBase):
 
 # ============================================================================ cells
 class RNNCellBase(Module):
-    """One step of a recurrent layer: weight_ih, weight_hh, bias_ih, bias_hh as in PyTorch."""
-    _gates = 1
+    """One step of a recurrent layer: weight_ih, weight_hh, bias_ih, bias_hh as in PyTorch
+    (num_chunks gates of hidden_size rows each: 1 for RNNCell, 3 GRUCell, 4 LSTMCell)."""
 
-    def __init__(self, input_size, hidden_size, bias, device=None, dtype=None):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        gate_size = self._gates * hidden_size
+        gate_size = num_chunks * hidden_size
         kw = dict(device=device, dtype=dtype)
         self.weight_ih = Parameter(empty(gate_size, input_size, **kw))
         self.weight_hh = Parameter(empty(gate_size, hidden_size, **kw))
@@ -453,7 +453,7 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -466,10 +466,8 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    _gates = 4
-
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
         h0, c0 = hx if hx is not None else (None, None)
@@ -479,10 +477,8 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    _gates = 3
-
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input, hx=None):
         batched, x_proj, (h,) = self._prepare(input, [hx])

@@ -9,8 +9,9 @@ from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
+from .orthogonal import orthogonal  # noqa: F401  (its own file: the three maps and their inverse)
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 def norm_except_dim(v, pow=2, dim=0):
