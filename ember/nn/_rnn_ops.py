@@ -7,9 +7,11 @@ The weights come as nn.LSTM & co. hold them (`module._flat_weights`): for each l
 direction w_ih, w_hh, then b_ih, b_hh when has_biases, then w_hr for an LSTM with projections.
 The arithmetic of a step is nn.modules.rnn's `_step`, so the modules and these ops agree.
 """
+from .. import _dtype as D
 from ..ops.joining import cat, stack
 from .functional import dropout as _dropout
 from .modules.rnn import _step
+from ._rnn_layer import lstm_layer
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell",
            "rnn_relu_cell"]
@@ -34,6 +36,11 @@ def _layer_weights(params, has_biases, num_layers, directions, projections):
 
 def _direction(mode, x, h, c, w, reverse, batch_sizes):
     """One layer in one direction: x is (L, N, in), or packed data when batch_sizes is given."""
+    if mode == "LSTM" and batch_sizes is None and w.get("w_hr") is None and \
+            x.dtype is D.float32:
+        # nn.LSTM's float32 path (one node per layer), so both give the same numbers, as in torch
+        return lstm_layer(x.contiguous(), w["w_ih"], w["w_hh"], w.get("b_ih"), w.get("b_hh"),
+                          h, c, reverse)
     x_proj = x.matmul(w["w_ih"].t())
     if w.get("b_ih") is not None:
         x_proj = x_proj + w["b_ih"]
