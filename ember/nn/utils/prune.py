@@ -200,8 +200,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries (a count, or a fraction of the tensor) chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes `amount` entries (a count, or a fraction of the tensor), the ones `_chosen` picks
+    out of the flattened tensor."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -214,34 +215,27 @@ class RandomUnstructured(BasePruningMethod):
         _check_amount_fits(self.amount, t.nelement())
         mask = default_mask.clone(memory_format=contiguous_format)
         if n != 0:
-            # the n entries with the largest random draw go
-            draw = rand_like(t)
-            chosen = topk(draw.view(-1), k=n).indices
-            mask.view(-1)[chosen] = 0
+            mask.view(-1)[self._chosen(t, n)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes `amount` entries chosen at random."""
+
+    def _chosen(self, t, n):
+        # the n entries with the largest random draw go
+        return topk(rand_like(t).view(-1), k=n).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the `amount` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        n = _amount_to_count(self.amount, t.nelement())
-        _check_amount_fits(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=contiguous_format)
-        if n != 0:
-            smallest = topk(abs(t).view(-1), k=n, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+    def _chosen(self, t, n):
+        return topk(abs(t).view(-1), k=n, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
