@@ -88,7 +88,8 @@ def test_no_catch_all_file_names():
     bad = []
     for path in _modules():
         stem = os.path.basename(path)[:-3]
-        if stem.endswith("_extra") or stem.startswith("more_") or stem.endswith("_compat") \
+        if stem.endswith(("_extra", "_extras")) or stem.startswith("more_") or \
+                stem.endswith("_compat") \
                 or stem.startswith("misc") or stem.startswith("_misc"):
             bad.append(os.path.relpath(path, ROOT))
     assert not bad, bad

@@ -24,7 +24,7 @@ from .._names import _PYTHON_METHODS, _named_function, _renamed
 from .._tensor import Tensor
 from ..sparse._methods import METHODS as SPARSE_METHODS   # (to_dense, indices, coalesce, ...)
 from .removed import METHODS as REMOVED_METHODS     # (eig, lstsq, ...: torch's removal errors)
-from .tensor_extras import METHODS as EXTRA_METHODS     # (storage, map2_, module_load, ...)
+from .legacy_methods import METHODS as LEGACY_METHODS    # (storage, map2_, module_load, ...)
 from . import (_pointwise_common as _PC, arithmetic as A, blas, calculus, comparison as CMP,
                complex as CV, creation, indexing, linalg_decompositions as LD,
                linalg_solvers as LS, logical as LG, norms, pointwise as P, pointwise_inplace as PI,
@@ -524,7 +524,7 @@ def _table():
         for name in names:
             add(name, getattr(module, name))
     for name, fn in {**OTHER_METHODS, **SPARSE_METHODS, **REMOVED_METHODS,
-                     **EXTRA_METHODS}.items():
+                     **LEGACY_METHODS}.items():
         add(name, fn)
     for name in INPLACE_VIA:
         add(name + "_", _inplace_via(table[name]))

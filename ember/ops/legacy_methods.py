@@ -1,4 +1,4 @@
-"""Tensor methods for old or low-level uses: storages (`storage()`, `storage_type()`,
+"""Tensor methods for old or low-level uses (legacy): storages (`storage()`, `storage_type()`,
 `const_data_ptr()`, `is_set_to`), the deprecated `resize_as`, `map2_`, `module_load`,
 `record_stream`, `grad_dtype` and `name`.
 
