@@ -646,7 +646,16 @@ def test_grouped_mm_dtypes_and_errors():
 
 
 # ----------------------------------------------------------------------------- control flow
-def test_cond_and_while_loop():
+@pytest.fixture
+def keep_torch_distribution_validation():
+    # torch.cond imports torch's compiler stack, which turns torch.distributions' default
+    # argument validation off for the rest of the process: restore it for later tests
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
+def test_cond_and_while_loop(keep_torch_distribution_validation):
     def f(T):
         x = T.ones(2, requires_grad=True)
         r = T.cond(T.tensor(True), lambda v: v * 3, lambda v: v - 1, (x,))
