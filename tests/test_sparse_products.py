@@ -212,3 +212,19 @@ def test_plans_are_cached_per_pattern_and_shared_with_the_transpose():
     assert key in _kernels._CACHE
     del s, plan
     assert key not in _kernels._CACHE                   # (the plans go with their pattern)
+
+
+def test_product_after_writing_into_the_indices_in_place():
+    # a product caches how the pattern's entries fall into rows; a write into the indices
+    # (allowed, as in torch) must not leave the next product on the old pattern
+    def scenario(T):
+        s = T.sparse_coo_tensor(T.tensor([[0, 1, 2], [0, 1, 2]]), T.tensor([1., 2., 3.]),
+                                (3, 3)).coalesce()
+        d = T.arange(9.).view(3, 3)
+        before = s @ d
+        s.indices()[1, 0] = 2
+        return [before, s @ d, d @ s]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (torch's note that invariant checks are off)
+        same(scenario)

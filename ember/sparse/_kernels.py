@@ -168,7 +168,8 @@ def scatter_fma(out, index, coef, rows):
 
 
 # ---------------------------------------------------------------------- the plan cache
-# id(index array) -> (weak reference to it, {key: plan}); an entry leaves with its array
+# id(index array) -> (weak reference to it, {key: plan}, a copy of its values); an entry leaves
+# with its array
 _CACHE = {}
 
 
@@ -179,15 +180,18 @@ def _forget(cache, key, ref):
 
 
 def cached(array, key, make):
-    """make(), kept for as long as `array` lives, under `key` (made anew where the array
-    cannot be weakly referenced)."""
+    """make(), kept for as long as `array` lives and holds the same values, under `key` (made
+    anew where the array cannot be weakly referenced). The values are compared on every use:
+    a user may write into a sparse tensor's indices in place (`s.indices()[0, 1] = 2`), and a
+    plan of the old pattern would then give a silently wrong product."""
     entry = _CACHE.get(id(array))
-    if entry is None or entry[0]() is not array:
+    if entry is None or entry[0]() is not array or \
+            not xp_of(array).array_equal(entry[2], array):
         try:
             ref = weakref.ref(array, lambda r, k=id(array), cache=_CACHE: _forget(cache, k, r))
         except TypeError:
             return make()
-        entry = _CACHE[id(array)] = (ref, {})
+        entry = _CACHE[id(array)] = (ref, {}, array.copy())
     plans = entry[1]
     if key not in plans:
         plans[key] = make()
