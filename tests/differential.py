@@ -93,3 +93,24 @@ def same(scenario, rtol=1e-5, atol=1e-6):
     actual = _to_plain(scenario(ember))
     assert_same(expected, actual, rtol, atol)
     return actual
+
+
+def grad_fn_name(t):
+    """The class name of t's grad_fn (None for a tensor without one)."""
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+def leaf_grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
+    """fn(T, *leaves) -> out; returns (out, its node name, the grads of each leaf) under T. A
+    leaf is drawn from a seeded normal for a shape (a tuple), else made from the given values;
+    out is weighted by a seeded random tensor before the backward."""
+    rng = np.random.default_rng(seed)
+    leaves = []
+    for s in shapes_or_values:
+        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
+        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
+    out = fn(T, *leaves)
+    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+    loss = (out * weight).sum()
+    (loss.real if loss.is_complex() else loss).backward()
+    return out, grad_fn_name(out), [x.grad for x in leaves]

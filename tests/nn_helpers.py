@@ -143,3 +143,8 @@ def _observe(T, fn, *arrays):
     w = T.tensor(_weights(y.shape, arrays[0].dtype))
     grads = T.autograd.grad((y * w).sum(), [x for x in xs if x.requires_grad])
     return out, grads, graph_names(y.grad_fn)
+
+
+def param_grads(module):
+    """{parameter name: its .grad} of a module."""
+    return {name: p.grad for name, p in module.named_parameters()}

@@ -11,6 +11,7 @@ from ember.autograd import gradcheck, gradgradcheck
 from ember.nn.functional import attention as EF
 from ember.nn.modules.activation import MultiheadAttention
 from differential import catch, same, warnings_of
+from nn_helpers import param_grads as _grads
 
 RNG = np.random.default_rng(7)
 
@@ -246,10 +247,6 @@ def _load_same(T, module, seed=1):
              for i, (k, v) in enumerate(module.state_dict().items())}
     module.load_state_dict(state)
     return module
-
-
-def _grads(module):
-    return {k: p.grad for k, p in module.named_parameters()}
 
 
 # ----------------------------------------------------------------------------- F.multi_head_attention_forward

@@ -8,10 +8,10 @@ import pytest
 import torch
 
 import ember
-from differential import same, catch
 from nn_helpers import assert_close, copy_weights, em
 from differential import catch, same, warnings_of
 import io
+from nn_helpers import param_grads as _grads
 
 RNG = np.random.default_rng(5)
 
@@ -206,10 +206,6 @@ def _load_same(T, module, seed=1):
              for i, (k, v) in enumerate(module.state_dict().items())}
     module.load_state_dict(state)
     return module
-
-
-def _grads(module):
-    return {k: p.grad for k, p in module.named_parameters()}
 
 
 # ----------------------------------------------------------------------------- lazy modules

@@ -344,6 +344,7 @@ def test_loss_gradcheck(case):
 
 # ---------------------------------------------------------------------------- property sweep
 from hypothesis import given, settings, strategies as st  # noqa: E402
+from nn_helpers import param_grads as _grads
 
 
 @settings(max_examples=30, deadline=None)
@@ -466,10 +467,6 @@ def _load_same(T, module, seed=1):
              for i, (k, v) in enumerate(module.state_dict().items())}
     module.load_state_dict(state)
     return module
-
-
-def _grads(module):
-    return {k: p.grad for k, p in module.named_parameters()}
 
 
 # ----------------------------------------------------------------------------- linear_cross_entropy

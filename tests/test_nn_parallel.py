@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from differential import catch, same, warnings_of
+from nn_helpers import param_grads as _grads
 
 
 def _x(T, shape, dtype="float64", seed=0, requires_grad=False):
@@ -17,10 +18,6 @@ def _load_same(T, module, seed=1):
              for i, (k, v) in enumerate(module.state_dict().items())}
     module.load_state_dict(state)
     return module
-
-
-def _grads(module):
-    return {k: p.grad for k, p in module.named_parameters()}
 
 
 # ----------------------------------------------------------------------------- SyncBatchNorm

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from differential import catch, same, warnings_of
+from nn_helpers import param_grads as _grads
 
 
 # ----------------------------------------------------------------------------- parametrize
@@ -17,10 +18,6 @@ def _filled(T, module, seed=0):
 
 def _input(T, *shape, seed=1):
     return T.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=T.float32)
-
-
-def _grads(module):
-    return {name: p.grad for name, p in module.named_parameters()}
 
 
 def _parametrizations(T):

@@ -2,10 +2,7 @@
 """
 from differential import same, catch, warnings_of
 import pytest
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+from differential import grad_fn_name as _node
 
 
 # ----------------------------------------------------------------------------- gradient

@@ -2,7 +2,7 @@
 """
 import pytest
 from differential import catch, same, warnings_of
-import numpy as np
+from differential import grad_fn_name as _node, leaf_grads as _grads
 
 
 NAN, INF = float("nan"), float("inf")
@@ -40,24 +40,6 @@ COMPLEX = {
 @pytest.mark.parametrize("name", sorted(COMPLEX))
 def test_complex(name):
     same(COMPLEX[name])
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
-
-
-def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
-    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
-    rng = np.random.default_rng(seed)
-    leaves = []
-    for s in shapes_or_values:
-        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
-        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
-    out = fn(T, *leaves)
-    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
-    loss = (out * weight).sum()
-    (loss.real if loss.is_complex() else loss).backward()
-    return out, _node(out), [x.grad for x in leaves]
 
 
 def test_conj_helpers_and_isreal():

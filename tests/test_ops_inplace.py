@@ -5,6 +5,7 @@ test_ops_random.py.)"""
 import pytest
 
 from differential import catch, same, warnings_of
+from differential import grad_fn_name as _node
 
 
 # ----------------------------------------------------------------------------- in-place autograd
@@ -104,10 +105,6 @@ def test_tensor_only_methods_still_work(method):
         kw = {"values": y} if method == "heaviside" else {"other": y}
         return getattr(x.clone(), method)(y), getattr(x.clone(), method)(**kw)
     same(scenario)
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 _INPLACE = ["abs_", "acos_", "asin_", "atan_", "arccos_", "arcsin_", "arctan_", "ceil_", "cos_",

@@ -195,6 +195,7 @@ def test_max_with_out_tuple():
 
 # ----------------------------------------------------------------------------- hypothesis sweep
 from hypothesis import given, settings, strategies as st  # noqa: E402
+from differential import grad_fn_name as _node, leaf_grads as _grads
 
 
 @settings(max_examples=50, deadline=None)
@@ -310,10 +311,6 @@ def test_vector_norm_empty_dimension_message(ord, dim):
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim))
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(0, 2, 0), ord, dim=dim))
     same(lambda T: catch(T.linalg.vector_norm, T.zeros(3, 0), ord, dim=dim, dtype=T.int32))
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 def _randn(T, *shape):
@@ -436,20 +433,6 @@ PRODUCTS = {
 @pytest.mark.parametrize("name", sorted(PRODUCTS))
 def test_products(name):
     same(PRODUCTS[name])
-
-
-def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
-    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
-    rng = np.random.default_rng(seed)
-    leaves = []
-    for s in shapes_or_values:
-        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
-        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
-    out = fn(T, *leaves)
-    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
-    loss = (out * weight).sum()
-    (loss.real if loss.is_complex() else loss).backward()
-    return out, _node(out), [x.grad for x in leaves]
 
 
 # ----------------------------------------------------------------------------- renorm

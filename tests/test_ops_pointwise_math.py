@@ -17,6 +17,7 @@ PX = types.SimpleNamespace(**{n: getattr(m, n) for m in _PX_MODULES for n in m._
                            __all__=[n for m in _PX_MODULES for n in m.__all__])
 from ember.autograd import gradcheck, gradgradcheck
 from differential import _to_plain, assert_same, catch
+from differential import leaf_grads as _grads
 
 
 def same(scenario, rtol=1e-5, atol=1e-6):
@@ -374,24 +375,6 @@ def test_exports_and_methods():
     for base in BINARY + UNARY + ["heaviside", "polygamma"]:
         for name in (base, base + "_"):
             assert hasattr(ember.Tensor, name) == hasattr(torch.Tensor, name), name
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
-
-
-def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
-    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
-    rng = np.random.default_rng(seed)
-    leaves = []
-    for s in shapes_or_values:
-        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
-        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
-    out = fn(T, *leaves)
-    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
-    loss = (out * weight).sum()
-    (loss.real if loss.is_complex() else loss).backward()
-    return out, _node(out), [x.grad for x in leaves]
 
 
 # ----------------------------------------------------------------------------- gcd / lcm

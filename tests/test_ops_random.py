@@ -2,6 +2,7 @@
 """
 import pytest
 from differential import catch, same, warnings_of
+from differential import grad_fn_name as _node
 
 
 # ----------------------------------------------------------------------------- random fills
@@ -130,10 +131,6 @@ FILL_VALUES = {
 @pytest.mark.parametrize("name", sorted(FILL_VALUES))
 def test_random_fill_values(name):
     same(FILL_VALUES[name])
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 # ----------------------------------------------------------------------------- random fills

@@ -6,10 +6,7 @@ from differential import same, catch, warnings_of
 import numpy as np
 # ----------------------------------------------------------------------------- property sweeps
 from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+from differential import grad_fn_name as _node, leaf_grads as _grads
 
 
 # ----------------------------------------------------------------------------- index_reduce
@@ -63,20 +60,6 @@ def test_as_strided_scatter():
                 catch(T.as_strided_scatter, x, T.ones(3), (2, 2), (1, 2)),
                 catch(T.as_strided_scatter, x, T.ones(2, 2), (2, 2), (1, 20)))
     same(f)
-
-
-def _grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
-    """fn(*leaves) -> out; returns (out, node name, grads of each leaf) under T."""
-    rng = np.random.default_rng(seed)
-    leaves = []
-    for s in shapes_or_values:
-        values = rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s)
-        leaves.append(T.tensor(values, dtype=getattr(T, dtype), requires_grad=True))
-    out = fn(T, *leaves)
-    weight = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
-    loss = (out * weight).sum()
-    (loss.real if loss.is_complex() else loss).backward()
-    return out, _node(out), [x.grad for x in leaves]
 
 
 # ----------------------------------------------------------------------------- put

@@ -409,6 +409,7 @@ def test_gradgradcheck_of_distances():
 
 # ----------------------------------------------------------------------------- property sweeps
 from hypothesis import given, settings, strategies as st  # noqa: E402
+from differential import grad_fn_name as _node
 
 _small_shape = st.lists(st.integers(1, 3), min_size=0, max_size=3).map(tuple)
 
@@ -429,10 +430,6 @@ def test_repeat_interleave_over_shapes(shape, repeats, dim, as_tensor):
         r = M.tensor([repeats] * x.shape[dim]) if as_tensor else repeats
         return M.repeat_interleave(x, r, dim=dim)
     same(forward_backward(fn, [shape]))
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 def test_unsafe_split_and_chunk():

@@ -3,10 +3,7 @@
 import warnings
 from differential import same, catch, warnings_of
 import pytest
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+from differential import grad_fn_name as _node
 
 
 # ----------------------------------------------------------------------------- stft / istft

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ember.ops import special
 from differential import same, catch, warnings_of
+from differential import grad_fn_name as _node
 
 NAMES = ["sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma"]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -664,10 +665,6 @@ def test_mvlgamma_method_counts_p_as_its_first_argument():
         x = T.tensor([3.])
         return [catch(x.mvlgamma, 2.0), x.mvlgamma(2), catch(x.mvlgamma, True)]
     same(scenario)
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 def test_igamma_igammac():

@@ -11,6 +11,7 @@ from differential import catch, same, warnings_of
 import array
 import torch
 import ember
+from differential import grad_fn_name as _node
 
 
 # ----------------------------------------------------------------------------- from data
@@ -343,10 +344,6 @@ def test_nonzero_static_adjoint_get_device():
                 x.nonzero_static(size=5, fill_value=7), catch(T.nonzero_static, x, size=-1),
                 T.adjoint(c).resolve_conj(), catch(T.adjoint, T.ones(3)), T.get_device(T.ones(2))]
     same(f)
-
-
-def _node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
 
 
 def test_tensor_utilities():
