@@ -85,7 +85,9 @@ SPARSE_PRODUCT = [None]
 
 @autocast_entry
 def mm(input, mat2, *, out=None):
-    if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
+    if (input._data.__class__ is not np.ndarray or mat2._data.__class__ is not np.ndarray) \
+            and (input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr):
+        # (two NumPy arrays, the common case, are dense: the four checks only for others)
         if out is not None and mat2.is_sparse and not input.is_sparse:
             raise RuntimeError("expand is unsupported for Sparse tensors")
         return _out(SPARSE_PRODUCT[0](input, mat2), out, "mm", "mm")
