@@ -4,13 +4,14 @@ embedding's backward.
 PyTorch's CPU kernels compute these in float32 for float32 tensors; so do these, instead of a
 float64 detour. Elementwise kernels run in blocks that stay in the CPU cache (each NumPy call
 is one pass over its operands; a block of 32K floats keeps all the passes of a polynomial in
-L2 instead of main memory, about 3x faster on a 0.5M-element tensor).
+L2 instead of main memory, about 3x faster on a 0.5M-element tensor), shared out over
+ember's threads by _parallel.for_blocks.
 """
 import math
 
 import numpy as np
 
-_BLOCK = 32768
+from ._parallel import for_blocks, scratch
 
 # GELU (exact, erf-based): gelu(x) = x * Phi(x), Phi the standard normal CDF. Written as
 # Phi(x) = 1 / (1 + exp(x * P(x^2))): x * P(x^2) = log((1 - Phi) / Phi) is odd and smooth, and
@@ -24,11 +25,6 @@ _GELU_P = [np.float32(c) for c in (
     0.00011090626604015467, -7.98741897211228e-06, 2.694663618728278e-07,
     -3.6597091585831574e-09)]
 _INV_SQRT_2PI = np.float32(1 / math.sqrt(2 * math.pi))
-
-
-def _blocks(n):
-    for start in range(0, n, _BLOCK):
-        yield start, min(start + _BLOCK, n)
 
 
 def _one_plus_e_into(x, u, acc):
@@ -69,13 +65,14 @@ def gelu_f32(x):
 def _gelu_f32(x):
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
-    u = np.empty(min(_BLOCK, flat.size), np.float32)
-    acc = np.empty_like(u)
-    with np.errstate(all="ignore"):             # exp overflows to inf for very negative x
-        for s, e in _blocks(flat.size):
-            xs, n = flat[s:e], e - s
+
+    def block(s, e):
+        u, acc = scratch(2, np.float32)
+        xs, n = flat[s:e], e - s
+        with np.errstate(all="ignore"):         # exp overflows to inf for very negative x
             _one_plus_e_into(xs, u[:n], acc[:n])
             np.divide(xs, acc[:n], out=out[s:e])       # x * Phi(x), one pass
+    for_blocks(block, flat.size)
     # -inf: x * Phi(x) is -inf * 0 (PyTorch: nan as well; see the tests)
     return out.reshape(np.shape(x))
 
@@ -89,19 +86,20 @@ def _gelu_backward_f32(grad, x):
     flat = np.ascontiguousarray(x).reshape(-1)
     g = np.ascontiguousarray(grad).reshape(-1)
     out = np.empty_like(flat)
-    u = np.empty(min(_BLOCK, flat.size), np.float32)
-    acc = np.empty_like(u)
-    with np.errstate(all="ignore"):
-        for s, e in _blocks(flat.size):
-            xs, n = flat[s:e], e - s
-            uu, aa, o = u[:n], acc[:n], out[s:e]
+
+    def block(s, e):
+        u, acc = scratch(2, np.float32)
+        xs, n = flat[s:e], e - s
+        uu, aa, o = u[:n], acc[:n], out[s:e]
+        with np.errstate(all="ignore"):
             _phi_into(xs, uu, aa)
             uu *= np.float32(-0.5)              # phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
             np.exp(uu, out=uu)
-            uu *= xs
-            uu *= _INV_SQRT_2PI
-            aa += uu
-            np.multiply(g[s:e], aa, out=o)
+        uu *= xs
+        uu *= _INV_SQRT_2PI
+        aa += uu
+        np.multiply(g[s:e], aa, out=o)
+    for_blocks(block, flat.size)
     return out.reshape(np.shape(x))
 
 
@@ -109,11 +107,20 @@ def sigmoid_f32(x):
     """1 / (1 + exp(-x)) in float32, as PyTorch's CPU kernel: exactly 0 once exp(-x)
     overflows (x < -88.7), 1 for large x."""
     out = np.empty_like(x, dtype=np.float32)         # (x's memory layout)
+    if not (x.flags.c_contiguous and out.flags.c_contiguous):
+        _sigmoid_into(x, out)
+        return out
+    flat, flat_out = x.reshape(-1), out.reshape(-1)
+    for_blocks(lambda s, e: _sigmoid_into(flat[s:e], flat_out[s:e]), flat.size)
+    return out
+
+
+def _sigmoid_into(x, out):
     np.negative(x, out=out)
     with np.errstate(over="ignore"):
         np.exp(out, out=out)
     out += 1
-    return np.reciprocal(out, out=out)
+    np.reciprocal(out, out=out)
 
 
 def _row_stats(x, eps):
