@@ -259,3 +259,39 @@ def test_real_program_harness_alias_and_sync(tmp_path):
     t, e = out["torch_losses"]["losses"], out["ember_losses"]["losses"]
     assert len(t) == len(e) == 2
     np.testing.assert_allclose(e, t, rtol=1e-6)
+
+
+@pytest.mark.parametrize("probs,sample_shape", [
+    ([[0.3, 0.7]], ()), ([0.3, 0.7], ()), ([0.1, 0.2, 0.7], (4,)),
+    ([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]], (2, 3))])
+def test_categorical_sample_draws_torchs_classes(probs, sample_shape):
+    # pytorch/examples reinforcement_learning: a seeded policy samples its actions with
+    # Categorical(probs).sample(); torch draws them as one multinomial with replacement
+    draws = {}
+    for lib in (torch, ember):
+        lib.manual_seed(543)
+        dist = lib.distributions.Categorical(lib.tensor(probs))
+        samples = [dist.sample(sample_shape) for _ in range(6)]
+        draws[lib.__name__] = ([s.tolist() for s in samples], str(samples[0].dtype).split(".")[1], tuple(samples[0].shape),
+                               lib.rand(2).tolist())
+    assert draws["ember"] == draws["torch"]
+
+
+def test_multinomial_with_replacement_of_no_rows():
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+    got = [lib.multinomial(lib.ones(0, 3), 2, True) for lib in (torch, ember)]
+    assert tuple(got[1].shape) == tuple(got[0].shape) == (0, 2)
+    assert ember.rand(2).tolist() == torch.rand(2).tolist()     # nothing drawn
+
+
+@pytest.mark.parametrize("make,num_samples,replacement", [
+    ("T.ones(2, 3, 4)", 0, False), ("-T.ones(2, 3)", 0, False), ("T.ones(2, 3)", 0, True),
+    ("T.ones(2, 3)", -1, False), ("T.ones(2, 3)", 5, False), ("T.ones(0, 3)", 0, True)])
+def test_multinomial_errors(make, num_samples, replacement):
+    errors = []
+    for T in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            T.multinomial(eval(make), num_samples, replacement)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

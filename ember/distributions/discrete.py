@@ -129,14 +129,13 @@ class Categorical(Distribution):
         return self.mean
 
     def sample(self, sample_shape=ember.Size()):
-        # inverse-CDF draws, all at once: class k where cdf[k-1] <= u < cdf[k]
+        # as PyTorch: every sample of every batch row from one multinomial draw with
+        # replacement (so a seeded program draws torch's classes from torch's stream)
         shape = self._extended_shape(sample_shape)
-        if math.prod(sample_shape) == 0:       # PyTorch's multinomial refuses to draw none
-            raise RuntimeError("cannot sample n_sample <= 0 samples")
         with ember.no_grad():
-            cdf = self.probs.cumsum(-1)
-            u = ember.rand(shape + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]
-            return (cdf <= u).sum(-1).clamp(max=self._num_events - 1)
+            rows = self.probs.reshape(-1, self._num_events)
+            draws = ember.multinomial(rows, math.prod(sample_shape), True)
+            return draws.T.reshape(shape)
 
     def log_prob(self, value):
         if self._validate_args:
