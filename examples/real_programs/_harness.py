@@ -193,6 +193,8 @@ def run_program(script, args=(), prepare=None, extra_paths=()):
     os.chdir(workdir)
     random.seed(0)          # programs that use these unseeded see the same draws in both runs
     np.random.seed(0)
+    if ns.no_random:
+        torch.manual_seed(0)    # and torch's: ember draws torch's numbers from the same seed
     if callable(args):
         args = args(program_dir)
     sys.argv = [os.path.join(program_dir, script), *args, *rest]

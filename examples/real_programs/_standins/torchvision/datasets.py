@@ -54,3 +54,17 @@ class FakeData(_ArrayDataset):
         images = rng.randint(0, 256, size=(n, h, w, c)).astype(np.uint8)
         labels = rng.randint(0, num_classes, size=n)
         super().__init__(images, labels, transform, target_transform)
+
+
+class CIFAR10(_ArrayDataset):
+    """32x32x3 uint8 'photos': a class-coloured square on noise, so a model can learn something."""
+
+    def __init__(self, root, train=True, download=False, transform=None, target_transform=None):
+        n = _size(512 if train else 256)
+        rng = np.random.RandomState(2 if train else 3)
+        labels = rng.randint(0, 10, size=n)
+        images = rng.randint(0, 60, size=(n, 32, 32, 3)).astype(np.uint8)
+        for i, c in enumerate(labels):
+            y, x = rng.randint(0, 16, size=2)
+            images[i, y:y + 16, x:x + 16, c % 3] = 120 + 12 * c
+        super().__init__(images, labels, transform, target_transform)

@@ -38,3 +38,43 @@ class Lambda:
 
     def __call__(self, x):
         return self.fn(x)
+
+
+class Pad:
+    """Zero padding of an HxW(xC) array on every side (torchvision's default fill)."""
+
+    def __init__(self, padding, fill=0):
+        self.padding, self.fill = padding, fill
+
+    def __call__(self, image):
+        p = self.padding
+        widths = [(p, p), (p, p)] + [(0, 0)] * (np.ndim(image) - 2)
+        return np.pad(np.asarray(image), widths, constant_values=self.fill)
+
+
+class RandomHorizontalFlip:
+    """Flips with probability p, deciding by one torch.rand(1) draw (as torchvision does)."""
+
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def __call__(self, image):
+        if torch.rand(1) < self.p:
+            return np.ascontiguousarray(np.asarray(image)[:, ::-1])
+        return image
+
+
+class RandomCrop:
+    """A size x size crop at a corner drawn by two torch.randint calls (row, then column), as
+    torchvision draws it."""
+
+    def __init__(self, size):
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+
+    def __call__(self, image):
+        a = np.asarray(image)
+        th, tw = self.size
+        h, w = a.shape[:2]
+        i = torch.randint(0, h - th + 1, size=(1,)).item()
+        j = torch.randint(0, w - tw + 1, size=(1,)).item()
+        return a[i:i + th, j:j + tw]
