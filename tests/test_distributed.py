@@ -55,6 +55,14 @@ def test_collectives(n):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_all_reduce_in_chunks(n):
+    # a large all-reduce goes as several MPI requests (chunks); the worker makes the chunk
+    # small, so a short tensor takes that path, with a last chunk shorter than the others
+    assert_all_ok(launch(n, "chunks"), n)
+
+
+@needs_mpi
 def test_objects_and_safe_unpickling():
     assert_all_ok(launch(2, "objects"), 2)
 
@@ -232,6 +240,35 @@ def worker_reductions(torch, dist, r, n):
             assert _close(_np(out), want_rs, dtype), ("reduce_scatter", op, dtype)
             checked += 1
     assert checked == len(D.ALL_DTYPES) * len(OPS)
+
+
+def worker_chunks(torch, dist, r, n):
+    from ember import _dtype as D
+    c10d = dist.distributed_c10d
+    c10d._CHUNK_BYTES = 24      # 3 float64s, 6 float32s, 12 bfloat16s, 1 complex128 a chunk
+    checked = 0
+    for dtype in D.ALL_DTYPES:
+        arrays = [_rank_data(dtype, k, shape=(7, 5)) for k in range(n)]
+        for op in ("SUM", "MAX", "AVG"):
+            if _expected_error(op, dtype):
+                continue
+            want = _expected(op, dtype, arrays)
+            reduce_op = getattr(dist.ReduceOp, op)
+            shared = arrays[r].copy()
+            work = dist.all_reduce(torch.from_numpy(shared), op=reduce_op, async_op=True)
+            per_chunk = max(1, 24 // shared.itemsize)     # whole elements only
+            assert len(work._requests) == -(-shared.size // per_chunk) > 1     # one a chunk
+            assert work.wait() and work.is_completed()
+            assert _close(shared, want, dtype), ("chunks", op, dtype, shared, want)
+            shared = arrays[r].copy()
+            dist.all_reduce(torch.from_numpy(shared), op=reduce_op)       # blocking
+            assert _close(shared, want, dtype), ("chunks, blocking", op, dtype)
+            t = torch.from_numpy(arrays[r].T.copy()).t()      # non-contiguous: a copy's chunks
+            dist.all_reduce(t, op=reduce_op)
+            assert _close(_np(t), want, dtype), ("chunks, strided", op, dtype)
+            checked += 1
+    assert checked == 3 * len(D.ALL_DTYPES) - sum(
+        _expected_error(op, dt) is not None for dt in D.ALL_DTYPES for op in ("SUM", "MAX", "AVG"))
 
 
 def worker_collectives(torch, dist, r, n):

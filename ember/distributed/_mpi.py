@@ -101,7 +101,7 @@ def _scalar_name(dtype):
 
 def mpi_op(name, dtype):
     """The MPI.Op reducing `dtype` by ReduceOp `name` (AVG reduces as SUM: the caller divides)."""
-    native = _NATIVE.get(dtype) is not None
+    _, native = datatype(dtype)
     if native and dtype is not D.bool_:
         return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN,
                 "MAX": MPI.MAX, "BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[name]

@@ -397,22 +397,67 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _pg(group)
-    if not _member(pg):
+    if pg is GroupMember.NON_GROUP_MEMBER:
         return None
     _check_tensor(tensor)
-    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
+    dtype = tensor.dtype
+    name, mpiop, factor = _all_reduce_op(op, pg, tensor)
     own = _own_memory(tensor)
     buf = own if own is not None else _host(tensor)
     _premultiply(buf, factor, dtype)
-    req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
+    requests = _iallreduce(pg._comm, buf, dtype, mpiop)
 
     def finish():
         if own is None:
             _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
-            return
-        if name == "AVG":
-            own[...] = _average(own, dtype, pg.size())
-    return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
+        elif name == "AVG":
+            if dtype._half:
+                own[...] = _average(own, dtype, pg.size())
+            else:
+                np.divide(own, pg.size(), out=own)
+    if async_op:
+        return Work(requests, finish, pg, "all_reduce", [tensor], (buf,))
+    # the blocking call waits here, without a Work (this is the per-call cost of small
+    # all-reduces: bench/bench_distributed.py)
+    for req in requests:
+        _mpi.wait(req, pg._timeout, "all_reduce")
+    finish()
+    return None
+
+
+_PLAIN_OPS = {}     # (ReduceOp member, dtype) -> (name, MPI op), once its checks have passed
+
+
+def _all_reduce_op(op, pg, tensor):
+    """(ReduceOp name, MPI op, PREMUL_SUM's factor or None) for reducing `tensor` by `op`; a
+    plain member (ReduceOp.SUM, ...) is checked once per dtype."""
+    if op.__class__ is ReduceOp.RedOpType:
+        found = _PLAIN_OPS.get((op, tensor.dtype))
+        if found is not None:
+            return found + (None,)
+    name, factor = _reduce_op(op, pg, tensor)
+    mpiop = _mpi.mpi_op(name, tensor.dtype)
+    if op.__class__ is ReduceOp.RedOpType:
+        _PLAIN_OPS[(op, tensor.dtype)] = (name, mpiop)
+    return name, mpiop, factor
+
+
+# MPICH all-reduces a large message through a scratch buffer as large as the message, and
+# glibc serves each allocation of 32 MB or more with a fresh mmap, so every call page-faults
+# that much new memory (at 64 MB: about a third of the call). Above _CHUNK_BYTES the buffer
+# goes as chunks, all started at once: their scratch buffers come from the heap and are reused.
+_CHUNK_BYTES = 16 << 20
+
+
+def _iallreduce(comm, buf, dtype, mpiop):
+    """Start all-reducing the C-contiguous array `buf` in place; its MPI requests."""
+    flat = buf.reshape(-1)
+    step = max(1, _CHUNK_BYTES // dtype.itemsize)
+    in_place = _mpi.MPI.IN_PLACE
+    if flat.size <= step:
+        return [comm.Iallreduce(in_place, _buf(flat, dtype), mpiop)]
+    return [comm.Iallreduce(in_place, _buf(flat[i:i + step], dtype), mpiop)
+            for i in range(0, flat.size, step)]
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
