@@ -23,7 +23,7 @@ from ..autograd import grad_mode
 from .._tensor import Tensor
 from . import _mpi
 from . import _objects
-from ._future import Future
+from ..futures import Future
 from ._options import BackendConfig, ReduceOp
 
 default_pg_timeout = datetime.timedelta(minutes=30)
