@@ -10,7 +10,7 @@ and stop the job (see _mpi.wait).
 """
 import contextlib
 import datetime
-import importlib.util
+import enum
 import logging
 import os
 import pdb
@@ -40,16 +40,56 @@ def _make_nccl_premul_sum(factor):
     return op
 
 
-class Backend(str):
-    """A backend's name (`Backend("GLOO") == "gloo"`)."""
-    GLOO, NCCL, MPI, UCC, XCCL, UNDEFINED = "gloo", "nccl", "mpi", "ucc", "xccl", "undefined"
+class Backend:
+    """Backend names: `Backend("GLOO")` is the string "gloo", as torch's. The lists name torch's
+    backends and the devices torch gives each (descriptions a program may read); which of them
+    run here is `is_backend_available` (in ember: "gloo" and "mpi", both on MPI)."""
+    UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI, FAKE = ("undefined", "gloo", "nccl", "xccl", "ucc",
+                                                   "mpi", "fake")
+    backend_list = [UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI, FAKE]
+    backend_capability = {GLOO: ["cpu", "cuda"], NCCL: ["cuda"], XCCL: ["xpu"],
+                          UCC: ["cpu", "cuda"], MPI: ["cpu", "cuda"],
+                          FAKE: ["cpu", "cuda", "hpu", "xpu"]}
+    default_device_backend_map = {"cpu": GLOO, "cuda": NCCL, "xpu": XCCL, "mps": GLOO}
 
     def __new__(cls, name):
-        return str.__new__(cls, name.lower())
+        if not isinstance(name, str):
+            raise ValueError("Backend constructor parameter must be string-ish")
+        return name.lower()
+
+    @classmethod
+    def register_backend(cls, name, func, extended_api=False, devices=None):
+        # (a third-party backend is a C++ process group class; ember's groups are MPI's)
+        raise RuntimeError(f"ember.distributed runs its collectives on MPI: a backend "
+                           f"registered as a process-group class ({name!r}) cannot run here")
+
+
+class _BackendType(enum.IntEnum):
+    """ProcessGroup.BackendType, as torch numbers it."""
+    UNDEFINED = 0
+    GLOO = 1
+    NCCL = 2
+    UCC = 3
+    MPI = 4
+    XCCL = 5
+    CUSTOM = 6
+
+    def __repr__(self):
+        return f"<BackendType.{self.name}: {self.value}>"
+
+    def __str__(self):
+        return f"BackendType.{self.name}"
+
+
+_BackendType.__qualname__ = "ProcessGroup.BackendType"
+Backend.backend_type_map = {name: _BackendType[name.upper()] for name in Backend.backend_list
+                            if name != Backend.FAKE}
+Backend.backend_type_map[Backend.FAKE] = _BackendType.CUSTOM
 
 
 class ProcessGroup:
     """A set of ranks and the MPI communicator that connects them."""
+    BackendType = _BackendType
 
     def __init__(self, comm, ranks, backend, timeout):
         self._comm = comm
@@ -149,11 +189,23 @@ def is_initialized():
 
 
 def is_mpi_available():
-    return importlib.util.find_spec("mpi4py") is not None
+    """True when mpi4py imports: MPI is ember's engine, so every collective needs it. (A
+    deliberate difference: torch's CPU wheel is built without MPI and answers False.)"""
+    if _mpi_importable[0] is None:
+        try:
+            import mpi4py  # noqa: F401 (optional dependency: mpi4py)
+            _mpi_importable[0] = True
+        except ImportError:
+            _mpi_importable[0] = False
+    return _mpi_importable[0]
+
+
+_mpi_importable = [None]
 
 
 def is_gloo_available():
-    return True
+    """ember's "gloo" runs on MPI: available exactly when MPI is."""
+    return is_mpi_available()
 
 
 def is_nccl_available():
@@ -1035,8 +1087,13 @@ def get_backend_config(group=None):
 
 
 def is_backend_available(backend):
-    name = str(backend).lower()
-    return is_mpi_available() if name == "mpi" else name == "gloo"
+    """Whether init_process_group can run `backend` here: "gloo" and "mpi" (both on MPI) when
+    mpi4py imports; "undefined" (the default name) too; none of the others (nccl, ucc, xccl,
+    fake)."""
+    name = backend.lower()
+    if name in (Backend.GLOO, Backend.MPI, "cpu:gloo", Backend.UNDEFINED):
+        return is_mpi_available() if name != Backend.UNDEFINED else True
+    return False
 
 
 def is_ucc_available():
