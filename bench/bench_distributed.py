@@ -9,8 +9,8 @@
   longer the step is than the same step under `no_sync()` (no communication), measured
   interleaved in the same run
 
-ember runs under `mpiexec -n N` (the mpich wheel's), torch under torch.multiprocessing with
-env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
+ember runs under its launcher (`python -m ember.distributed.run --nproc-per-node N`, which
+starts the mpich wheel's mpiexec), torch under torch.multiprocessing with env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
 extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats, one round). The first
 and last lines are `uptime` (the machine's load).
 """
@@ -103,8 +103,10 @@ def _torch_rank(rank, world, port, what, quick):
 
 
 def run_ember(world, what, quick):
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    cmd = [mpiexec, "-n", str(world), sys.executable, __file__, "--worker", "ember", what]
+    # ember's launcher (torchrun's interface) starts the processes with mpiexec and its
+    # settings for one machine
+    cmd = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(world),
+           __file__, "--worker", "ember", what]
     return _collect(cmd + (["--quick"] if quick else []))
 
 

@@ -113,6 +113,22 @@ def test_launcher_with_a_host_file(tmp_path):
     assert_all_ok(result, 2)
 
 
+@needs_mpi
+@pytest.mark.parametrize("bind", [True, False])
+def test_launcher_binds_a_process_per_core(bind):
+    # with at least as many processes as usable CPUs, each process gets a core of its own
+    # (and a wait spins longer before it yields); --no-bind leaves the kernel to place them
+    cpus = sorted(os.sched_getaffinity(0))
+    n = len(cpus)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run(
+        [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(n)] +
+        ([] if bind else ["--no-bind"]) +
+        [__file__, "binding", str(int(bind)), ",".join(map(str, cpus))],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert_all_ok(result, n)
+
+
 def test_without_a_group():
     import ember.distributed as dist
     assert not dist.is_initialized()
@@ -431,6 +447,20 @@ def worker_launcher(torch, dist, r, n, master="127.0.0.1"):
     assert env["RANK"] == str(r) and env["WORLD_SIZE"] == str(n)
     assert env["LOCAL_RANK"] == str(r) and env["LOCAL_WORLD_SIZE"] == str(n)
     assert env["MASTER_ADDR"] == master and env["MASTER_PORT"] == "29611"
+
+
+def worker_binding(torch, dist, r, n, bound, usable):
+    from ember.distributed import _mpi
+    usable = [int(c) for c in usable.split(",")]     # the launcher's CPUs
+    cpus = sorted(os.sched_getaffinity(0))
+    everyone = [None] * n
+    dist.all_gather_object(everyone, cpus)
+    if bound == "1":
+        assert len(cpus) == 1 and sorted(sum(everyone, [])) == usable, everyone
+        assert _mpi._spin[0] == _mpi._SPIN_OWN_CORE
+    else:
+        assert cpus == usable, cpus
+        assert _mpi._spin[0] == _mpi._SPIN_SHARED
 
 
 if __name__ == "__main__":

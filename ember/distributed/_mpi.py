@@ -138,7 +138,7 @@ def wait(request, timeout, what):
     if request.Test():
         return
     # MPI progresses a non-blocking operation only inside calls like Test, so keep calling it.
-    # For the first _SPIN_S seconds flat out (a small message is done in microseconds while
+    # For the first _spin[0] seconds flat out (a small message is done in microseconds while
     # both ranks are on a core); after that the CPU goes to any other runnable process between
     # calls (sched_yield): with more busy processes than cores, a rank spinning flat out takes
     # the time slices its peer needs to make the very progress it waits for. On an idle
@@ -157,12 +157,32 @@ def wait(request, timeout, what):
                 abort(f"ember.distributed: {what} did not complete within the process "
                       f"group's timeout of {timeout} (another rank may have failed or never "
                       f"called it)")
-            yielding = now - start > _SPIN_S
+            yielding = now - start > _spin[0]
             if now - start > 0.5:       # a long wait (a slow peer): poll 1000 times a second
                 time.sleep(0.001)
 
 
-_SPIN_S = 0.0002
+# How long a wait polls before it yields: 200 us, or 1 ms when each rank of this machine has a
+# core of its own (ember.distributed.run binds them so): a longer spin then takes no time from
+# a peer, and a yield under load costs a time slice of whatever else runs on the core. Under
+# load (bench/bench_distributed.py), 4 MB all-reduces took a median 2.8 ms with 200 us and
+# 1.1 ms with 1 ms; a longer spin (2 ms) made 16 MB ones slower (it spends the rank's share
+# of the core that the copies need).
+_SPIN_SHARED, _SPIN_OWN_CORE = 0.0002, 0.001
+_spin = [_SPIN_SHARED]
+
+
+def set_spin_for(comm):
+    """Choose the spin from where this machine's ranks of `comm` run (collective on comm)."""
+    try:
+        cpus = os.sched_getaffinity(0)
+    except AttributeError:      # (not on Linux)
+        cpus = set()
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.Get_rank())
+    cores = local.allgather(min(cpus) if len(cpus) == 1 else -1)
+    local.Free()
+    own = -1 not in cores and len(set(cores)) == len(cores)
+    _spin[0] = _SPIN_OWN_CORE if own else _SPIN_SHARED
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 

@@ -254,6 +254,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                 f"otherwise cannot join)")
     if timeout is None:
         timeout = default_pg_timeout
+    _mpi.set_spin_for(comm)
     _mpi.install_excepthook()
     GroupMember.WORLD = ProcessGroup(comm, range(size), "gloo" if name != "mpi" else "mpi",
                                      timeout)
