@@ -116,7 +116,7 @@ def test_launcher_with_a_host_file(tmp_path):
 @needs_mpi
 @pytest.mark.parametrize("bind", [True, False])
 def test_launcher_binds_a_process_per_core(bind):
-    # with at least as many processes as usable CPUs, each process gets a core of its own
+    # with as many processes as usable CPUs, each process gets a core of its own
     # (and a wait spins longer before it yields); --no-bind leaves the kernel to place them
     cpus = sorted(os.sched_getaffinity(0))
     n = len(cpus)

@@ -40,7 +40,7 @@ def _parse(argv):
                    "compatibility")
     p.add_argument("--no-bind", action="store_true",
                    help="on one machine, do not bind each process to its own core (bound by "
-                   "default when there are at least as many processes as usable CPUs)")
+                   "default when there are as many processes as usable CPUs)")
     p.add_argument("-m", "--module", action="store_true",
                    help="run the target as a module (python -m)")
     p.add_argument("script")
@@ -56,11 +56,11 @@ def main(argv=None):
         command += ["-f", args.hostfile]
     else:
         command += ["-ppn", str(args.nproc_per_node)]
-        if not args.no_bind and args.nproc_per_node >= _usable_cpus():
-            # With a process (or more) per CPU, MPI's waits poll, and two ranks the kernel
-            # puts on one core take turns there while the other core runs something else: an
-            # all-reduce then waits a time slice at each step. One core each (round robin)
-            # keeps them apart (bench/bench_distributed.py: 64 KB-4 MB under load).
+        if not args.no_bind and args.nproc_per_node == _usable_cpus():
+            # With a process per CPU, MPI's waits poll, and two ranks the kernel puts on one
+            # core take turns there while the other core runs something else: an all-reduce
+            # then waits a time slice at each step. One core each keeps them apart
+            # (bench/bench_distributed.py: 64 KB-4 MB under load).
             command += ["-bind-to", "core"]
     env = dict(os.environ,
                MASTER_ADDR=args.master_addr if not args.hostfile else _first_host(args),
