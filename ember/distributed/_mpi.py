@@ -131,20 +131,21 @@ def reduce_local(name, dtype, arrays):
 
 
 # ------------------------------------------------------------------ waiting
-def wait(request, timeout, what):
+def wait(request, timeout, what, spin=None):
     """Wait for an MPI request, but no longer than `timeout` seconds (a timedelta): past it,
     every rank of the job is stopped with an error naming the operation, as torch's watchdog
     would, rather than hanging forever on a rank that died or never came."""
     if request.Test():
         return
     # MPI progresses a non-blocking operation only inside calls like Test, so keep calling it.
-    # For the first _spin[0] seconds flat out (a small message is done in microseconds while
+    # For the first `spin` seconds (spin_for) flat out (a small message is done in microseconds while
     # both ranks are on a core); after that the CPU goes to any other runnable process between
     # calls (sched_yield): with more busy processes than cores, a rank spinning flat out takes
     # the time slices its peer needs to make the very progress it waits for. On an idle
     # machine sched_yield returns at once.
     start = time.monotonic()
     deadline = start + timeout.total_seconds()
+    spin = _spin[0] if spin is None else spin
     spins = 0
     yielding = False
     while not request.Test():
@@ -157,19 +158,26 @@ def wait(request, timeout, what):
                 abort(f"ember.distributed: {what} did not complete within the process "
                       f"group's timeout of {timeout} (another rank may have failed or never "
                       f"called it)")
-            yielding = now - start > _spin[0]
+            yielding = now - start > spin
             if now - start > 0.5:       # a long wait (a slow peer): poll 1000 times a second
                 time.sleep(0.001)
 
 
 # How long a wait polls before it yields: 200 us, or 1 ms when each rank of this machine has a
-# core of its own (ember.distributed.run binds them so): a longer spin then takes no time from
-# a peer, and a yield under load costs a time slice of whatever else runs on the core. Under
-# load (bench/bench_distributed.py), 4 MB all-reduces took a median 2.8 ms with 200 us and
-# 1.1 ms with 1 ms; a longer spin (2 ms) made 16 MB ones slower (it spends the rank's share
-# of the core that the copies need).
+# core of its own (ember.distributed.run binds them so) and the operation moves at most 4 MB
+# (spin_for): a longer spin then takes no time from a peer, and a yield under load costs a
+# time slice of whatever else runs on the core. Under load (load average 8 on 2 cores), 4 MB
+# all-reduces took a median 2.8 ms with 200 us and 1.1 ms with 1 ms; 16 MB ones, whose copies
+# alone outlast the spin, got slower with it (17 -> 20 ms, 23 ms with 2 ms): spinning spends
+# the share of the core that the copies then lack.
 _SPIN_SHARED, _SPIN_OWN_CORE = 0.0002, 0.001
+_LONG_SPIN_MAX_BYTES = 4 << 20
 _spin = [_SPIN_SHARED]
+
+
+def spin_for(nbytes):
+    """The spin of a wait for an operation that moves `nbytes` bytes."""
+    return _spin[0] if nbytes <= _LONG_SPIN_MAX_BYTES else _SPIN_SHARED
 
 
 def set_spin_for(comm):

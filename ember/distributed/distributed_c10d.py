@@ -124,8 +124,9 @@ class Work:
     """An operation in flight: wait() blocks (up to the group's timeout) and writes the result
     into the output tensors; is_completed() asks without blocking."""
 
-    def __init__(self, requests, finish, pg, what, outputs=(), keep=()):
+    def __init__(self, requests, finish, pg, what, outputs=(), keep=(), spin=None):
         self._requests = list(requests)
+        self._spin = spin               # (see _mpi.spin_for; None: the default)
         self._finish = finish
         self._pg = pg
         self._what = what
@@ -146,7 +147,7 @@ class Work:
         if not self._done:
             limit = self._pg._timeout if timeout is None else timeout
             for req in self._requests:
-                _mpi.wait(req, limit, self._what)
+                _mpi.wait(req, limit, self._what, self._spin)
             self._complete()
         return True
 
@@ -468,12 +469,13 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
                 own[...] = _average(own, dtype, pg.size())
             else:
                 np.divide(own, pg.size(), out=own)
+    spin = _mpi.spin_for(buf.nbytes)
     if async_op:
-        return Work(requests, finish, pg, "all_reduce", [tensor], (buf,))
+        return Work(requests, finish, pg, "all_reduce", [tensor], (buf,), spin)
     # the blocking call waits here, without a Work (this is the per-call cost of small
     # all-reduces: bench/bench_distributed.py)
     for req in requests:
-        _mpi.wait(req, pg._timeout, "all_reduce")
+        _mpi.wait(req, pg._timeout, "all_reduce", spin)
     finish()
     return None
 
