@@ -51,8 +51,10 @@ class Future:
         self._value = None
         self._error = None
         self._callbacks = []
-        self._source = None         # what completes this future when asked: a Work, or the
-        self._then = None           # parent future whose `then` made this one (with _then)
+        # what completes this future when asked: a Work, the parent future of a `then` (whose
+        # callback is _then), or the list of a collect_all's futures
+        self._source = None
+        self._then = None
         self._lock = threading.Condition()
 
     def __class_getitem__(cls, item):       # Future[int], as torch's Generic Future
