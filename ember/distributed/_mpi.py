@@ -25,10 +25,9 @@ def load():
     """mpi4py's MPI module, initialised (MPI_Init_thread) on first use."""
     global MPI
     if MPI is None:
-        try:
-            import mpi4py  # (optional dependency: mpi4py)
-        except ImportError as e:
-            raise RuntimeError(_INSTALL) from e
+        mpi4py = importable()
+        if mpi4py is None:
+            raise RuntimeError(_INSTALL)
         # we abort the job ourselves on an uncaught error (see install_excepthook), and
         # finalize explicitly in destroy_process_group
         mpi4py.rc.finalize = True
@@ -38,6 +37,15 @@ def load():
             raise RuntimeError(f"{_INSTALL} ({e})") from e
         MPI = mpi
     return MPI
+
+
+def importable():
+    """The mpi4py package, or None when it does not import (the extra is not installed)."""
+    try:
+        import mpi4py  # (optional dependency: mpi4py)
+    except ImportError:
+        return None
+    return mpi4py
 
 
 # ------------------------------------------------------------------ datatypes

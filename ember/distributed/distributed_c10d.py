@@ -193,11 +193,7 @@ def is_mpi_available():
     """True when mpi4py imports: MPI is ember's engine, so every collective needs it. (A
     deliberate difference: torch's CPU wheel is built without MPI and answers False.)"""
     if _mpi_importable[0] is None:
-        try:
-            import mpi4py  # noqa: F401 (optional dependency: mpi4py)
-            _mpi_importable[0] = True
-        except ImportError:
-            _mpi_importable[0] = False
+        _mpi_importable[0] = _mpi.importable() is not None
     return _mpi_importable[0]
 
 
