@@ -1,15 +1,18 @@
 """ember.distributed (MPI) vs torch.distributed (gloo): `python bench/bench_distributed.py`.
 
 - all_reduce (SUM, float32) of 1 KB .. 64 MB between 2 processes: median milliseconds, and
-  ember's time over torch's
+  ember's time over torch's. Jobs of ember and torch alternate for ROUNDS rounds; a size's time
+  is the median of the rounds' medians (the range of the per-round ratios is shown too), so
+  one run under a burst of load elsewhere does not decide
 - a DDP training step of a small CNN for one global batch of 64, in 1 and in 2 processes
   (each of 2 processes takes 32 samples), ember and torch, and DDP's overhead: how much
   longer the step is than the same step under `no_sync()` (no communication), measured
   interleaved in the same run
 
-ember runs under `mpiexec -n N` (the mpich wheel's), torch under torch.multiprocessing with
-env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
-extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats).
+ember runs under its launcher (`python -m ember.distributed.run --nproc-per-node N`, which
+starts the mpich wheel's mpiexec), torch under torch.multiprocessing with env://. Each worker prints one JSON line per measurement from rank 0. Needs the `distributed`
+extra (mpi4py, mpich). Options: --quick (fewer sizes and repeats, one round). The first
+and last lines are `uptime` (the machine's load).
 """
 import json
 import os
@@ -21,6 +24,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = [1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
 GLOBAL_BATCH = 64
+ROUNDS = 5          # alternating ember and torch jobs for the all-reduce table
 
 
 def _repeats(nbytes, quick):
@@ -99,8 +103,10 @@ def _torch_rank(rank, world, port, what, quick):
 
 
 def run_ember(world, what, quick):
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    cmd = [mpiexec, "-n", str(world), sys.executable, __file__, "--worker", "ember", what]
+    # ember's launcher (torchrun's interface) starts the processes with mpiexec and its
+    # settings for one machine
+    cmd = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(world),
+           __file__, "--worker", "ember", what]
     return _collect(cmd + (["--quick"] if quick else []))
 
 
@@ -118,16 +124,38 @@ def _collect(cmd):
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
+def _median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def _uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "uptime: not available"
+
+
 def main():
     quick = "--quick" in sys.argv
-    ember_ar = {r["bytes"]: r["ms"] for r in run_ember(2, "allreduce", quick)}
-    torch_ar = {r["bytes"]: r["ms"] for r in run_torch(2, "allreduce", quick)}
-    print("all_reduce float32 SUM, 2 processes (median ms)")
-    print(f"{'size':>8} {'ember':>10} {'torch':>10} {'ratio':>7}")
+    rounds = 1 if quick else ROUNDS
+    print(_uptime())
+    # ember's and torch's jobs alternate, round after round, so a change in the machine's load
+    # hits both; each size's time is the median over the rounds of each run's median
+    ember_ar, torch_ar = {}, {}
+    for _ in range(rounds):
+        for runs, run in ((ember_ar, run_ember), (torch_ar, run_torch)):
+            for r in run(2, "allreduce", quick):
+                runs.setdefault(r["bytes"], []).append(r["ms"])
+    print(f"all_reduce float32 SUM, 2 processes (ms: median of {rounds} runs' medians; ratio: "
+          f"ember/torch, and its range over the runs)")
+    print(f"{'size':>8} {'ember':>10} {'torch':>10} {'ratio':>7} {'per run':>13}")
     for nbytes in sorted(ember_ar):
         size = f"{nbytes >> 20} MB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KB"
-        print(f"{size:>8} {ember_ar[nbytes]:10.3f} {torch_ar[nbytes]:10.3f} "
-              f"{ember_ar[nbytes] / torch_ar[nbytes]:7.2f}")
+        e, t = ember_ar[nbytes], torch_ar[nbytes]
+        ratios = [a / b for a, b in zip(e, t)]
+        print(f"{size:>8} {_median(e):10.3f} {_median(t):10.3f} {_median(e) / _median(t):7.2f} "
+              f"{min(ratios):6.2f}-{max(ratios):.2f}")
     print(f"\nDDP step, small CNN, global batch {GLOBAL_BATCH} (median ms); overhead: the "
           f"share of the step\nthat DDP's communication adds (step vs the same step under "
           f"no_sync)")
@@ -138,6 +166,7 @@ def main():
         t = run_torch(world, "ddp", quick)[0]
         print(f"{world:>9} {e['ms']:10.2f} {t['ms']:10.2f} {e['ms'] / t['ms']:7.2f} "
               f"{_overhead(e):>15} {_overhead(t):>15}")
+    print(_uptime())
 
 
 def _overhead(row):

@@ -158,6 +158,7 @@ divide = div
 # checkpoints, data loading (ember.utils)
 from .serialization import save, load  # noqa: E402
 from . import utils  # noqa: E402,F401
+from . import futures  # noqa: E402,F401
 from ._threads import set_num_threads, get_num_threads  # noqa: E402
 from . import amp  # noqa: E402
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402

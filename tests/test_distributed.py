@@ -55,6 +55,14 @@ def test_collectives(n):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_all_reduce_in_chunks(n):
+    # a large all-reduce goes as several MPI requests (chunks); the worker makes the chunk
+    # small, so a short tensor takes that path, with a last chunk shorter than the others
+    assert_all_ok(launch(n, "chunks"), n)
+
+
+@needs_mpi
 def test_objects_and_safe_unpickling():
     assert_all_ok(launch(2, "objects"), 2)
 
@@ -103,6 +111,22 @@ def test_launcher_with_a_host_file(tmp_path):
          "localhost"],
         capture_output=True, text=True, timeout=300, env=env)
     assert_all_ok(result, 2)
+
+
+@needs_mpi
+@pytest.mark.parametrize("bind", [True, False])
+def test_launcher_binds_a_process_per_core(bind):
+    # with as many processes as usable CPUs, each process gets a core of its own
+    # (and a wait spins longer before it yields); --no-bind leaves the kernel to place them
+    cpus = sorted(os.sched_getaffinity(0))
+    n = len(cpus)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run(
+        [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(n)] +
+        ([] if bind else ["--no-bind"]) +
+        [__file__, "binding", str(int(bind)), ",".join(map(str, cpus))],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert_all_ok(result, n)
 
 
 def test_without_a_group():
@@ -232,6 +256,35 @@ def worker_reductions(torch, dist, r, n):
             assert _close(_np(out), want_rs, dtype), ("reduce_scatter", op, dtype)
             checked += 1
     assert checked == len(D.ALL_DTYPES) * len(OPS)
+
+
+def worker_chunks(torch, dist, r, n):
+    from ember import _dtype as D
+    c10d = dist.distributed_c10d
+    c10d._CHUNK_BYTES = 24      # 3 float64s, 6 float32s, 12 bfloat16s, 1 complex128 a chunk
+    checked = 0
+    for dtype in D.ALL_DTYPES:
+        arrays = [_rank_data(dtype, k, shape=(7, 5)) for k in range(n)]
+        for op in ("SUM", "MAX", "AVG"):
+            if _expected_error(op, dtype):
+                continue
+            want = _expected(op, dtype, arrays)
+            reduce_op = getattr(dist.ReduceOp, op)
+            shared = arrays[r].copy()
+            work = dist.all_reduce(torch.from_numpy(shared), op=reduce_op, async_op=True)
+            per_chunk = max(1, 24 // shared.itemsize)     # whole elements only
+            assert len(work._requests) == -(-shared.size // per_chunk) > 1     # one a chunk
+            assert work.wait() and work.is_completed()
+            assert _close(shared, want, dtype), ("chunks", op, dtype, shared, want)
+            shared = arrays[r].copy()
+            dist.all_reduce(torch.from_numpy(shared), op=reduce_op)       # blocking
+            assert _close(shared, want, dtype), ("chunks, blocking", op, dtype)
+            t = torch.from_numpy(arrays[r].T.copy()).t()      # non-contiguous: a copy's chunks
+            dist.all_reduce(t, op=reduce_op)
+            assert _close(_np(t), want, dtype), ("chunks, strided", op, dtype)
+            checked += 1
+    assert checked == 3 * len(D.ALL_DTYPES) - sum(
+        _expected_error(op, dt) is not None for dt in D.ALL_DTYPES for op in ("SUM", "MAX", "AVG"))
 
 
 def worker_collectives(torch, dist, r, n):
@@ -394,6 +447,20 @@ def worker_launcher(torch, dist, r, n, master="127.0.0.1"):
     assert env["RANK"] == str(r) and env["WORLD_SIZE"] == str(n)
     assert env["LOCAL_RANK"] == str(r) and env["LOCAL_WORLD_SIZE"] == str(n)
     assert env["MASTER_ADDR"] == master and env["MASTER_PORT"] == "29611"
+
+
+def worker_binding(torch, dist, r, n, bound, usable):
+    from ember.distributed import _mpi
+    usable = [int(c) for c in usable.split(",")]     # the launcher's CPUs
+    cpus = sorted(os.sched_getaffinity(0))
+    everyone = [None] * n
+    dist.all_gather_object(everyone, cpus)
+    if bound == "1":
+        assert len(cpus) == 1 and sorted(sum(everyone, [])) == usable, everyone
+        assert _mpi._spin[0] == _mpi._SPIN_OWN_CORE
+    else:
+        assert cpus == usable, cpus
+        assert _mpi._spin[0] == _mpi._SPIN_SHARED
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """ember.distributed's API that needs no process group, against torch.distributed: stores,
 errors, option records, BackendConfig, DebugLevel, futures, small queries."""
 import datetime
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -9,6 +12,8 @@ import torch.distributed as tdist
 
 import ember
 import ember.distributed as edist
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _outcome(call):
@@ -157,6 +162,52 @@ def test_queries_as_torch(monkeypatch):
             assert dist.reduce_op.SUM == dist.ReduceOp.SUM
     assert [str(m) for m in edist.BuiltinCommHookType.__members__.values()] == \
         [str(m) for m in tdist.BuiltinCommHookType.__members__.values()]
+
+
+def test_backend_names_as_torch():
+    for name in ("GLOO", "Gloo", "mpi", "nccl", "undefined", "cpu:gloo", "foo"):
+        assert edist.Backend(name) == tdist.Backend(name)
+        assert type(edist.Backend(name)) is type(tdist.Backend(name)) is str
+    for bad in (None, 3):
+        assert _outcome(lambda: edist.Backend(bad)) == _outcome(lambda: tdist.Backend(bad))
+    for attr in ("UNDEFINED", "GLOO", "NCCL", "XCCL", "UCC", "MPI", "FAKE"):
+        assert getattr(edist.Backend, attr) == getattr(tdist.Backend, attr)
+    for attr in ("backend_list", "backend_capability"):
+        assert getattr(edist.Backend, attr) == getattr(tdist.Backend, attr), attr
+    # (torch's map gains {"hpu": "fake"} once its testing helpers register the fake backend)
+    assert edist.Backend.default_device_backend_map == \
+        {k: v for k, v in tdist.Backend.default_device_backend_map.items() if v != "fake"}
+    assert {k: repr(v) for k, v in edist.Backend.backend_type_map.items()} == \
+        {k: repr(v) for k, v in tdist.Backend.backend_type_map.items()}
+    assert [int(m) for m in edist.ProcessGroup.BackendType.__members__.values()] == \
+        [int(m) for m in sorted(tdist.ProcessGroup.BackendType.__members__.values(), key=int)]
+    assert _outcome(lambda: edist.is_backend_available(3)) == \
+        _outcome(lambda: tdist.is_backend_available(3))
+
+
+def test_backend_availability_is_ember_s_own():
+    # a deliberate difference from torch's CPU wheel (built without MPI): MPI is ember's
+    # engine, so "mpi" (and "gloo", which runs on it) are available when mpi4py imports
+    pytest.importorskip("mpi4py")
+    assert not tdist.is_mpi_available() and not tdist.is_backend_available("mpi")
+    assert edist.is_mpi_available() and edist.is_gloo_available()
+    for name in ("mpi", "MPI", "gloo", "cpu:gloo", "undefined"):
+        assert edist.is_backend_available(name), name
+    for name in ("nccl", "ucc", "xccl", "fake", "foo"):
+        assert not edist.is_backend_available(name), name
+    with pytest.raises(RuntimeError, match="cannot run here"):
+        edist.Backend.register_backend("mine", lambda *args: None, devices=["cpu"])
+
+
+def test_backend_availability_without_mpi4py():
+    code = ("import sys; sys.modules['mpi4py'] = None\n"
+            "import ember.distributed as d\n"
+            "print([d.is_mpi_available(), d.is_gloo_available(), d.is_available()] +\n"
+            "      [d.is_backend_available(b) for b in ('mpi', 'gloo', 'undefined')])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "[False, False, True, False, False, True]"
 
 
 def _future_script(make):

@@ -117,6 +117,41 @@ def test_hooks_join_static_graph_futures_as_torch(tmp_path):
                                            err_msg=f"rank {r}: {k}")
 
 
+@needs_mpi
+def test_buckets_rebuilt_in_ready_order_as_torch(tmp_path):
+    # which parameters each bucket holds, iteration by iteration (seen by a comm hook), with
+    # and without find_unused_parameters and static_graph, in 2 processes of ember and of
+    # torch (gloo); and the parameters after training
+    assert_all_ok(launch(2, "buckets", str(tmp_path / "ember"), script=__file__), 2)
+    result = subprocess.run([sys.executable, __file__, "torch-buckets", str(tmp_path / "torch")],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr
+    for r in range(2):
+        ours = dict(np.load(tmp_path / f"ember{r}.npz"))
+        theirs = dict(np.load(tmp_path / f"torch{r}.npz"))
+        assert sorted(ours) == sorted(theirs)
+        for k in theirs:
+            if theirs[k].dtype.kind in "US":
+                assert np.array_equal(ours[k], theirs[k]), (r, k, ours[k], theirs[k])
+            else:
+                np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-5, atol=1e-6,
+                                           err_msg=f"rank {r}: {k}")
+    # the scenario's model applies its layers in reverse registration order, so the ready
+    # order differs from the first buckets' order: the rebuild changes the buckets
+    ours = dict(np.load(tmp_path / "ember0.npz"))
+    assert str(ours["default.0"]) == "0: a.weight a.bias b.weight b.bias c.weight c.bias"
+    assert str(ours["default.1"]) == "0: a.bias a.weight b.bias b.weight | 1: c.bias c.weight"
+    assert str(ours["static.1"]) == str(ours["default.0"])     # (static: one iteration later)
+    assert str(ours["static.2"]) == str(ours["default.1"])
+    assert str(ours["find_unused.2"]) == str(ours["find_unused.0"])     # never rebuilt
+
+
+@needs_mpi
+def test_rebuilt_buckets_train_as_one_process():
+    assert_all_ok(launch(2, "rebuild", script=__file__), 2)
+
+
 @pytest.mark.parametrize("n", [10, 11, 13, 100])
 @pytest.mark.parametrize("replicas", [2, 3, 4])
 @pytest.mark.parametrize("drop_last", [False, True])
@@ -205,8 +240,8 @@ def worker_syncbn(T, dist, r, n):
 
 def worker_ddp(T, dist, r, n, out):
     from ember.nn.parallel import DistributedDataParallel as DDP
-    model = DDP(make_model(T), bucket_cap_mb=0.0005)     # several buckets
-    assert len(model._buckets) > 1
+    model = DDP(make_model(T), bucket_cap_mb=0.0005)     # several buckets after the rebuild
+    assert len(model._buckets) == 1         # (as torch: one bucket until the rebuild)
     # record how many gradients were still to come when each bucket's all-reduce started:
     # communication overlaps backward when the first buckets start before the last gradient
     pending_at_launch = []
@@ -217,7 +252,9 @@ def worker_ddp(T, dist, r, n, out):
         launch_bucket(bucket)
     model._launch = spy
     train(T, model, r, n)
-    assert len(pending_at_launch) == STEPS * len(model._buckets)
+    assert len(model._buckets) > 1
+    # the first step's one bucket, then the rebuilt ones
+    assert len(pending_at_launch) == 1 + (STEPS - 1) * len(model._buckets)
     assert max(pending_at_launch) > 1 and min(pending_at_launch) == 1
     if r == 0:
         np.savez(out, **final_params(model))
@@ -436,6 +473,118 @@ def scenario_extras(T, dist, r, n):
     return out
 
 
+def _reversed_layers(T):
+    """Three 4x4 linear layers applied in the reverse of their registration order (so
+    backward makes a's gradients first), with weights from NumPy."""
+    nn = T.nn
+
+    class Reversed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.a(self.b(self.c(x)))
+    model = Reversed()
+    rng = np.random.default_rng(5)
+    with T.no_grad():
+        for p in model.parameters():
+            p.copy_(T.from_numpy(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.5))
+    return model
+
+
+def _batch(T, step, rank=None, world=2):
+    """Step `step`'s global batch of 4 rows, or rank `rank`'s share of it."""
+    x = np.random.default_rng(50 + step).standard_normal((4, 4)).astype(np.float32)
+    share = 4 // world
+    return T.from_numpy(x if rank is None else x[rank * share:(rank + 1) * share].copy())
+
+
+def scenario_buckets(T, dist, r, n):
+    """Each bucket's parameters (by name) in each of 3 iterations, as a comm hook sees them,
+    for the default, find_unused_parameters and static_graph; and the trained parameters."""
+    DDP = T.nn.parallel.DistributedDataParallel
+    hooks = T.distributed.algorithms.ddp_comm_hooks.default_hooks
+    out = {}
+    for label, options in (("default", {}), ("find_unused", {"find_unused_parameters": True}),
+                           ("static", {"static_graph": True})):
+        module = _reversed_layers(T)
+        names = {id(p): name for name, p in module.named_parameters()}
+        model = DDP(module, bucket_cap_mb=0.0001, **options)    # (104 bytes: a few tensors)
+        seen = []
+
+        def spy(state, bucket):
+            seen.append(f"{bucket.index()}: " +
+                        " ".join(names[id(p)] for p in bucket.parameters()))
+            return hooks.allreduce_hook(state, bucket)
+        model.register_comm_hook(None, spy)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            seen.clear()
+            opt.zero_grad()
+            model(_batch(T, step, r, n)).pow(2).mean().backward()
+            opt.step()
+            out[f"{label}.{step}"] = np.array(" | ".join(seen))
+        for name, p in module.named_parameters():
+            out[f"{label}.{name}"] = p.detach().numpy().copy()
+    return out
+
+
+def worker_buckets(T, dist, r, n, prefix):
+    np.savez(f"{prefix}{r}.npz", **scenario_buckets(T, dist, r, n))
+
+
+def torch_buckets(prefix):
+    import torch.multiprocessing as mp
+    mp.spawn(_torch_buckets_rank, args=(prefix, free_port()), nprocs=2)
+
+
+def _torch_buckets_rank(rank, prefix, port):
+    import torch
+    import torch.distributed as tdist
+    import torch.distributed.algorithms.ddp_comm_hooks.default_hooks  # noqa: F401
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    tdist.init_process_group("gloo", rank=rank, world_size=2)
+    np.savez(f"{prefix}{rank}.npz", **scenario_buckets(torch, tdist, rank, 2))
+    tdist.destroy_process_group()
+
+
+def worker_rebuild(T, dist, r, n):
+    """DDP without a hook: the buckets are rebuilt after the first step in the order the
+    gradients came (a's first), later steps launch them in that order, and training gives
+    the parameters of one process on the whole batch."""
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    module = _reversed_layers(T)
+    names = {id(p): name for name, p in module.named_parameters()}
+    model = DDP(module, bucket_cap_mb=0.0001)
+    single = _reversed_layers(T)
+    opts = [T.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (model, single)]
+    launched = []
+    launch_bucket = model._launch
+
+    def spy(bucket):
+        launched.append(" ".join(names[id(p)] for p in bucket.params))
+        launch_bucket(bucket)
+    model._launch = spy
+    per_step = []
+    for step in range(6):
+        launched.clear()
+        for opt in opts:
+            opt.zero_grad()
+        model(_batch(T, step, r, n)).pow(2).mean().backward()
+        single(_batch(T, step)).pow(2).mean().backward()
+        for opt in opts:
+            opt.step()
+        per_step.append(list(launched))
+    assert per_step[0] == ["a.weight a.bias b.weight b.bias c.weight c.bias"]
+    for launches in per_step[1:]:
+        assert launches == ["a.bias a.weight b.bias b.weight", "c.bias c.weight"], launches
+    for (name, p), q in zip(module.named_parameters(), single.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6, err_msg=name)
+        assert not np.allclose(p.detach().numpy(), _reversed_layers(T).state_dict()[name])
+
+
 def worker_extras(T, dist, r, n, prefix):
     np.savez(f"{prefix}{r}.npz", **scenario_extras(T, dist, r, n))
 
@@ -499,6 +648,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "torch-extras":
         torch_extras(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "torch-buckets":
+        torch_buckets(sys.argv[2])
         sys.exit(0)
     import ember
     import ember.distributed as dist

@@ -8,7 +8,7 @@ See docs/distributed.md.
 """
 import datetime as _datetime
 
-from ._future import Future  # noqa: F401
+from ..futures import Future  # noqa: F401
 from ._grad_bucket import GradBucket  # noqa: F401
 from ._options import (  # noqa: F401
     AllreduceCoalescedOptions, AllreduceOptions, AllToAllOptions, BackendConfig, BarrierOptions,

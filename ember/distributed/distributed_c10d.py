@@ -10,7 +10,7 @@ and stop the job (see _mpi.wait).
 """
 import contextlib
 import datetime
-import importlib.util
+import enum
 import logging
 import os
 import pdb
@@ -23,7 +23,7 @@ from ..autograd import grad_mode
 from .._tensor import Tensor
 from . import _mpi
 from . import _objects
-from ._future import Future
+from ..futures import Future
 from ._options import BackendConfig, ReduceOp
 
 default_pg_timeout = datetime.timedelta(minutes=30)
@@ -40,16 +40,56 @@ def _make_nccl_premul_sum(factor):
     return op
 
 
-class Backend(str):
-    """A backend's name (`Backend("GLOO") == "gloo"`)."""
-    GLOO, NCCL, MPI, UCC, XCCL, UNDEFINED = "gloo", "nccl", "mpi", "ucc", "xccl", "undefined"
+class Backend:
+    """Backend names: `Backend("GLOO")` is the string "gloo", as torch's. The lists name torch's
+    backends and the devices torch gives each (descriptions a program may read); which of them
+    run here is `is_backend_available` (in ember: "gloo" and "mpi", both on MPI)."""
+    UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI, FAKE = ("undefined", "gloo", "nccl", "xccl", "ucc",
+                                                   "mpi", "fake")
+    backend_list = [UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI, FAKE]
+    backend_capability = {GLOO: ["cpu", "cuda"], NCCL: ["cuda"], XCCL: ["xpu"],
+                          UCC: ["cpu", "cuda"], MPI: ["cpu", "cuda"],
+                          FAKE: ["cpu", "cuda", "hpu", "xpu"]}
+    default_device_backend_map = {"cpu": GLOO, "cuda": NCCL, "xpu": XCCL, "mps": GLOO}
 
     def __new__(cls, name):
-        return str.__new__(cls, name.lower())
+        if not isinstance(name, str):
+            raise ValueError("Backend constructor parameter must be string-ish")
+        return name.lower()
+
+    @classmethod
+    def register_backend(cls, name, func, extended_api=False, devices=None):
+        # (a third-party backend is a C++ process group class; ember's groups are MPI's)
+        raise RuntimeError(f"ember.distributed runs its collectives on MPI: a backend "
+                           f"registered as a process-group class ({name!r}) cannot run here")
+
+
+class _BackendType(enum.IntEnum):
+    """ProcessGroup.BackendType, as torch numbers it."""
+    UNDEFINED = 0
+    GLOO = 1
+    NCCL = 2
+    UCC = 3
+    MPI = 4
+    XCCL = 5
+    CUSTOM = 6
+
+    def __repr__(self):
+        return f"<BackendType.{self.name}: {self.value}>"
+
+    def __str__(self):
+        return f"BackendType.{self.name}"
+
+
+_BackendType.__qualname__ = "ProcessGroup.BackendType"
+Backend.backend_type_map = {name: _BackendType[name.upper()] for name in Backend.backend_list
+                            if name != Backend.FAKE}
+Backend.backend_type_map[Backend.FAKE] = _BackendType.CUSTOM
 
 
 class ProcessGroup:
     """A set of ranks and the MPI communicator that connects them."""
+    BackendType = _BackendType
 
     def __init__(self, comm, ranks, backend, timeout):
         self._comm = comm
@@ -84,8 +124,9 @@ class Work:
     """An operation in flight: wait() blocks (up to the group's timeout) and writes the result
     into the output tensors; is_completed() asks without blocking."""
 
-    def __init__(self, requests, finish, pg, what, outputs=(), keep=()):
+    def __init__(self, requests, finish, pg, what, outputs=(), keep=(), spin=None):
         self._requests = list(requests)
+        self._spin = spin               # (see _mpi.spin_for; None: the default)
         self._finish = finish
         self._pg = pg
         self._what = what
@@ -106,7 +147,7 @@ class Work:
         if not self._done:
             limit = self._pg._timeout if timeout is None else timeout
             for req in self._requests:
-                _mpi.wait(req, limit, self._what)
+                _mpi.wait(req, limit, self._what, self._spin)
             self._complete()
         return True
 
@@ -149,11 +190,19 @@ def is_initialized():
 
 
 def is_mpi_available():
-    return importlib.util.find_spec("mpi4py") is not None
+    """True when mpi4py imports: MPI is ember's engine, so every collective needs it. (A
+    deliberate difference: torch's CPU wheel is built without MPI and answers False.)"""
+    if _mpi_importable[0] is None:
+        _mpi_importable[0] = _mpi.importable() is not None
+    return _mpi_importable[0]
+
+
+_mpi_importable = [None]
 
 
 def is_gloo_available():
-    return True
+    """ember's "gloo" runs on MPI: available exactly when MPI is."""
+    return is_mpi_available()
 
 
 def is_nccl_available():
@@ -202,6 +251,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                 f"otherwise cannot join)")
     if timeout is None:
         timeout = default_pg_timeout
+    _mpi.set_spin_for(comm)
     _mpi.install_excepthook()
     GroupMember.WORLD = ProcessGroup(comm, range(size), "gloo" if name != "mpi" else "mpi",
                                      timeout)
@@ -397,22 +447,68 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _pg(group)
-    if not _member(pg):
+    if pg is GroupMember.NON_GROUP_MEMBER:
         return None
     _check_tensor(tensor)
-    (name, factor), dtype = _reduce_op(op, pg, tensor), tensor.dtype
+    dtype = tensor.dtype
+    name, mpiop, factor = _all_reduce_op(op, pg, tensor)
     own = _own_memory(tensor)
     buf = own if own is not None else _host(tensor)
     _premultiply(buf, factor, dtype)
-    req = pg._comm.Iallreduce(_mpi.MPI.IN_PLACE, _buf(buf, dtype), _mpi.mpi_op(name, dtype))
+    requests = _iallreduce(pg._comm, buf, dtype, mpiop)
 
     def finish():
         if own is None:
             _write(tensor, _average(buf, dtype, pg.size()) if name == "AVG" else buf)
-            return
-        if name == "AVG":
-            own[...] = _average(own, dtype, pg.size())
-    return _run(Work([req], finish, pg, "all_reduce", [tensor], (buf,)), async_op)
+        elif name == "AVG":
+            if dtype._half:
+                own[...] = _average(own, dtype, pg.size())
+            else:
+                np.divide(own, pg.size(), out=own)
+    spin = _mpi.spin_for(buf.nbytes)
+    if async_op:
+        return Work(requests, finish, pg, "all_reduce", [tensor], (buf,), spin)
+    # the blocking call waits here, without a Work (this is the per-call cost of small
+    # all-reduces: bench/bench_distributed.py)
+    for req in requests:
+        _mpi.wait(req, pg._timeout, "all_reduce", spin)
+    finish()
+    return None
+
+
+_PLAIN_OPS = {}     # (ReduceOp member, dtype) -> (name, MPI op), once its checks have passed
+
+
+def _all_reduce_op(op, pg, tensor):
+    """(ReduceOp name, MPI op, PREMUL_SUM's factor or None) for reducing `tensor` by `op`; a
+    plain member (ReduceOp.SUM, ...) is checked once per dtype."""
+    if op.__class__ is ReduceOp.RedOpType:
+        found = _PLAIN_OPS.get((op, tensor.dtype))
+        if found is not None:
+            return found + (None,)
+    name, factor = _reduce_op(op, pg, tensor)
+    mpiop = _mpi.mpi_op(name, tensor.dtype)
+    if op.__class__ is ReduceOp.RedOpType:
+        _PLAIN_OPS[(op, tensor.dtype)] = (name, mpiop)
+    return name, mpiop, factor
+
+
+# MPICH all-reduces a large message through a scratch buffer as large as the message, and
+# glibc serves each allocation of 32 MB or more with a fresh mmap, so every call page-faults
+# that much new memory (at 64 MB: about a third of the call). Above _CHUNK_BYTES the buffer
+# goes as chunks, all started at once: their scratch buffers come from the heap and are reused.
+_CHUNK_BYTES = 16 << 20
+
+
+def _iallreduce(comm, buf, dtype, mpiop):
+    """Start all-reducing the C-contiguous array `buf` in place; its MPI requests."""
+    flat = buf.reshape(-1)
+    step = max(1, _CHUNK_BYTES // dtype.itemsize)
+    in_place = _mpi.MPI.IN_PLACE
+    if flat.size <= step:
+        return [comm.Iallreduce(in_place, _buf(flat, dtype), mpiop)]
+    return [comm.Iallreduce(in_place, _buf(flat[i:i + step], dtype), mpiop)
+            for i in range(0, flat.size, step)]
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -990,8 +1086,13 @@ def get_backend_config(group=None):
 
 
 def is_backend_available(backend):
-    name = str(backend).lower()
-    return is_mpi_available() if name == "mpi" else name == "gloo"
+    """Whether init_process_group can run `backend` here: "gloo" and "mpi" (both on MPI) when
+    mpi4py imports; "undefined" (the default name) too; none of the others (nccl, ucc, xccl,
+    fake)."""
+    name = backend.lower()
+    if name in (Backend.GLOO, Backend.MPI, "cpu:gloo", Backend.UNDEFINED):
+        return is_mpi_available() if name != Backend.UNDEFINED else True
+    return False
 
 
 def is_ucc_available():

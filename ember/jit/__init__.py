@@ -19,6 +19,7 @@ import os
 import typing
 import warnings
 
+from ..futures import Future  # noqa: F401 (torch.jit.Future is torch.futures.Future)
 from ..nn.modules.module import Module as _Module
 from .._tensor import Tensor
 
@@ -191,37 +192,6 @@ def annotate(the_type, the_value):
 
 def _overload_method(fn):
     return fn
-
-
-class Future:
-    """A result already computed (`fork` runs its call at once)."""
-
-    def __init__(self):
-        self._done, self._value, self._callbacks = False, None, []
-
-    def set_result(self, result):
-        self._done, self._value = True, result
-        for callback in self._callbacks:
-            callback(self)
-
-    def done(self):
-        return self._done
-
-    def wait(self):
-        return self._value
-
-    value = wait
-
-    def then(self, callback):
-        future = Future()
-        self.add_done_callback(lambda f: future.set_result(callback(f)))
-        return future
-
-    def add_done_callback(self, callback):
-        if self._done:
-            callback(self)
-        else:
-            self._callbacks.append(callback)
 
 
 def fork(func, *args, **kwargs):

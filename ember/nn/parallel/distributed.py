@@ -67,13 +67,19 @@ class DistributedDataParallel(Module, Joinable):
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 ** 2)
         self._params = [p for p in module.parameters() if p.requires_grad]
+        self._index = {id(p): k for k, p in enumerate(self._params)}
         if init_sync:
             self._sync_module_states()
-        self._buckets = self._make_buckets()
-        self._bucket_of = {}
-        for b in self._buckets:
-            for i, p in enumerate(b.params):
-                self._bucket_of[id(p)] = (b, i)
+        # As torch: unless the buckets will be rebuilt after the first iteration in the order
+        # gradients became ready (without find_unused_parameters, or with a static graph), the
+        # first buckets follow the parameters' registration order; with a rebuild to come,
+        # the first iteration reduces everything as one bucket.
+        self._rebuild = static_graph or not find_unused_parameters
+        self._iterations = 0            # backward passes prepared (with gradient sync)
+        self._ready_order = None        # indices of the parameters, as their gradients came
+        self._order_complete = False    # the recorded backward has finished
+        self._set_buckets(_assign_buckets(
+            self._params, None if self._rebuild else self.bucket_bytes_cap, reverse=True))
         self._reducing = False      # a backward's reduction is under way
         self._unused = set()        # ids of the parameters this forward did not use
         self._used_work = None
@@ -93,20 +99,29 @@ class DistributedDataParallel(Module, Joinable):
             for t in list(self.module.parameters()) + list(self.module.buffers()):
                 dist.broadcast(t, src, group=self.process_group)
 
-    def _make_buckets(self):
-        # buckets fill in reverse registration order; inside one, parameters keep their
-        # registration order (as the GradBucket a comm hook sees in torch)
-        groups, current, size = [], [], 0
-        for p in reversed(self._params):
-            nbytes = p.numel() * p.element_size()
-            if current and (size + nbytes > self.bucket_bytes_cap or p.dtype != current[0].dtype):
-                groups.append(current)
-                current, size = [], 0
-            current.append(p)
-            size += nbytes
-        if current:
-            groups.append(current)
-        return [_Bucket(i, list(reversed(g))) for i, g in enumerate(groups)]
+    def _set_buckets(self, groups):
+        self._buckets = [_Bucket(i, g) for i, g in enumerate(groups)]
+        self._bucket_of = {}
+        for b in self._buckets:
+            for i, p in enumerate(b.params):
+                self._bucket_of[id(p)] = (b, i)
+
+    def _rebuild_buckets(self):
+        """After the recorded iteration: buckets in the order that iteration's gradients
+        became ready (rank 0's order, so every rank reduces the same buckets in the same
+        order), so the first bucket is complete, and its all-reduce starts, earliest."""
+        order = np.full(len(self._params), -1, dtype=np.int64)
+        if self.process_group.rank() == 0:
+            order[:len(self._ready_order)] = self._ready_order
+        dist._mpi.wait(self.process_group._comm.Ibcast(order, 0), self.process_group._timeout,
+                       "DDP bucket rebuild")
+        order = order.tolist()
+        seen = set(order)           # any parameter not recorded (never ready) goes last
+        order = [i for i in order if i >= 0] + [i for i in range(len(self._params))
+                                                if i not in seen]
+        self._set_buckets(_assign_buckets([self._params[i] for i in order],
+                                          self.bucket_bytes_cap, reverse=False))
+        self._ready_order, self._order_complete, self._rebuild = None, False, False
 
     # ------------------------------------------------------------------ forward
     def forward(self, *inputs, **kwargs):
@@ -118,6 +133,8 @@ class DistributedDataParallel(Module, Joinable):
                 work.wait()
                 if not self._divide_by_initial:      # the average over the ranks still in
                     self._divide_by = int(work._outputs[0].item())
+        if self._order_complete and grad_mode.is_grad_enabled():
+            self._rebuild_buckets()
         self._sync_buffers()
         output = self.module(*inputs, **kwargs)
         if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
@@ -141,6 +158,11 @@ class DistributedDataParallel(Module, Joinable):
         self._expected = len(self._params)
         self._reducing = True
         self._unused = set()
+        if self._rebuild and self._iterations == (1 if self.static_graph else 0):
+            # record this backward's ready order (torch: the first iteration's, or with a
+            # static graph the second's)
+            self._ready_order = []
+        self._iterations += 1
         if self.static_graph and self._static_used is not None:
             # a static graph uses the same parameters every iteration: the first one's answer
             self._unused, self._used = self._static_unused, self._static_used
@@ -167,6 +189,8 @@ class DistributedDataParallel(Module, Joinable):
         if id(param) in self._ready:
             return                  # (a parameter reached twice: counted once)
         self._ready.add(id(param))
+        if self._ready_order is not None:
+            self._ready_order.append(self._index[id(param)])
         bucket, i = self._bucket_of[id(param)]
         bucket.pending -= 1
         buckets = self._buckets
@@ -203,12 +227,14 @@ class DistributedDataParallel(Module, Joinable):
     def _finish(self):
         """The end of backward: wait for every bucket and write the averaged gradients."""
         self._reducing = False
+        if self._ready_order is not None:
+            self._order_complete = True         # the next forward rebuilds the buckets
         n = self._divide_by
         if self._used_work is not None:
             dist._mpi.wait(self._used_work, self.process_group._timeout, "DDP unused params")
             self._used_work = None
         used = self._used
-        index = {id(p): k for k, p in enumerate(self._params)}
+        index = self._index
         with grad_mode.no_grad():
             for bucket in self._buckets:
                 if self._comm_hook is None:
@@ -297,6 +323,8 @@ class _DDPJoinHook(JoinHook):
 
     def main_hook(self):
         ddp = self.ddp
+        if ddp._order_complete:     # (the others rebuild in this forward: the same broadcast)
+            ddp._rebuild_buckets()
         ddp._sync_buffers()
         if ddp.find_unused_parameters or (ddp.static_graph and ddp._static_used is None):
             # (the others start it non-blocking, and MPI matches non-blocking with non-blocking)
@@ -322,6 +350,24 @@ class _DDPJoinHook(JoinHook):
         with grad_mode.no_grad():
             for t in list(ddp.module.parameters()) + list(ddp.module.buffers()):
                 dist.broadcast(t, src, group=pg)
+
+
+def _assign_buckets(params, cap, reverse):
+    """Parameters in buckets, as torch assigns them: in the order given, a parameter joins its
+    dtype's open bucket, which closes once it holds `cap` bytes or more (None: no limit).
+    `reverse` (the first assignment, in registration order): the list of buckets is reversed,
+    since backward produces the last parameters' gradients first; inside a bucket the
+    parameters keep their order."""
+    groups, open_ = [], {}
+    for p in params:
+        current = open_.setdefault(p.dtype, [[], 0])
+        current[0].append(p)
+        current[1] += p.numel() * p.element_size()
+        if cap is not None and current[1] >= cap:
+            groups.append(current[0])
+            del open_[p.dtype]
+    groups += [current for current, _ in open_.values()]
+    return groups[::-1] if reverse else groups
 
 
 def _check_comm_hook(hook):

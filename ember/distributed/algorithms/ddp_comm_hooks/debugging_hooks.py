@@ -1,5 +1,5 @@
 """A hook that communicates nothing (torch's noop_hook), to measure DDP without its all-reduce."""
-from ..._future import Future
+from ....futures import Future
 
 
 def noop_hook(_, bucket):
