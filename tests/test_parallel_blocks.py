@@ -56,3 +56,77 @@ def test_threaded_kernels_give_the_single_thread_bits(kernel):
         ember.set_num_threads(before)
     assert one.dtype == two.dtype == np.float32
     np.testing.assert_array_equal(one.view(np.uint32), two.view(np.uint32))
+
+
+def _bits_at_one_and_two_threads(run, size):
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        one = run()
+        ember.set_num_threads(2)
+        assert _parallel.threads_for(size) == 2         # (the kernel does split)
+        two = run()
+    finally:
+        ember.set_num_threads(before)
+    one, two = (one if isinstance(one, tuple) else (one,)), (two if isinstance(two, tuple)
+                                                             else (two,))
+    assert len(one) == len(two)
+    for a, b in zip(one, two):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+ROW_KERNELS = ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
+               "layer_norm", "layer_norm_backward", "layer_norm_backward_no_weight"]
+
+
+@pytest.mark.parametrize("shape", [(3001, 65), (5, 40000)])   # short rows; one row a block
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel", ROW_KERNELS)
+def test_threaded_row_kernels_give_the_single_thread_bits(kernel, dtype, shape):
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    w, b = rng.standard_normal(shape[1]).astype(dtype), rng.standard_normal(shape[1]).astype(dtype)
+    y = _fast_kernels.softmax_rows(x)
+    logy = _fast_kernels.softmax_rows(x, log=True)
+    run = {"softmax": lambda: _fast_kernels.softmax_rows(x),
+           "log_softmax": lambda: _fast_kernels.softmax_rows(x, log=True),
+           "softmax_backward": lambda: _fast_kernels.softmax_backward_rows(g, y),
+           "log_softmax_backward": lambda: _fast_kernels.softmax_backward_rows(g, logy, log=True),
+           "layer_norm": lambda: _fast_kernels.layer_norm_rows(x, w, b, 1e-5),
+           "layer_norm_backward": lambda: _fast_kernels.layer_norm_backward_rows(g, x, w, 1e-5),
+           "layer_norm_backward_no_weight":
+               lambda: _fast_kernels.layer_norm_backward_rows(g, x, None, 1e-5)[::2]}[kernel]
+    _bits_at_one_and_two_threads(run, x.size)
+
+
+def test_row_kernels_agree_with_torch_on_many_blocks():
+    # the blocked kernels against torch's, where rows span several blocks (float32 tolerance)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((3001, 65)) * 3).astype(np.float32)
+    x[7] = -np.inf                                  # an all -inf row: nan, as in torch
+    x[8, 3] = np.nan
+    x[9, :5] = -np.inf
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    tx = torch.tensor(x)
+    for log, fn in ((False, torch.softmax), (True, torch.log_softmax)):
+        y = _fast_kernels.softmax_rows(x, log=log)
+        np.testing.assert_allclose(y, fn(tx, -1).numpy(), rtol=1e-5, atol=1e-6)
+        fine = np.isfinite(y).all(axis=1)            # torch's backward on the finite rows
+        tg, ty = torch.tensor(g[fine]), fn(tx, -1)[torch.tensor(fine)]
+        want = (torch.ops.aten._log_softmax_backward_data if log else
+                torch.ops.aten._softmax_backward_data)(tg, ty, -1, torch.float32)
+        np.testing.assert_allclose(_fast_kernels.softmax_backward_rows(g[fine], y[fine], log),
+                                   want.numpy(), rtol=1e-5, atol=1e-5)
+    x = x[10:]
+    w, b = rng.standard_normal(65).astype(np.float32), rng.standard_normal(65).astype(np.float32)
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    out = torch.nn.functional.layer_norm(tx, (65,), tw, tb)
+    np.testing.assert_allclose(_fast_kernels.layer_norm_rows(x, w, b, 1e-5),
+                               out.detach().numpy(), rtol=1e-5, atol=1e-5)
+    out.backward(torch.tensor(g[10:]))
+    for mine, theirs in zip(_fast_kernels.layer_norm_backward_rows(g[10:], x, w, 1e-5),
+                            (tx.grad, tw.grad, tb.grad)):
+        np.testing.assert_allclose(mine, theirs.numpy(), rtol=1e-4, atol=1e-4)
