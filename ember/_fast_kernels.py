@@ -267,8 +267,31 @@ def scatter_add_rows(out, index, rows):
     sequential loop rounds it, as PyTorch's CPU kernel). out: C-contiguous (num, dim);
     rows: (len(index), dim).
 
-    np.add.at on the rows (a 2-D fancy index) is slow; on the flattened array with one index
-    per element it is about 3x faster and adds in the same order."""
+    By occurrence: the first occurrence of every index is added (one fancy-indexed add over
+    distinct rows), then every second occurrence, and so on: each row of `out` gets its rows
+    in their order, as the loop adds them. A few levels (ids repeat a few times in a batch)
+    are faster than np.add.at; many repeats take np.add.at on the flattened array, one index
+    per element (about 3x faster than on the rows, and in the same order)."""
+    index = np.asarray(index).reshape(-1)
+    n = index.size
+    if n == 0:
+        return
+    rows = rows.reshape(n, -1)
+    order = np.argsort(index, kind="stable")
+    ids = index[order]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(ids[1:], ids[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    occurrence = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    levels = int(occurrence.max()) + 1
+    if levels <= 8:
+        picked = order[starts]
+        for level in range(levels):
+            if level:
+                picked = order[occurrence == level]
+            out[index[picked]] += rows[picked]
+        return
     dim = out.shape[1]
-    flat_index = (np.asarray(index).reshape(-1, 1) * dim + np.arange(dim)).reshape(-1)
+    flat_index = (index.reshape(-1, 1) * dim + np.arange(dim)).reshape(-1)
     np.add.at(out.reshape(-1), flat_index, np.ascontiguousarray(rows).reshape(-1))

@@ -130,3 +130,20 @@ def test_row_kernels_agree_with_torch_on_many_blocks():
     for mine, theirs in zip(_fast_kernels.layer_norm_backward_rows(g[10:], x, w, 1e-5),
                             (tx.grad, tw.grad, tb.grad)):
         np.testing.assert_allclose(mine, theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("repeats", [1, 3, 20])     # by occurrence levels; np.add.at beyond 8
+def test_scatter_add_rows_adds_in_the_loops_order(repeats):
+    rng = np.random.default_rng(3)
+    index = np.concatenate([rng.integers(0, 50, 300), np.full(repeats, 7)])
+    rng.shuffle(index)
+    rows = (rng.standard_normal((index.size, 5)) * 10 ** rng.uniform(-3, 3, (index.size, 1))
+            ).astype(np.float32)
+    rows[0] = -0.0                                  # 0 + -0 is +0, as the loop gives
+    out = np.zeros((50, 5), np.float32)
+    out[3] = 1.5
+    want = out.copy()
+    for k, i in enumerate(index):
+        want[i] += rows[k]
+    _fast_kernels.scatter_add_rows(out, index, rows)
+    np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
