@@ -115,6 +115,28 @@ def sigmoid_f32(x):
     return out
 
 
+def sigmoid_backward_into(grad, y):
+    """grad * (y * (1 - y)) for C-contiguous float arrays of one shape and dtype (the
+    element-wise expression's own roundings), block by block in cache, or None for other
+    operands."""
+    if not (grad.__class__ is y.__class__ is np.ndarray and grad.shape == y.shape and
+            grad.dtype == y.dtype and grad.dtype.kind == "f" and grad.flags.c_contiguous and
+            y.flags.c_contiguous and grad.ndim):
+        return None
+    out = np.empty_like(grad)
+    g, yf, o = grad.reshape(-1), y.reshape(-1), out.reshape(-1)
+    one = y.dtype.type(1)
+
+    def block(s, e):
+        t = scratch(1, y.dtype)[0][:e - s]
+        ys = yf[s:e]
+        np.subtract(one, ys, out=t)
+        t *= ys
+        np.multiply(g[s:e], t, out=o[s:e])
+    for_blocks(block, g.size)
+    return out
+
+
 def _sigmoid_into(x, out):
     np.negative(x, out=out)
     with np.errstate(over="ignore"):

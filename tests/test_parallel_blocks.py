@@ -38,14 +38,15 @@ def test_a_block_that_raises_reaches_the_caller(two_threads):
         _parallel.for_blocks(body, _parallel.PARALLEL_FROM * 2)
 
 
-@pytest.mark.parametrize("kernel", ["gelu", "gelu_backward", "sigmoid"])
+@pytest.mark.parametrize("kernel", ["gelu", "gelu_backward", "sigmoid", "sigmoid_backward"])
 def test_threaded_kernels_give_the_single_thread_bits(kernel):
     rng = np.random.default_rng(0)
     x = (rng.standard_normal(_parallel.PARALLEL_FROM * 2 + 5) * 4).astype(np.float32)
     g = rng.standard_normal(x.size).astype(np.float32)
     run = {"gelu": lambda: _fast_kernels.gelu_f32(x),
            "gelu_backward": lambda: _fast_kernels.gelu_backward_f32(g, x),
-           "sigmoid": lambda: _fast_kernels.sigmoid_f32(x)}[kernel]
+           "sigmoid": lambda: _fast_kernels.sigmoid_f32(x),
+           "sigmoid_backward": lambda: _fast_kernels.sigmoid_backward_into(g, x)}[kernel]
     before = ember.get_num_threads()
     try:
         ember.set_num_threads(1)
@@ -164,3 +165,14 @@ def test_clip_grad_norm_total_is_the_same_at_one_and_two_threads(dtype):
     _bits_at_one_and_two_threads(run, None)            # (BLAS's threads: 2 here)
     want = np.sqrt(sum((g.astype(np.float64) ** 2).sum() for g in grads))
     np.testing.assert_allclose(run(), want, rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_backward_kernel_is_the_expressions_bits(dtype):
+    rng = np.random.default_rng(6)
+    y = rng.uniform(0, 1, (300, 1000)).astype(dtype)
+    g = rng.standard_normal(y.shape).astype(dtype)
+    want = g * (y * (1 - y))
+    got = _fast_kernels.sigmoid_backward_into(g, y)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert _fast_kernels.sigmoid_backward_into(g.T.copy(), y.T) is None   # (strided: None)
