@@ -167,7 +167,7 @@ def _row_max(x, offsets):
     index = x.argmax(axis=1)
     index += offsets[:len(index)]
     m = x.reshape(-1).take(index)[:, None]
-    if m.min() == -np.inf:
+    if not m.min() > -np.inf:           # (one reduction; true for -inf, and for nan)
         # an all -inf row is shifted by 0 (its softmax is then nan, as torch's); a +inf max
         # by +inf (nan too)
         m[m == -np.inf] = 0
