@@ -1,11 +1,14 @@
-"""Float32 NumPy kernels for the hot training ops (GELU, sigmoid) and the row scatter-add of
+"""NumPy kernels for the hot training ops: GELU and sigmoid (forward and backward), softmax
+and log_softmax and layer_norm over rows (forward and backward), and the row scatter-add of
 embedding's backward.
 
 PyTorch's CPU kernels compute these in float32 for float32 tensors; so do these, instead of a
 float64 detour. Elementwise kernels run in blocks that stay in the CPU cache (each NumPy call
 is one pass over its operands; a block of 32K floats keeps all the passes of a polynomial in
 L2 instead of main memory, about 3x faster on a 0.5M-element tensor), shared out over
-ember's threads by _parallel.for_blocks.
+ember's threads by _parallel.for_blocks; row kernels take blocks of whole rows (about 32K
+elements each) the same way. A block's results never depend on which thread computes it, so
+the bits are the same on any number of threads (tests/test_parallel_blocks.py).
 """
 import math
 
