@@ -176,3 +176,35 @@ def test_sigmoid_backward_kernel_is_the_expressions_bits(dtype):
     got = _fast_kernels.sigmoid_backward_into(g, y)
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
     assert _fast_kernels.sigmoid_backward_into(g.T.copy(), y.T) is None   # (strided: None)
+
+
+@pytest.mark.parametrize("kw", [dict(lr=0.01), dict(lr=0.01, weight_decay=0.3, amsgrad=True),
+                                dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)])
+def test_adam_over_many_blocks_is_the_per_parameter_update_at_one_and_two_threads(kw):
+    # the flat update runs in blocks over the threads; its bits are the per-parameter
+    # update's (a parameter skipping a step makes the bias corrections per-element arrays)
+    from ember.optim.optimizer import Optimizer
+    rng = np.random.default_rng(7)
+    shapes = [(400, 300), (300,), (70001,), (1,)]
+    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
+
+    def run():
+        ps = [ember.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = ember.optim.Adam(ps, **kw)
+        for step, gs in enumerate(grads):
+            for i, (p, g) in enumerate(zip(ps, gs)):
+                p.grad = None if step == 1 and i == 2 else ember.tensor(g.copy())
+            opt.step()
+        return tuple(p.detach().numpy().copy() for p in ps) + tuple(
+            opt.state[p][k].numpy().copy() for p in ps for k in ("exp_avg", "exp_avg_sq"))
+    _bits_at_one_and_two_threads(run, sum(int(np.prod(s)) for s in shapes))
+    flat = run()
+    original = Optimizer._flat_for
+    Optimizer._flat_for = lambda self, group: None          # the per-parameter update
+    try:
+        each = run()
+    finally:
+        Optimizer._flat_for = original
+    for a, b in zip(flat, each):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
