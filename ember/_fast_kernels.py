@@ -1,17 +1,20 @@
-"""Float32 NumPy kernels for the hot training ops (GELU, sigmoid) and the row scatter-add of
+"""NumPy kernels for the hot training ops: GELU and sigmoid (forward and backward), softmax
+and log_softmax and layer_norm over rows (forward and backward), and the row scatter-add of
 embedding's backward.
 
 PyTorch's CPU kernels compute these in float32 for float32 tensors; so do these, instead of a
 float64 detour. Elementwise kernels run in blocks that stay in the CPU cache (each NumPy call
 is one pass over its operands; a block of 32K floats keeps all the passes of a polynomial in
 L2 instead of main memory, about 3x faster on a 0.5M-element tensor), shared out over
-ember's threads by _parallel.for_blocks.
+ember's threads by _parallel.for_blocks; row kernels take blocks of whole rows (about 32K
+elements each) the same way. A block's results never depend on which thread computes it, so
+the bits are the same on any number of threads (tests/test_parallel_blocks.py).
 """
 import math
 
 import numpy as np
 
-from ._parallel import for_blocks, scratch
+from ._parallel import BLOCK, for_blocks, scratch
 
 # GELU (exact, erf-based): gelu(x) = x * Phi(x), Phi the standard normal CDF. Written as
 # Phi(x) = 1 / (1 + exp(x * P(x^2))): x * P(x^2) = log((1 - Phi) / Phi) is odd and smooth, and
@@ -115,6 +118,28 @@ def sigmoid_f32(x):
     return out
 
 
+def sigmoid_backward_into(grad, y):
+    """grad * (y * (1 - y)) for C-contiguous float arrays of one shape and dtype (the
+    element-wise expression's own roundings), block by block in cache, or None for other
+    operands."""
+    if not (grad.__class__ is y.__class__ is np.ndarray and grad.shape == y.shape and
+            grad.dtype == y.dtype and grad.dtype.kind == "f" and grad.flags.c_contiguous and
+            y.flags.c_contiguous and grad.ndim):
+        return None
+    out = np.empty_like(grad)
+    g, yf, o = grad.reshape(-1), y.reshape(-1), out.reshape(-1)
+    one = y.dtype.type(1)
+
+    def block(s, e):
+        t = scratch(1, y.dtype)[0][:e - s]
+        ys = yf[s:e]
+        np.subtract(one, ys, out=t)
+        t *= ys
+        np.multiply(g[s:e], t, out=o[s:e])
+    for_blocks(block, g.size)
+    return out
+
+
 def _sigmoid_into(x, out):
     np.negative(x, out=out)
     with np.errstate(over="ignore"):
@@ -123,50 +148,161 @@ def _sigmoid_into(x, out):
     np.reciprocal(out, out=out)
 
 
-def _row_stats(x, eps):
-    """(x - mean, mean, rstd) of each row of a 2-D array; mean and rstd as (rows, 1) columns.
+def _for_row_blocks(body, rows, width):
+    """body(r0, r1) for consecutive blocks of about BLOCK elements of whole rows (at least
+    one row each), over ember's threads: every pass of a row kernel over one block runs while
+    the block is in cache. Returns the number of blocks; block k covers rows
+    [k * per, (k + 1) * per), per = rows_per_block(width)."""
+    per = rows_per_block(width)
+    step = per * width
+    for_blocks(lambda s, e: body(s // width, e // width), rows * width, step)
+    return -(-rows // per)
+
+
+def rows_per_block(width):
+    return max(1, BLOCK // max(width, 1))
+
+
+def _row_max(x, offsets):
+    """Each row's maximum as a column, NaN where the row has one (argmax finds the first NaN).
+    argmax and a flat take (offsets: np.arange(0, rows * n, n) or longer) are ~4x faster than
+    NumPy's max (or take_along_axis) on short rows."""
+    index = x.argmax(axis=1)
+    index += offsets[:len(index)]
+    m = x.reshape(-1).take(index)[:, None]
+    if not m.min() > -np.inf:           # (one reduction; true for -inf, and for nan)
+        # an all -inf row is shifted by 0 (its softmax is then nan, as torch's); a +inf max
+        # by +inf (nan too)
+        m[m == -np.inf] = 0
+    return m
+
+
+def softmax_rows(x, log=False):
+    """softmax (or log_softmax) of each row of a C-contiguous 2-D float array, in x's dtype:
+    exp(x - max) * (1 / sum), or x - max - log(sum(exp(x - max)))."""
+    out = np.empty_like(x)
+    rows, n = x.shape
+    offsets = np.arange(0, min(rows, rows_per_block(n)) * n, n)
+    one = x.dtype.type(1)
+
+    def block(r0, r1):
+        xs, o = x[r0:r1], out[r0:r1]
+        np.subtract(xs, _row_max(xs, offsets), out=o)
+        if log:
+            e = scratch(1, x.dtype, max(BLOCK, n))[0][:o.size].reshape(o.shape)
+            np.exp(o, out=e)
+            o -= np.log(np.einsum("ij->i", e))[:, None]
+        else:
+            np.exp(o, out=o)
+            s = np.einsum("ij->i", o)[:, None]
+            o *= np.divide(one, s, out=s)
+    _for_row_blocks(block, rows, n)
+    return out
+
+
+def softmax_backward_rows(g, y, log=False):
+    """softmax's backward y * (g - sum(g * y)), or log_softmax's g - exp(y) * sum(g), row by
+    row of C-contiguous 2-D arrays of one dtype."""
+    out = np.empty_like(g)
+
+    def block(r0, r1):
+        gs, ys, o = g[r0:r1], y[r0:r1], out[r0:r1]
+        if log:
+            np.exp(ys, out=o)
+            o *= np.einsum("ij->i", gs)[:, None]
+            np.subtract(gs, o, out=o)
+        else:
+            np.subtract(gs, np.einsum("ij,ij->i", gs, ys)[:, None], out=o)
+            o *= ys
+    _for_row_blocks(block, g.shape[0], g.shape[1])
+    return out
+
+
+def _row_stats_into(x, eps, xc):
+    """xc = x - mean for each row of a 2-D block; returns (mean, rstd) as (rows, 1) columns.
     Row sums by einsum: one pass, ~3x faster than NumPy's mean on short rows."""
     n = x.shape[1]
     mean = np.einsum("ij->i", x)[:, None]
     mean /= n
-    xc = x - mean
+    np.subtract(x, mean, out=xc)
     var = np.einsum("ij,ij->i", xc, xc)[:, None]
     var /= n
     var += x.dtype.type(eps)
     rstd = np.sqrt(var, out=var)
     np.reciprocal(rstd, out=rstd)
-    return xc, mean, rstd
+    return mean, rstd
+
+
+def _tiled(vector, rows, n):
+    """A 1-D weight repeated over `rows` rows (or None): multiplying a block by a same-shaped
+    array is ~2x faster in NumPy than broadcasting a row over it (the short inner loop)."""
+    if vector is None:
+        return None
+    out = np.empty((rows, n), vector.dtype)
+    out[...] = vector
+    return out
 
 
 def layer_norm_rows(x, weight, bias, eps):
-    """Layer norm of each row of a 2-D float array (the normalized dims flattened): returns
-    (y, mean, rstd), with mean and rstd of shape (rows, 1), in x's dtype."""
-    y, mean, rstd = _row_stats(x, eps)
-    y *= rstd
-    if weight is not None:
-        y *= weight
-    if bias is not None:
-        y += bias
-    return y, mean, rstd
+    """Layer norm of each row of a C-contiguous 2-D float array (the normalized dims
+    flattened), in x's dtype; weight and bias 1-D or None."""
+    rows, n = x.shape
+    y = np.empty_like(x)
+    per = min(rows, rows_per_block(n))
+    w, b = _tiled(weight, per, n), _tiled(bias, per, n)
+
+    def block(r0, r1):
+        o = y[r0:r1]
+        _, rstd = _row_stats_into(x[r0:r1], eps, o)
+        o *= rstd
+        if w is not None:
+            o *= w[:r1 - r0]
+        if b is not None:
+            o += b[:r1 - r0]
+    _for_row_blocks(block, rows, n)
+    return y
 
 
 def layer_norm_backward_rows(g, x, weight, eps):
-    """(grad of x, grad of weight, grad of bias) of layer_norm_rows, for 2-D g and x."""
-    xhat, _, rstd = _row_stats(x, eps)
-    xhat *= rstd
-    gw = np.einsum("ij,ij->j", g, xhat) if weight is not None else None
-    gb = g.sum(axis=0)
-    gy = g * weight if weight is not None else g.copy()
-    n = x.shape[1]
-    m1 = np.einsum("ij->i", gy)[:, None]
-    m1 /= n
-    m2 = np.einsum("ij,ij->i", gy, xhat)[:, None]
-    m2 /= n
-    gy -= m1
-    xhat *= m2
-    gy -= xhat
-    gy *= rstd
-    return gy, gw, gb
+    """(grad of x, grad of weight, grad of bias) of layer_norm_rows, for C-contiguous 2-D g
+    and x.
+
+    With xc = x - mean, a = rstd and gy = g * weight, as PyTorch's CPU kernel:
+    dx = a * gy + b * xc + c, b = -sum(a gy xc) a^2 / n, c = -sum(a gy) / n per row (xc in
+    place of x there: no cancellation against the mean). The weight's and bias's gradients
+    are column sums: each block sums its own rows, then the blocks' sums are added in block
+    order (the same bits on any number of threads)."""
+    rows, n = x.shape
+    gx = np.empty_like(x)
+    per = rows_per_block(n)
+    nblocks = -(-rows // per)
+    w = _tiled(weight, min(rows, per), n)
+    part_w = np.empty((nblocks, n), x.dtype) if weight is not None else None
+    part_b = np.empty((nblocks, n), x.dtype)
+    inv_n = x.dtype.type(1 / n)
+
+    def block(r0, r1):
+        k = r0 // per
+        gs, o = g[r0:r1], gx[r0:r1]
+        xc = scratch(1, x.dtype, max(BLOCK, n))[0][:o.size].reshape(o.shape)
+        _, rstd = _row_stats_into(x[r0:r1], eps, xc)
+        np.einsum("ij->j", gs, out=part_b[k])
+        np.multiply(gs, rstd, out=o)                        # a * g
+        if w is not None:
+            np.einsum("ij,ij->j", o, xc, out=part_w[k])     # sum of g * xhat
+            o *= w[:r1 - r0]                                # a * gy
+        b = np.einsum("ij,ij->i", o, xc)[:, None]
+        b *= rstd
+        b *= rstd
+        b *= -inv_n
+        c = np.einsum("ij->i", o)[:, None]
+        c *= -inv_n
+        xc *= b
+        o += xc
+        o += c
+    _for_row_blocks(block, rows, n)
+    gw = part_w.sum(axis=0) if weight is not None else None
+    return gx, gw, part_b.sum(axis=0)
 
 
 def scatter_add_rows(out, index, rows):
@@ -174,8 +310,31 @@ def scatter_add_rows(out, index, rows):
     sequential loop rounds it, as PyTorch's CPU kernel). out: C-contiguous (num, dim);
     rows: (len(index), dim).
 
-    np.add.at on the rows (a 2-D fancy index) is slow; on the flattened array with one index
-    per element it is about 3x faster and adds in the same order."""
+    By occurrence: the first occurrence of every index is added (one fancy-indexed add over
+    distinct rows), then every second occurrence, and so on: each row of `out` gets its rows
+    in their order, as the loop adds them. A few levels (ids repeat a few times in a batch)
+    are faster than np.add.at; many repeats take np.add.at on the flattened array, one index
+    per element (about 3x faster than on the rows, and in the same order)."""
+    index = np.asarray(index).reshape(-1)
+    n = index.size
+    if n == 0:
+        return
+    rows = rows.reshape(n, -1)
+    order = np.argsort(index, kind="stable")
+    ids = index[order]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(ids[1:], ids[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    occurrence = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    levels = int(occurrence.max()) + 1
+    if levels <= 8:
+        picked = order[starts]
+        for level in range(levels):
+            if level:
+                picked = order[occurrence == level]
+            out[index[picked]] += rows[picked]
+        return
     dim = out.shape[1]
-    flat_index = (np.asarray(index).reshape(-1, 1) * dim + np.arange(dim)).reshape(-1)
+    flat_index = (index.reshape(-1, 1) * dim + np.arange(dim)).reshape(-1)
     np.add.at(out.reshape(-1), flat_index, np.ascontiguousarray(rows).reshape(-1))

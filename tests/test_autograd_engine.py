@@ -514,3 +514,50 @@ def test_multi_grad_hooks_of_two_threads_each_see_their_own_backward():
             th.join()
         return log
     assert same(scenario) == {"a": [[1.0, 1.0], [1.0, 1.0]]}
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "gelu", "layer_norm", "sigmoid"])
+def test_a_kernel_result_laid_out_as_rows_becomes_the_leaf_grad(op):
+    # the kernels compute on a 2-D view of their rows and return a reshape of it; the
+    # gradient is still held by nothing else, so it becomes x.grad without a copy (as in
+    # PyTorch), while a gradient the user keeps a view of is copied
+    def scenario(T):
+        fn = {"softmax": lambda x: T.softmax(x, -1), "log_softmax": lambda x: T.log_softmax(x, -1),
+              "gelu": T.nn.functional.gelu, "sigmoid": T.sigmoid,
+              "layer_norm": lambda x: T.nn.functional.layer_norm(x, (64,))}[op]
+        x = T.tensor((np.sin(np.arange(4 * 8 * 64) * 1.3) * 3).astype(np.float32)
+                     .reshape(4, 8, 64), requires_grad=True)
+        y = fn(x)
+        ptrs = []
+        y.grad_fn.register_hook(lambda gi, go: ptrs.append(gi[0].data_ptr()))
+        (y * T.linspace(-1, 1, 64) ** 2).sum().backward()
+        out = [x.grad.data_ptr() == ptrs[0], x.grad]
+        kept = []
+        y = fn(x.detach().requires_grad_())
+        y.grad_fn.register_hook(lambda gi, go: kept.append(gi[0].view(-1)))
+        leaf = y.grad_fn.next_functions[0][0].variable
+        (y * 2).sum().backward()
+        out += [leaf.grad.data_ptr() == kept[0].data_ptr(), leaf.grad]
+        return out
+    same(scenario, rtol=1e-5, atol=1e-5)      # (float32 kernels: values to a few ulps)
+
+
+def test_a_users_gradient_is_never_the_leaf_grad():
+    def scenario(T):
+        out = []
+        x = X(T, 2, 3)
+        g = T.ones(6).view(2, 3) * 2            # a view the user holds
+        x.backward(g)
+        out.append((x.grad.data_ptr() == g.data_ptr(), x.grad))
+        x = X(T, 2, 3)
+        base = T.ones(6) * 3
+        x.backward(base.view(2, 3))             # a temporary view of the user's tensor
+        out.append((x.grad.data_ptr() == base.data_ptr(), x.grad))
+        x = X(T, 2, 3)
+        y = x * 2
+        y.backward(T.ones(2, 3), retain_graph=True)
+        first = x.grad.clone()
+        y.backward(T.ones(2, 3))
+        out.append((first, x.grad))
+        return out
+    same(scenario)

@@ -424,8 +424,15 @@ def _clone_to_layout(new, layout):
 def _owned(t):
     # refs: the caller's local, the engine's list slot, getrefcount's argument, this argument
     data = t._data
-    return (sys.getrefcount(t) <= 4 and t._base is None and data.base is None
-            and sys.getrefcount(data) <= 3 and t._grad_fn is None)
+    if not (sys.getrefcount(t) <= 4 and t._base is None and t._grad_fn is None
+            and sys.getrefcount(data) <= 3):
+        return False
+    base = data.base
+    # a kernel's result is often a reshape of the array it computed (its rows); that array
+    # is then held by this view alone: refs from data.base, this local and getrefcount's
+    # argument (any other view of it, a saved tensor say, would add one)
+    return base is None or (base.__class__ is np.ndarray and base.base is None
+                            and base.nbytes == data.nbytes and sys.getrefcount(base) <= 3)
 
 
 def _owned_view(t):

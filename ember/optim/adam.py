@@ -1,11 +1,17 @@
 """Adam (and, with decoupled_weight_decay=True, AdamW), with AMSGrad."""
 import numpy as np
 
+from .._parallel import for_blocks, scratch
 from .._tensor import Tensor
 from ..ops.arithmetic import maximum
 from .optimizer import (Optimizer, adam_moments, addcdiv_, addcmul_, check_lr, check_flags,
                         count_step, decayed_grad, flat_grad, lerp_, params_with_grad, quotient,
                         real, scalar, step_tensor, written, zeros_state)
+
+
+def _part(operand, s, e):
+    """A per-element operand's block (a number stays a number)."""
+    return operand[s:e] if isinstance(operand, np.ndarray) else operand
 
 
 def check_adam_args(lr, eps, betas, weight_decay):
@@ -55,24 +61,32 @@ class Adam(Optimizer):
         steps = flat.count_steps()
         weight_decay, decoupled = group["weight_decay"], group["decoupled_weight_decay"]
         g = flat_grad(ws, flat, group, 0 if decoupled else weight_decay)
-        tmp, tmp2 = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2")
+        change = ws.get(np, g, "tmp")
         exp_avg, exp_avg_sq = flat.state["exp_avg"], flat.state["exp_avg_sq"]
-        lerp_(np, exp_avg, g, 1 - beta1, tmp)
-        np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-        addcmul_(np, exp_avg_sq, g, g, 1 - beta2, tmp)
+        max_sq = flat.state["max_exp_avg_sq"] if group["amsgrad"] else None
         neg_step_size = flat.per_element(steps, lambda s: -(lr / (1 - beta1 ** s)))
         bias_correction2_sqrt = flat.per_element(steps, lambda s: (1 - beta2 ** s) ** 0.5)
-        second = exp_avg_sq
-        if group["amsgrad"]:
-            second = flat.state["max_exp_avg_sq"]
-            np.maximum(second, exp_avg_sq, out=second)
-        denom = np.sqrt(second, out=tmp2)
-        np.divide(denom, bias_correction2_sqrt, out=denom)
-        np.add(denom, eps, out=denom)
+
+        def block(s, e):
+            # every pass over one cache-sized block (the same element-wise arithmetic as
+            # over the whole buffers, so the same bits on any number of threads)
+            tmp, tmp2 = (a[:e - s] for a in scratch(2, g.dtype))
+            m, v, gb = exp_avg[s:e], exp_avg_sq[s:e], g[s:e]
+            lerp_(np, m, gb, 1 - beta1, tmp)
+            np.multiply(v, beta2, out=v)
+            addcmul_(np, v, gb, gb, 1 - beta2, tmp)
+            second = v
+            if max_sq is not None:
+                second = max_sq[s:e]
+                np.maximum(second, v, out=second)
+            denom = np.sqrt(second, out=tmp2)
+            np.divide(denom, _part(bias_correction2_sqrt, s, e), out=denom)
+            np.add(denom, eps, out=denom)
+            quotient(np, m, denom, _part(neg_step_size, s, e), change[s:e])
+        for_blocks(block, g.size)
         # (decoupled weight decay shrinks each parameter just before the change is added: the
         # per-parameter update's order, as its value is not read in between)
-        flat.apply(quotient(np, exp_avg, denom, neg_step_size, tmp),
-                   1 - lr * weight_decay if decoupled and weight_decay != 0 else None)
+        flat.apply(change, 1 - lr * weight_decay if decoupled and weight_decay != 0 else None)
 
     def _update_each(self, group, ws):
         lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]

@@ -129,7 +129,7 @@ def _native_batch_norm(input, running_mean, running_var, weight, bias, training,
 def _layer_norm(xp, self, weight, bias, *, axes, eps):
     if _layer_norm_fast(xp, self, weight, bias):
         n = math.prod(self.shape[axes[0]:])
-        y, _, _ = _fast_kernels.layer_norm_rows(
+        y = _fast_kernels.layer_norm_rows(
             self.reshape(-1, n), None if weight is None else weight.reshape(-1),
             None if bias is None else bias.reshape(-1), eps)
         return y.reshape(self.shape)

@@ -1,8 +1,8 @@
 """Clip gradients by their total norm or by value, in place.
 
 The common case (2-norm, NumPy gradients of one float dtype) runs on the raw arrays: each
-gradient squared and summed (NumPy's pairwise sum, as vector_norm's) and scaled, three NumPy
-calls per gradient, where the op-by-op path cost a few ember ops per gradient. The values
+gradient's sum of squares by BLAS dot products over chunks (see _sum_of_squares), then one
+scaling per gradient, where the op-by-op path cost a few ember ops per gradient. The values
 are vector_norm's: sqrt of the sum of squares per gradient (|x| for a one-element one), then
 the 2-norm of those norms.
 """
@@ -55,6 +55,23 @@ def _numpy_arrays(tensors):
     return arrays
 
 
+# a dot product of at most this many elements runs on one thread in OpenBLAS (its sdot/ddot
+# split longer vectors over threads, which would make the sum depend on the thread count)
+_DOT_CHUNK = 8192
+
+
+def _sum_of_squares(a):
+    """sum(a * a) of a float array: BLAS dot products of chunks of at most _DOT_CHUNK
+    elements (one pass, no squared copy; ~4x faster than squaring and summing), the chunks'
+    sums added pairwise. The same bits on any number of threads."""
+    flat = a.reshape(-1)
+    if flat.size <= _DOT_CHUNK:
+        return np.dot(flat, flat)
+    parts = np.array([np.dot(c, c) for c in (flat[i:i + _DOT_CHUNK]
+                                             for i in range(0, flat.size, _DOT_CHUNK))])
+    return np.add.reduce(parts)
+
+
 def _total_2_norm(tensors):
     """vector_norm(stack([vector_norm(t) for t in tensors])) on the raw arrays, or None."""
     if not all(isinstance(t, Tensor) for t in tensors):
@@ -62,21 +79,14 @@ def _total_2_norm(tensors):
     arrays = _numpy_arrays(tensors)
     if arrays is None:
         return None
-    # each gradient squared into its part of one scratch array, then summed (pairwise)
-    squares = np.empty(sum(a.size for a in arrays), arrays[0].dtype)
-    sums = np.empty(len(arrays), squares.dtype)
-    start = 0
-    for i, a in enumerate(arrays):
-        stop = start + a.size
-        part = squares[start:stop].reshape(a.shape)
-        sums[i] = np.add.reduce(np.multiply(a, a, out=part), axis=None)
-        start = stop
+    dtype = arrays[0].dtype
+    sums = np.array([_sum_of_squares(a) for a in arrays], dtype)
     norms = np.sqrt(sums)
     for i, a in enumerate(arrays):      # one element: PyTorch's norm is |x| (no x * x)
         if a.size == 1:
             norms[i] = abs(a.reshape(-1)[0])
     total = norms[0] if len(norms) == 1 else np.sqrt(np.add.reduce(norms * norms))
-    return Tensor._make(np.asarray(total, squares.dtype))
+    return Tensor._make(np.asarray(total, dtype))
 
 
 @no_grad()
