@@ -1,0 +1,35 @@
+"""NumPy kernels of the CNN and LSTM paths, shared out over ember's threads.
+
+Each kernel splits its work into independent pieces (rows of a matrix, samples of a batch)
+and hands them to `_parallel.for_blocks`, so that with `set_num_threads(n)` up to n threads
+compute at once (NumPy releases the GIL inside ufunc loops, copies and BLAS calls). Every
+piece is computed by the same NumPy calls whichever thread takes it, so the results have the
+same bits at any thread count.
+"""
+import numpy as np
+
+from . import _threads
+from ._parallel import BLOCK, for_blocks, threads_for
+
+
+def parallel_rows(body, rows, row_size, block_elements=2 * BLOCK):
+    """body(r0, r1) for consecutive blocks of rows covering range(rows), each block about
+    `block_elements` elements (row_size per row), on ember's threads."""
+    per_block = max(1, block_elements // max(row_size, 1))
+    # (for_blocks counts elements: rows are passed as runs of row_size elements)
+    for_blocks(lambda s, e: body(s // row_size, e // row_size), rows * row_size,
+               per_block * row_size)
+
+
+def parallel_samples(body, n, per_sample, chunk):
+    """body(s0, s1) for consecutive chunks of `chunk` samples covering range(n) (each
+    `per_sample` elements of work), on ember's threads. While more than one thread runs
+    them, BLAS keeps to one thread: each chunk's products run on the thread that took it."""
+    size = n * per_sample
+    if threads_for(size) == 1:
+        for s in range(0, n, chunk):
+            body(s, min(s + chunk, n))
+        return
+    _threads.call_single_threaded(
+        for_blocks, lambda s, e: body(s // per_sample, e // per_sample), size,
+        chunk * per_sample)
