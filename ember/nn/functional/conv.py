@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._cpu import onednn_takes
+from ..._nn_kernels import parallel_samples
 from ...ops.blas import _product
 from ...ops.hooks import autocast_entry
 from ...ops.registry import primitive
@@ -115,16 +116,21 @@ def _from_cols(xp, y, geo):
 # The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES:
 # the matrix is then made, multiplied and (in the backward) folded while it is in the CPU's
 # cache, instead of going to main memory and back once for each of these passes (the whole
-# batch's matrix is tens of MB for a small CNN). On a GPU the batch stays whole.
+# batch's matrix is tens of MB for a small CNN). The chunks are independent: with several
+# threads (ember.set_num_threads) each thread takes whole chunks, its products on one BLAS
+# thread (_nn_kernels.parallel_samples); a chunk's result does not depend on which thread
+# computes it. On a GPU the batch stays whole.
 _CHUNK_BYTES = 1 << 20
 
 
-def _batch_chunks(xp, n, per_sample):
-    """Slices of the batch of n whose im2col matrices (per_sample bytes each) make a chunk."""
+def _for_chunks(xp, n, per_sample, body):
+    """body(slice) for the chunks of a batch of n whose im2col matrices take per_sample bytes
+    each, on ember's threads (each call writes only its own samples' outputs)."""
     if xp is not np:
-        return [slice(0, n)]
+        body(slice(0, n))
+        return
     step = max(1, _CHUNK_BYTES // max(per_sample, 1))
-    return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+    parallel_samples(lambda s0, s1: body(slice(s0, s1)), n, max(per_sample // 4, 1), step)
 
 
 def _grad_cols(xp, g, geo, groups):
@@ -157,8 +163,9 @@ def _fold_cols(xp, cols, geo):
     return _crop_last(buf, [(p, p) for p in geo.padding], geo.in_size)
 
 
-def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
-    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: im2col + GEMM.
+def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None, bias=None):
+    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding] (+ bias[o]):
+    im2col + GEMM, chunk by chunk.
 
     `out` limits the output size (a transposed convolution's input gradient may need fewer
     positions than fit)."""
@@ -170,13 +177,16 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
                     for i in range(d))
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, out)
     wmat = w.reshape(groups, o_ch // groups, -1)
-    y = None
-    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize):
-        cols = _cols(xp, x[s], geo, groups)
-        part = _product(xp, wmat, cols)                            # n, G, O/G, L
-        if y is None:
-            y = xp.empty((n, o_ch) + tuple(geo.out), dtype=part.dtype)
-        y[s] = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+    y = xp.empty((n, o_ch) + tuple(geo.out), dtype=xp.result_type(x.dtype, w.dtype))
+    b = None if bias is None else bias.reshape((-1,) + (1,) * d)
+
+    def chunk(s):
+        part = _product(xp, wmat, _cols(xp, x[s], geo, groups))      # n, G, O/G, L
+        ys = y[s]
+        ys[...] = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+        if b is not None:
+            ys += b                     # (while the chunk is in cache)
+    _for_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize, chunk)
     return y
 
 
@@ -186,14 +196,13 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=
     o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
     geo = _geometry(in_size, kernel, stride, padding, dilation, g.shape[2:])
     wmat_t = w.reshape(groups, o_ch // groups, cg * _prod(kernel)).transpose(0, 2, 1)
-    gi = None
-    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize):
+    gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=xp.result_type(g.dtype, w.dtype))
+
+    def chunk(s):
         gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]   # n, G, O/G, L
         cols = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
-        part = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
-        if gi is None:
-            gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=part.dtype)
-        gi[s] = part
+        gi[s] = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
+    _for_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize, chunk)
     return gi
 
 
@@ -212,13 +221,24 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         # are no larger than cols (cols times the gradient, rather than the gradient times
         # cols, is the faster order for OpenBLAS here)
         half = x.dtype.itemsize == 2            # half floats: add up in float32, as torch
-        total = None
-        for s in _batch_chunks(xp, n, c * _prod(kernel) * geo.length * x.itemsize):
+        per_sample = c * _prod(kernel) * geo.length * x.itemsize
+        if xp is np:
+            step = max(1, _CHUNK_BYTES // max(per_sample, 1))
+            count = -(-n // step)
+        else:
+            step, count = n, 1
+        # each chunk's sum in its own slot, added up in chunk order afterwards: the same
+        # bits whichever threads computed the chunks
+        sums = xp.empty((count, groups, c // groups * _prod(kernel), o_ch // groups),
+                        dtype=xp.float32 if half else x.dtype)
+
+        def chunk(s):
             cols = _cols(xp, x[s], geo, groups)                    # n, G, C/G*K, L
             gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]
             partials = _product(xp, cols, gm.transpose(0, 1, 3, 2))
-            part = partials.sum(axis=0, dtype=xp.float32 if half else None)
-            total = part if total is None else total + part
+            partials.sum(axis=0, dtype=sums.dtype, out=sums[(s.start or 0) // step])
+        _for_chunks(xp, n, per_sample, chunk)
+        total = sums[0] if count == 1 else sums.sum(axis=0)
         # (summing straight into the transposed view is slower than summing, then copying)
         gw_mat[...] = total.transpose(0, 2, 1)
     else:
@@ -246,10 +266,10 @@ def _convolution(xp, input, weight, bias, *, stride, padding, dilation, transpos
         size = _transposed_out(input.shape[2:], weight.shape[2:], stride, padding, dilation,
                                output_padding)
         y = _conv_input_grad(xp, input, weight, size, stride, padding, dilation, groups)
+        if bias is not None:
+            y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
     else:
-        y = _conv_forward(xp, input, weight, stride, padding, dilation, groups)
-    if bias is not None:
-        y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
+        y = _conv_forward(xp, input, weight, stride, padding, dilation, groups, bias=bias)
     return laid_out(xp, y, _conv_layout(input, weight, groups, transposed, stride,
                                         output_padding)[0])
 
@@ -279,7 +299,7 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     gi = gw = gb = empty
     kernel = w.shape[2:]
     # the gradient as a GEMM operand, shared by both products of a plain convolution on a
-    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _batch_chunks)
+    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _for_chunks)
     gmat = None
     if not transposed and output_mask[0] and output_mask[1] and xp is not np:
         geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
