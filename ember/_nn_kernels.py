@@ -33,3 +33,21 @@ def parallel_samples(body, n, per_sample, chunk):
     _threads.call_single_threaded(
         for_blocks, lambda s, e: body(s // per_sample, e // per_sample), size,
         chunk * per_sample)
+
+
+def sample_split(n, size):
+    """How many samples each piece of a batch of n (size elements in all) takes when a kernel
+    runs over the batch on ember's threads; None: run it whole on the calling thread. About
+    four pieces per thread: a thread that waits for a core then holds up a small piece."""
+    threads = threads_for(size)
+    if threads == 1 or n < 2:
+        return None
+    return max(1, -(-n // (4 * threads)))
+
+
+def for_sample_pieces(body, n, size, per_piece):
+    """body(s0, s1) over pieces of per_piece samples covering range(n), on ember's threads
+    (`size`: the batch's elements, as given to sample_split)."""
+    per_sample = max(size // n, 1)
+    for_blocks(lambda s, e: body(s // per_sample, min(e // per_sample, n)), n * per_sample,
+               per_piece * per_sample)
