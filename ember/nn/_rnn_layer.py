@@ -26,6 +26,16 @@ def _matmul(xp, a, b, out=None):
     return _threads.call_product(lambda a, b: np.matmul(a, b, out=out), a, b)
 
 
+def _per_step(xp, run, m, k, n):
+    """run(matmul) for a loop whose every step multiplies (m, k) @ (k, n). Products too small
+    for BLAS threads to pay (ember/_threads.py) run on one thread anyway: then the whole loop
+    runs with BLAS held at one thread and calls NumPy's matmul directly (the policy's checks
+    cost ~7 us a product, 140 products in a 2-layer step of 35)."""
+    if xp is np and m * k * n < _threads.SINGLE_THREAD_PRODUCT:
+        return _threads.call_single_threaded(run, np.matmul)
+    return run(lambda a, b, out=None: _matmul(xp, a, b, out))
+
+
 def _gate_columns(xp, w, hidden):
     """w (4H, K) in PyTorch's gate order i, f, g, o as the GEMM operand (K, 4H), C-contiguous,
     in our working order i, f, o, g and with the three sigmoid gates negated.
@@ -65,28 +75,33 @@ def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     out = xp.empty((steps, batch, hidden), dtype)
     pre = xp.empty((batch, h4), dtype)
     tmp = xp.empty((batch, hidden), dtype)
-    h, c = h0, c0
-    for t in range(steps):
-        _matmul(xp, h, w_hh_t, out=pre)
-        pre += xg[t]
-        gates = ws[t, :, :h4]
-        sig = gates[:, :h3]
-        # sigmoid(x) = 1 / (1 + exp(-x)), as PyTorch's float32 kernel (0 once exp overflows)
-        with np.errstate(over="ignore"):
-            xp.exp(pre[:, :h3], out=sig)
-        sig += 1
-        xp.reciprocal(sig, out=sig)
-        xp.tanh(pre[:, h3:], out=gates[:, h3:])
-        i, f = gates[:, :hidden], gates[:, hidden:2 * hidden]
-        o, g = gates[:, 2 * hidden:h3], gates[:, h3:]
-        c_new = ws[t, :, h4:h4 + hidden]
-        xp.multiply(f, c, out=c_new)
-        xp.multiply(i, g, out=tmp)
-        c_new += tmp
-        tc = ws[t, :, h4 + hidden:]
-        xp.tanh(c_new, out=tc)
-        xp.multiply(o, tc, out=out[t])
-        h, c = out[t], c_new
+
+    def run(matmul):
+        h, c = h0, c0
+        for t in range(steps):
+            matmul(h, w_hh_t, out=pre)
+            xp.add(pre, xg[t], out=pre)
+            gates = ws[t, :, :h4]
+            sig = gates[:, :h3]
+            # sigmoid(x) = 1 / (1 + exp(-x)), as PyTorch's float32 kernel (0 once exp
+            # overflows)
+            with np.errstate(over="ignore"):
+                xp.exp(pre[:, :h3], out=sig)
+            sig += 1
+            xp.reciprocal(sig, out=sig)
+            xp.tanh(pre[:, h3:], out=gates[:, h3:])
+            i, f = gates[:, :hidden], gates[:, hidden:2 * hidden]
+            o, g = gates[:, 2 * hidden:h3], gates[:, h3:]
+            c_new = ws[t, :, h4:h4 + hidden]
+            xp.multiply(f, c, out=c_new)
+            xp.multiply(i, g, out=tmp)
+            c_new += tmp
+            tc = ws[t, :, h4 + hidden:]
+            xp.tanh(c_new, out=tc)
+            xp.multiply(o, tc, out=out[t])
+            h, c = out[t], c_new
+        return h, c
+    h, c = _per_step(xp, run, batch, hidden, h4)
     return out, h.copy(), c.copy(), ws
 
 
@@ -151,15 +166,20 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
     dh = xp.zeros((batch, hidden), dtype) if d_hn is None else xp.array(d_hn, dtype)
     dc = xp.zeros((batch, hidden), dtype) if d_cn is None else xp.array(d_cn, dtype)
     tmp = xp.empty((batch, hidden), dtype)
-    for t in range(steps - 1, -1, -1):
-        if d_out is not None:
-            dh += d_out[t]
-        xp.multiply(dh, dc_from_h[t], out=tmp)
-        dc += tmp
-        xp.multiply(three[t], dc[:, None, :], out=dg3[t])
-        xp.multiply(dh, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
-        dh = _matmul(xp, dgates[t], w_hh)
-        dc *= f[t]
+
+    def run(matmul):
+        dh_t, dc_t = dh, dc
+        for t in range(steps - 1, -1, -1):
+            if d_out is not None:
+                dh_t += d_out[t]
+            xp.multiply(dh_t, dc_from_h[t], out=tmp)
+            dc_t += tmp
+            xp.multiply(three[t], dc_t[:, None, :], out=dg3[t])
+            xp.multiply(dh_t, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
+            dh_t = matmul(dgates[t], w_hh)
+            dc_t *= f[t]
+        return dh_t, dc_t
+    dh, dc = _per_step(xp, run, batch, h4, hidden)
     flat = dgates.reshape(steps * batch, h4)
     dx = _matmul(xp, flat, w_ih).reshape(x.shape)
     dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, -1))
