@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _threads
 from ._parallel import BLOCK, for_blocks, threads_for
+from ._threads import get_num_threads
 
 
 def parallel_rows(body, rows, row_size, block_elements=2 * BLOCK):
@@ -24,9 +25,12 @@ def parallel_rows(body, rows, row_size, block_elements=2 * BLOCK):
 def parallel_samples(body, n, per_sample, chunk):
     """body(s0, s1) for consecutive chunks of `chunk` samples covering range(n) (each
     `per_sample` elements of work), on ember's threads. While more than one thread runs
-    them, BLAS keeps to one thread: each chunk's products run on the thread that took it."""
+    them, BLAS keeps to one thread: each chunk's products run on the thread that took it
+    (so with fewer chunks than threads, the chunks run in turn and BLAS keeps its threads)."""
     size = n * per_sample
-    if threads_for(size) == 1:
+    if threads_for(size) == 1 or -(-n // chunk) < get_num_threads():
+        # one thread, or fewer chunks than threads: the chunks in turn, each product on
+        # the threads ember's BLAS policy gives it
         for s in range(0, n, chunk):
             body(s, min(s + chunk, n))
         return

@@ -171,3 +171,15 @@ def test_parallel_samples_keeps_blas_on_one_thread_while_threads_run(threads):
     threads(2, lambda: _nn_kernels.parallel_samples(body, 32, _parallel.PARALLEL_FROM, 8))
     assert sorted((a, b) for a, b, _ in seen) == [(0, 8), (8, 16), (16, 24), (24, 32)]
     assert all(n == 1 for _, _, n in seen)
+
+
+def test_parallel_samples_with_fewer_chunks_than_threads_runs_them_in_turn(threads):
+    # a single large sample (or two chunks on more threads): BLAS keeps its own threads
+    from ember import _threads
+    pools = _threads._blas_pools()
+    seen = []
+
+    def body(s0, s1):
+        seen.append((s0, s1, max((get() for get, _ in pools), default=None)))
+    threads(2, lambda: _nn_kernels.parallel_samples(body, 1, _parallel.PARALLEL_FROM * 4, 1))
+    assert seen == [(0, 1, 2 if pools else None)]
