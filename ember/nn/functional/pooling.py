@@ -135,7 +135,9 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
                                       for i in range(d))
                                   for k in itertools.product(*[range(n) for n in kernel])],
                                  dtype=xp.int64)
-        return values, tap_offsets[arg] + first
+        index = tap_offsets[arg]
+        index += first                              # (in place: one int64 array less)
+        return values, index
     taps = xp.unravel_index(arg, kernel)
     index = fallback = 0
     outside = False
