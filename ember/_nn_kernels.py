@@ -55,3 +55,49 @@ def for_sample_pieces(body, n, size, per_piece):
     per_sample = max(size // n, 1)
     for_blocks(lambda s, e: body(s // per_sample, min(e // per_sample, n)), n * per_sample,
                per_piece * per_sample)
+
+
+def _flat_pair(a, b=None):
+    """a (and b) as flat views when both are C-contiguous float arrays of one shape and
+    enough elements for several threads; else None."""
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.flags.c_contiguous or \
+            threads_for(a.size) == 1:
+        return None
+    if b is not None and (b.shape != a.shape or b.dtype != a.dtype or not b.flags.c_contiguous):
+        return None
+    return a.reshape(-1), (None if b is None else b.reshape(-1))
+
+
+def relu(x):
+    """max(x, 0) of a float32/float64 array in blocks on ember's threads (NaN stays NaN, as
+    np.maximum); None where the array is small, of another dtype or not contiguous."""
+    flat = _flat_pair(x)
+    if flat is None:
+        return None
+    xf = flat[0]
+    out = np.empty_like(xf)
+    for_blocks(lambda s, e: np.maximum(xf[s:e], 0, out=out[s:e]), xf.size)
+    return out.reshape(x.shape)
+
+
+def threshold_backward(grad, x, threshold):
+    """grad except where x <= threshold (kept where x is NaN, as torch), exact zeros there
+    (also where grad is inf or NaN), in blocks on ember's threads; None where not
+    applicable (see relu)."""
+    flat = _flat_pair(grad, x)
+    if flat is None:
+        return None
+    gf, xf = flat
+    out = np.empty_like(gf)
+
+    def block(s, e):
+        keep = np.less_equal(xf[s:e], threshold)
+        np.logical_not(keep, out=keep)
+        g = gf[s:e]
+        if np.isfinite(np.sum(g)):
+            np.multiply(g, keep, out=out[s:e])          # branch-free: no inf/nan to spread
+        else:
+            np.copyto(out[s:e], 0)
+            np.copyto(out[s:e], g, where=keep)
+    for_blocks(block, gf.size)
+    return out.reshape(grad.shape)

@@ -183,3 +183,23 @@ def test_parallel_samples_with_fewer_chunks_than_threads_runs_them_in_turn(threa
         seen.append((s0, s1, max((get() for get, _ in pools), default=None)))
     threads(2, lambda: _nn_kernels.parallel_samples(body, 1, _parallel.PARALLEL_FROM * 4, 1))
     assert seen == [(0, 1, 2 if pools else None)]
+
+
+@pytest.mark.parametrize("shape", [(64, 32, 26, 26), (3, 5)])     # threaded and not
+def test_relu_same_bits_at_two_threads_and_torch_values_with_nan_and_inf(threads, shape):
+    rng = np.random.default_rng(5)
+    x, g = _rand(rng, shape), _rand(rng, shape)
+    x.reshape(-1)[:3] = [np.nan, np.inf, -np.inf]
+    g.reshape(-1)[3:6] = [np.nan, np.inf, -np.inf]     # inf/nan gradients where x is finite
+
+    def run(T):
+        xt = T.tensor(x, requires_grad=True)
+        y = T.relu(xt)
+        y.backward(T.tensor(g))
+        return [y.detach().numpy(), xt.grad.numpy()]
+    one = threads(1, lambda: run(ember))
+    two = threads(2, lambda: run(ember))
+    _same_bits(one, two)
+    for mine, ref in zip(one, run(torch)):
+        # the gradient passes where x is NaN (torch: zero only where x <= 0)
+        np.testing.assert_array_equal(mine, ref)
