@@ -9,7 +9,7 @@ same bits at any thread count.
 import numpy as np
 
 from . import _threads
-from ._parallel import BLOCK, for_blocks, threads_for
+from ._parallel import BLOCK, PARALLEL_FROM, for_blocks, scratch, threads_for
 from ._threads import get_num_threads
 
 
@@ -58,10 +58,11 @@ def for_sample_pieces(body, n, size, per_piece):
 
 
 def _flat_pair(a, b=None):
-    """a (and b) as flat views when both are C-contiguous float arrays of one shape and
-    enough elements for several threads; else None."""
+    """a (and b) as flat views when both are C-contiguous float arrays of one shape with
+    enough elements to share out over threads; else None. (The choice depends on the size,
+    never on the thread count: a kernel's bits must not either.)"""
     if a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.flags.c_contiguous or \
-            threads_for(a.size) == 1:
+            a.size < PARALLEL_FROM:
         return None
     if b is not None and (b.shape != a.shape or b.dtype != a.dtype or not b.flags.c_contiguous):
         return None
@@ -69,8 +70,9 @@ def _flat_pair(a, b=None):
 
 
 def relu(x):
-    """max(x, 0) of a float32/float64 array in blocks on ember's threads (NaN stays NaN, as
-    np.maximum); None where the array is small, of another dtype or not contiguous."""
+    """max(x, 0) of a large float32/float64 array in blocks on ember's threads (NaN stays
+    NaN, as np.maximum); None where the array is small, of another dtype or not
+    contiguous."""
     flat = _flat_pair(x)
     if flat is None:
         return None
@@ -81,23 +83,23 @@ def relu(x):
 
 
 def threshold_backward(grad, x, threshold):
-    """grad except where x <= threshold (kept where x is NaN, as torch), exact zeros there
-    (also where grad is inf or NaN), in blocks on ember's threads; None where not
-    applicable (see relu)."""
+    """grad except where x <= threshold (kept where x is NaN), +0 there whatever grad is
+    (inf and NaN too), as torch's kernel; in blocks on ember's threads. None where not
+    applicable (see relu).
+
+    Branch-free and exact: grad's bits ANDed with a mask of all ones (kept) or zeros."""
     flat = _flat_pair(grad, x)
     if flat is None:
         return None
     gf, xf = flat
+    bits = np.dtype(f"u{gf.dtype.itemsize}")
     out = np.empty_like(gf)
+    g_bits, out_bits = gf.view(bits), out.view(bits)
 
     def block(s, e):
-        keep = np.less_equal(xf[s:e], threshold)
-        np.logical_not(keep, out=keep)
-        g = gf[s:e]
-        if np.isfinite(np.sum(g)):
-            np.multiply(g, keep, out=out[s:e])          # branch-free: no inf/nan to spread
-        else:
-            np.copyto(out[s:e], 0)
-            np.copyto(out[s:e], g, where=keep)
+        mask = scratch(1, bits)[0][:e - s]
+        np.less_equal(xf[s:e], threshold, out=mask, casting="unsafe")   # 1: dropped
+        mask -= 1                                   # dropped: 0, kept: all ones (wraps)
+        np.bitwise_and(g_bits[s:e], mask, out=out_bits[s:e])
     for_blocks(block, gf.size)
     return out.reshape(grad.shape)
