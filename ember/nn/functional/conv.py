@@ -124,14 +124,23 @@ def _from_cols(xp, y, geo):
     return y[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])]
 
 
-# The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES:
-# the matrix is then made, multiplied and (in the backward) folded while it is in the CPU's
-# cache, instead of going to main memory and back once for each of these passes (the whole
-# batch's matrix is tens of MB for a small CNN). The chunks are independent: with several
-# threads (ember.set_num_threads) each thread takes whole chunks, its products on one BLAS
-# thread (_nn_kernels.parallel_samples); a chunk's result does not depend on which thread
-# computes it. On a GPU the batch stays whole.
-_CHUNK_BYTES = 1 << 20
+# The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES
+# (within a core's L2 cache): the matrix is then made, multiplied and (in the backward)
+# folded while it is in the CPU's cache, instead of going to main memory and back once for
+# each of these passes (the whole batch's matrix is tens of MB for a small CNN). A batch
+# makes at least _MIN_CHUNKS chunks (where it has that many samples), so that threads have
+# work to share. The chunks are independent: with several threads (ember.set_num_threads)
+# each thread takes whole chunks, its products on one BLAS thread
+# (_nn_kernels.parallel_samples). The chunking depends on the shapes only, never on the
+# thread count, and a chunk's result does not depend on which thread computes it: the same
+# bits at any thread count. On a GPU the batch stays whole.
+_CHUNK_BYTES = 1 << 21
+_MIN_CHUNKS = 8
+
+
+def _chunk_step(n, per_sample):
+    """Samples per chunk of a batch of n whose im2col matrices take per_sample bytes each."""
+    return max(1, min(_CHUNK_BYTES // max(per_sample, 1), -(-n // _MIN_CHUNKS)))
 
 
 def _for_chunks(xp, n, per_sample, body):
@@ -140,8 +149,8 @@ def _for_chunks(xp, n, per_sample, body):
     if xp is not np:
         body(slice(0, n))
         return
-    step = max(1, _CHUNK_BYTES // max(per_sample, 1))
-    parallel_samples(lambda s0, s1: body(slice(s0, s1)), n, max(per_sample // 4, 1), step)
+    parallel_samples(lambda s0, s1: body(slice(s0, s1)), n, max(per_sample // 4, 1),
+                     _chunk_step(n, per_sample))
 
 
 def _grad_cols(xp, g, geo, groups):
@@ -238,7 +247,7 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         half = x.dtype.itemsize == 2            # half floats: add up in float32, as torch
         per_sample = c * _prod(kernel) * geo.length * x.itemsize
         if xp is np:
-            step = max(1, _CHUNK_BYTES // max(per_sample, 1))
+            step = _chunk_step(n, per_sample)
             count = -(-n // step)
         else:
             step, count = n, 1
