@@ -206,10 +206,11 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None, bias=No
 
     def chunk(s):
         part = _product(xp, wmat, _cols(xp, x[s], geo, groups))      # n, G, O/G, L
-        ys = y[s]
-        ys[...] = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
-        if b is not None:
-            ys += b                     # (while the chunk is in cache)
+        result = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+        if b is None:
+            y[s] = result
+        else:
+            xp.add(result, b, out=y[s])     # the bias added as the chunk is copied out
     _for_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize, chunk)
     return y
 
