@@ -277,6 +277,37 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
     return gw
 
 
+def _conv_grads(xp, x, g, w, stride, padding, dilation, groups):
+    """(input gradient, weight gradient) of a plain float32/float64 convolution on the CPU
+    in one pass over the batch's chunks: each chunk's gradient operand is made once, for
+    both products, while it is in cache. The same chunks and sums as _conv_input_grad and
+    _conv_weight_grad (so the same bits); None where their other ways apply."""
+    n, c = x.shape[:2]
+    o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
+    geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+    if xp is not np or x.dtype.itemsize < 4 or o_ch // groups > geo.length:
+        return None
+    k = _prod(kernel)
+    wmat_t = w.reshape(groups, o_ch // groups, cg * k).transpose(0, 2, 1)
+    gi = xp.empty((n, c) + tuple(x.shape[2:]), dtype=xp.result_type(g.dtype, w.dtype))
+    gw = xp.empty((o_ch, cg) + tuple(kernel), dtype=x.dtype)
+    per_sample = c * k * geo.length * x.itemsize             # one sample's im2col bytes
+    step = _chunk_step(n, per_sample)
+    sums = xp.empty((-(-n // step), groups, cg * k, o_ch // groups), dtype=x.dtype)
+
+    def chunk(s0, s1):
+        s = slice(s0, s1)
+        gm = _grad_cols(xp, g[s], geo, groups)                    # n, G, O/G, L
+        back = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
+        gi[s] = _fold_cols(xp, back.reshape(-1, c, k, geo.length), geo)
+        cols = _cols(xp, x[s], geo, groups)                        # n, G, C/G*K, L
+        _product(xp, cols, gm.transpose(0, 1, 3, 2)).sum(axis=0, out=sums[s0 // step])
+    parallel_samples(chunk, n, max(per_sample // 4, 1), step)
+    total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
+    gw.reshape(groups, o_ch // groups, -1)[...] = total.transpose(0, 2, 1)
+    return gi, gw
+
+
 def _transposed_out(in_size, kernel, stride, padding, dilation, output_padding):
     return tuple((i - 1) * s - 2 * p + dl * (k - 1) + op + 1 for i, k, s, p, dl, op in
                  zip(in_size, kernel, stride, padding, dilation, output_padding))
@@ -323,19 +354,24 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     empty = xp.zeros((0,), dtype=g.dtype)
     gi = gw = gb = empty
     kernel = w.shape[2:]
-    # the gradient as a GEMM operand, shared by both products of a plain convolution on a
-    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _for_chunks)
-    gmat = None
-    if not transposed and output_mask[0] and output_mask[1] and xp is not np:
-        geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
-        gmat = _grad_cols(xp, g, geo, groups)
-    if output_mask[0]:
+    # the gradient as a GEMM operand, shared by both products of a plain convolution: on a
+    # GPU made once for the whole batch; on the CPU chunk by chunk, in cache (_conv_grads)
+    gmat = both = None
+    if not transposed and output_mask[0] and output_mask[1]:
+        if xp is np:
+            both = _conv_grads(xp, x, g, w, stride, padding, dilation, groups)
+        else:
+            geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+            gmat = _grad_cols(xp, g, geo, groups)
+    if both is not None:
+        gi, gw = both
+    if output_mask[0] and both is None:
         if transposed:
             gi = _conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
         else:
             gi = _conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation, groups,
                                   gmat)
-    if output_mask[1]:
+    if output_mask[1] and both is None:
         if transposed:
             # a transposed convolution is the adjoint of a convolution from y to x: the
             # weight gradient swaps the roles of its input and its gradient
