@@ -3,7 +3,7 @@
 
 Forward+backward of the building blocks the benchmark networks spend their time in (exact
 GELU, embedding backward, layer_norm, softmax, log_softmax, cross_entropy, sigmoid, nn.LSTM,
-conv2d, max_pool2d, an LSTM step's matrix product: compare --threads 1 and 2), and optimizer steps (and clip_grad_norm_) over ~20 and ~100 parameters shaped like a
+conv2d (both MNIST CNN layers), dropout, max_pool2d, an LSTM step's matrix product: compare --threads 1 and 2), and optimizer steps (and clip_grad_norm_) over ~20 and ~100 parameters shaped like a
 small model's (weight matrices and biases), and each benchmark network's update (clip, step).
 Medians of repeated runs; speed only, no targets.
 """
@@ -91,6 +91,16 @@ def kernel_cases():
         b = T.tensor(_rand(64, 2), requires_grad=True)
         return [x, w, b], lambda x, w, b: T.nn.functional.conv2d(x, w, b)
 
+    def conv2d_first(T):    # the MNIST CNN's first convolution: one input channel
+        x = T.tensor(_rand((64, 1, 28, 28)), requires_grad=True)
+        w = T.tensor(_rand((32, 1, 3, 3), 1, 0.3), requires_grad=True)
+        b = T.tensor(_rand(32, 2), requires_grad=True)
+        return [x, w, b], lambda x, w, b: T.nn.functional.conv2d(x, w, b)
+
+    def dropout(T):         # the MNIST CNN's first dropout (the noise is drawn each call)
+        x = T.tensor(_rand((64, 9216)), requires_grad=True)
+        return [x], lambda x: T.nn.functional.dropout(x, 0.25)
+
     def max_pool2d(T):      # the MNIST CNN's pooling
         x = T.tensor(_rand((64, 64, 24, 24)), requires_grad=True)
         return [x], lambda x: T.nn.functional.max_pool2d(x, 2)
@@ -104,7 +114,8 @@ def kernel_cases():
             "layer_norm 16x64x128": layer_norm, "softmax 16x4x64x64": softmax,
             "log_softmax 1024x65": log_softmax, "cross_entropy 1024x65": cross_entropy,
             "sigmoid 700x800": sigmoid, "nn.LSTM 2x200, seq 35, batch 20": lstm,
-            "conv2d 64x32x26x26, 64 3x3": conv2d, "max_pool2d 64x64x24x24, 2": max_pool2d,
+            "conv2d 64x32x26x26, 64 3x3": conv2d, "conv2d 64x1x28x28, 32 3x3": conv2d_first,
+            "dropout 64x9216, p 0.25": dropout, "max_pool2d 64x64x24x24, 2": max_pool2d,
             "mm 20x200 @ 200x800": mm}
 
 

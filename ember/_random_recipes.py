@@ -623,7 +623,17 @@ def _apply_swaps(j):
 def bernoulli_scalar(gen, shape, p):
     """Tensor.bernoulli_(p) with a number p (also dropout's mask): one float64 uniform per
     element (a 64-bit draw), 1 where it is below p. Returns a bool array."""
-    return (uniform01_double(gen, _count(shape)) < float(p)).reshape(shape)
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        return (uniform01_double(gen, _count(shape)) < p).reshape(shape)
+    # u = bits * 2**-53 < p  <=>  bits < p * 2**53 (a power-of-two scaling: exact)  <=>
+    # bits < ceil(p * 2**53): the same mask without the float64 conversion (half the time)
+    n = _count(shape)
+    w = gen.words(2 * n).reshape(n, 2)
+    bits = w[:, 0] & M21
+    bits <<= np.uint64(32)
+    bits |= w[:, 1]
+    return (bits < np.uint64(math.ceil(p * 2.0 ** 53))).reshape(shape)
 
 
 def bernoulli_tensor(gen, p):

@@ -11,20 +11,12 @@ gradient and both weight gradients). Other dtypes record the per-step ops, as Py
 import numpy as np
 
 from .. import _threads
+from .._nn_kernels import parallel_rows as _parallel_rows
 from .._tensor import Tensor
 from ..autograd import grad_mode, grad as autograd_grad
 from ..ops.joining import stack
 from ..ops.pointwise import sigmoid, tanh
 from ..ops.registry import primitive, xp_of
-
-
-def _sigmoid_into(xp, pre, out):
-    """out = 1 / (1 + exp(-pre)), as PyTorch's float32 kernel (0 once exp overflows)."""
-    xp.negative(pre, out=out)
-    with np.errstate(over="ignore"):
-        xp.exp(out, out=out)
-    out += 1
-    xp.reciprocal(out, out=out)
 
 
 def _matmul(xp, a, b, out=None):
@@ -34,40 +26,129 @@ def _matmul(xp, a, b, out=None):
     return _threads.call_product(lambda a, b: np.matmul(a, b, out=out), a, b)
 
 
+def _per_step(xp, run, m, k, n):
+    """run(matmul) for a loop whose every step multiplies (m, k) @ (k, n). Products too small
+    for BLAS threads to pay (ember/_threads.py) run on one thread anyway: then the whole loop
+    runs with BLAS held at one thread and calls NumPy's matmul directly (the policy's checks
+    cost ~7 us a product, 140 products in a 2-layer step of 35)."""
+    if xp is np and m * k * n < _threads.SINGLE_THREAD_PRODUCT:
+        return _threads.call_single_threaded(run, np.matmul)
+    return run(lambda a, b, out=None: _matmul(xp, a, b, out))
+
+
+def _gate_columns(xp, w, hidden):
+    """w (4H, K) in PyTorch's gate order i, f, g, o as the GEMM operand (K, 4H), C-contiguous,
+    in our working order i, f, o, g and with the three sigmoid gates negated.
+
+    Contiguous, because OpenBLAS multiplies a few rows by a transposed (Fortran-ordered)
+    matrix ~1.6x slower than by a C-ordered one ((20, 200) @ (200, 800): 112 us against 68 us);
+    the sigmoid gates first and negated, so that each step's sigmoid is exp, +1, reciprocal
+    over one contiguous block, without a negation pass (negating an operand negates a float
+    product exactly: the same bits as negating the result)."""
+    out = xp.empty((w.shape[1], 4 * hidden), w.dtype)
+    xp.negative(w[:2 * hidden].T, out=out[:, :2 * hidden])
+    xp.negative(w[3 * hidden:].T, out=out[:, 2 * hidden:3 * hidden])
+    out[:, 3 * hidden:] = w[2 * hidden:3 * hidden].T
+    return out
+
+
+def _gate_bias(xp, b_ih, b_hh, hidden):
+    """b_ih + b_hh in the order and signs of `_gate_columns`."""
+    b = b_ih + b_hh
+    return xp.concatenate([-b[:2 * hidden], -b[3 * hidden:], b[2 * hidden:3 * hidden]])
+
+
 def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     """(out (L, N, H), h_n, c_n, workspace (L, N, 6H)) of one LSTM layer going forward in time.
-    The workspace holds per step the gates i, f, g, o (activated), c_t and tanh(c_t)."""
+    The workspace holds per step the gates i, f, o, g (activated), c_t and tanh(c_t)."""
     steps, batch = x.shape[:2]
     hidden = w_hh.shape[1]
     dtype = x.dtype
-    h4 = 4 * hidden
-    xg = _matmul(xp, x.reshape(steps * batch, -1), w_ih.T).reshape(steps, batch, h4)
+    h4, h3 = 4 * hidden, 3 * hidden
+    # pre-activations with the sigmoid gates negated (see _gate_columns)
+    xg = _matmul(xp, x.reshape(steps * batch, -1),
+                 _gate_columns(xp, w_ih, hidden)).reshape(steps, batch, h4)
     if b_ih is not None:
-        xg += b_ih + b_hh
-    w_hh_t = w_hh.T
+        xg += _gate_bias(xp, b_ih, b_hh, hidden)
+    w_hh_t = _gate_columns(xp, w_hh, hidden)
     ws = xp.empty((steps, batch, 6 * hidden), dtype)
     out = xp.empty((steps, batch, hidden), dtype)
     pre = xp.empty((batch, h4), dtype)
     tmp = xp.empty((batch, hidden), dtype)
-    h, c = h0, c0
-    g_part = slice(2 * hidden, 3 * hidden)
-    for t in range(steps):
-        _matmul(xp, h, w_hh_t, out=pre)
-        pre += xg[t]
-        gates = ws[t, :, :h4]
-        _sigmoid_into(xp, pre, gates)                   # (the g quarter is overwritten next)
-        xp.tanh(pre[:, g_part], out=gates[:, g_part])
-        i, f = gates[:, :hidden], gates[:, hidden:2 * hidden]
-        g, o = gates[:, g_part], gates[:, 3 * hidden:]
-        c_new = ws[t, :, h4:h4 + hidden]
-        xp.multiply(f, c, out=c_new)
-        xp.multiply(i, g, out=tmp)
-        c_new += tmp
-        tc = ws[t, :, h4 + hidden:]
-        xp.tanh(c_new, out=tc)
-        xp.multiply(o, tc, out=out[t])
-        h, c = out[t], c_new
+
+    def run(matmul):
+        h, c = h0, c0
+        for t in range(steps):
+            matmul(h, w_hh_t, out=pre)
+            xp.add(pre, xg[t], out=pre)
+            gates = ws[t, :, :h4]
+            sig = gates[:, :h3]
+            # sigmoid(x) = 1 / (1 + exp(-x)), as PyTorch's float32 kernel (0 once exp
+            # overflows: the loop runs with overflow warnings off, see below)
+            xp.exp(pre[:, :h3], out=sig)
+            sig += 1
+            xp.reciprocal(sig, out=sig)
+            xp.tanh(pre[:, h3:], out=gates[:, h3:])
+            i, f = gates[:, :hidden], gates[:, hidden:2 * hidden]
+            o, g = gates[:, 2 * hidden:h3], gates[:, h3:]
+            c_new = ws[t, :, h4:h4 + hidden]
+            xp.multiply(f, c, out=c_new)
+            xp.multiply(i, g, out=tmp)
+            c_new += tmp
+            tc = ws[t, :, h4 + hidden:]
+            xp.tanh(c_new, out=tc)
+            xp.multiply(o, tc, out=out[t])
+            h, c = out[t], c_new
+        return h, c
+    with np.errstate(over="ignore"):       # (once: entering it costs ~8 us, per step 0.6 ms)
+        h, c = _per_step(xp, run, batch, hidden, h4)
     return out, h.copy(), c.copy(), ws
+
+
+def _backward_factors(xp, ws, c0, hidden):
+    """The chain rule's step-independent factors of `lstm_layer_backward`, for all steps:
+    (factors (L, N, 4H) in PyTorch's gate order, dc_from_h (L, N, H)), where
+    d pre_i = dc g i(1-i), d pre_f = dc c_prev f(1-f), d pre_g = dc i (1-g^2),
+    d pre_o = dh tanh(c) o(1-o), and dc gets dh o (1 - tanh(c)^2) from dh.
+    Computed in blocks of steps x batch rows on ember's threads (each row on its own)."""
+    steps, batch = ws.shape[:2]
+    h = hidden
+    rows = ws.reshape(steps * batch, 6 * h)
+    factors = xp.empty((steps * batch, 4 * h), ws.dtype)
+    dc_from_h = xp.empty((steps * batch, h), ws.dtype)
+    # c_prev of row r is c of row r - batch (c0 for the first step's rows)
+    c_prev_first = c0.reshape(batch, h)
+
+    def body(r0, r1):
+        i, f, o = rows[r0:r1, :h], rows[r0:r1, h:2 * h], rows[r0:r1, 2 * h:3 * h]
+        g, tc = rows[r0:r1, 3 * h:4 * h], rows[r0:r1, 5 * h:]
+        fac = factors[r0:r1]
+        sd = xp.subtract(1, rows[r0:r1, :3 * h])          # sigmoid derivatives s (1 - s)
+        sd *= rows[r0:r1, :3 * h]
+        xp.multiply(g, sd[:, :h], out=fac[:, :h])
+        if r0 < batch:                                    # rows of the first step
+            k = min(r1, batch)
+            xp.multiply(c_prev_first[r0:k], sd[:k - r0, h:2 * h], out=fac[:k - r0, h:2 * h])
+            r_mid = k
+        else:
+            r_mid = r0
+        if r_mid < r1:
+            xp.multiply(rows[r_mid - batch:r1 - batch, 4 * h:5 * h], sd[r_mid - r0:, h:2 * h],
+                        out=fac[r_mid - r0:, h:2 * h])
+        one_minus = xp.multiply(g, g)
+        xp.subtract(1, one_minus, out=one_minus)
+        xp.multiply(i, one_minus, out=fac[:, 2 * h:3 * h])
+        xp.multiply(tc, sd[:, 2 * h:], out=fac[:, 3 * h:])
+        d = dc_from_h[r0:r1]
+        xp.multiply(tc, tc, out=d)
+        xp.subtract(1, d, out=d)
+        d *= o
+
+    if xp is np:
+        _parallel_rows(body, steps * batch, 6 * h)
+    else:
+        body(0, steps * batch)
+    return factors.reshape(steps, batch, 4 * h), dc_from_h.reshape(steps, batch, h)
 
 
 def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, has_bias):
@@ -76,27 +157,8 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
     hidden = w_hh.shape[1]
     dtype = x.dtype
     h4 = 4 * hidden
-    gates = ws[..., :h4]
-    i, f = gates[..., :hidden], gates[..., hidden:2 * hidden]
-    g, o = gates[..., 2 * hidden:3 * hidden], gates[..., 3 * hidden:]
-    c = ws[..., h4:h4 + hidden]
-    tc = ws[..., h4 + hidden:]
-    c_prev = xp.concatenate([c0[None], c[:-1]]) if steps else c
-    # the chain rule's step-independent factors, for all steps at once:
-    # d pre_i = dc g i(1-i), d pre_f = dc c_prev f(1-f), d pre_g = dc i (1-g^2),
-    # d pre_o = dh tanh(c) o(1-o); and dc gets dh o (1 - tanh(c)^2)
-    sd = 1 - gates
-    sd *= gates
-    factors = xp.empty((steps, batch, h4), dtype)
-    xp.multiply(g, sd[..., :hidden], out=factors[..., :hidden])
-    xp.multiply(c_prev, sd[..., hidden:2 * hidden], out=factors[..., hidden:2 * hidden])
-    gg = xp.multiply(g, g)
-    xp.subtract(1, gg, out=gg)
-    xp.multiply(i, gg, out=factors[..., 2 * hidden:3 * hidden])
-    xp.multiply(tc, sd[..., 3 * hidden:], out=factors[..., 3 * hidden:])
-    dc_from_h = xp.multiply(tc, tc)
-    xp.subtract(1, dc_from_h, out=dc_from_h)
-    dc_from_h *= o
+    f = ws[..., hidden:2 * hidden]
+    factors, dc_from_h = _backward_factors(xp, ws, c0, hidden)
     three = factors[..., :3 * hidden].reshape(steps, batch, 3, hidden)
 
     dgates = xp.empty((steps, batch, h4), dtype)
@@ -104,15 +166,20 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
     dh = xp.zeros((batch, hidden), dtype) if d_hn is None else xp.array(d_hn, dtype)
     dc = xp.zeros((batch, hidden), dtype) if d_cn is None else xp.array(d_cn, dtype)
     tmp = xp.empty((batch, hidden), dtype)
-    for t in range(steps - 1, -1, -1):
-        if d_out is not None:
-            dh += d_out[t]
-        xp.multiply(dh, dc_from_h[t], out=tmp)
-        dc += tmp
-        xp.multiply(three[t], dc[:, None, :], out=dg3[t])
-        xp.multiply(dh, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
-        dh = _matmul(xp, dgates[t], w_hh)
-        dc *= f[t]
+
+    def run(matmul):
+        dh_t, dc_t = dh, dc
+        for t in range(steps - 1, -1, -1):
+            if d_out is not None:
+                dh_t += d_out[t]
+            xp.multiply(dh_t, dc_from_h[t], out=tmp)
+            dc_t += tmp
+            xp.multiply(three[t], dc_t[:, None, :], out=dg3[t])
+            xp.multiply(dh_t, factors[t, :, 3 * hidden:], out=dgates[t, :, 3 * hidden:])
+            dh_t = matmul(dgates[t], w_hh)
+            dc_t *= f[t]
+        return dh_t, dc_t
+    dh, dc = _per_step(xp, run, batch, h4, hidden)
     flat = dgates.reshape(steps * batch, h4)
     dx = _matmul(xp, flat, w_ih).reshape(x.shape)
     dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, -1))

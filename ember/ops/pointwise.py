@@ -6,7 +6,7 @@ another op's node (`1 / x` is MulBackward0 over ReciprocalBackward0) are written
 import math
 import numpy as np
 
-from .. import _dtype as D, _fast_kernels
+from .. import _dtype as D, _fast_kernels, _nn_kernels
 from .._tensor import Tensor
 from ._pointwise_common import (_out, unsupported, _zeros, _c, _special, _is_int_array, _cast_like,
                                 _is_tensor, _wrapped, _promote_to, _py_number, _type_name, _BF16,
@@ -202,6 +202,10 @@ def _relu(xp, x):
     if x.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     _no_complex_clamp(x)
+    if xp is np:
+        out = _nn_kernels.relu(x)               # large float arrays: on ember's threads
+        if out is not None:
+            return out
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
 
 
@@ -246,8 +250,13 @@ def _(ctx, gg):
 
 @primitive("threshold_backward", node="ThresholdBackwardBackward0", save=("self",))
 def _threshold_backward(xp, grad_output, self, *, threshold):
-    """relu's (and threshold's) backward: the gradient where self > threshold, else 0."""
-    return masked_keep(xp, self > threshold, grad_output)
+    """relu's (and threshold's) backward: the gradient except where self <= threshold."""
+    if xp is np and isinstance(threshold, (int, float)):
+        out = _nn_kernels.threshold_backward(grad_output, self, threshold)   # (threaded)
+        if out is not None:
+            return out
+    # (not `self > threshold`: where self is NaN torch keeps the gradient)
+    return masked_keep(xp, ~(self <= threshold), grad_output)
 
 
 def masked_keep(xp, mask, x):

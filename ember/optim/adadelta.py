@@ -8,8 +8,9 @@ last bit: see tests/test_optim_bitexact.py).
 """
 import numpy as np
 
+from .._parallel import for_blocks
 from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_step, flat_grad,
-                        params_with_grad, prepared_grad, real, scalar, scaled, step_tensor,
+                        params_with_grad, prepared_grad, real, scalar, step_tensor,
                         written, zeros_state)
 
 
@@ -63,12 +64,17 @@ class Adadelta(Optimizer):
         tmp, std, delta = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2"), ws.get(np, g, "tmp3")
         square_avg, acc_delta = flat.state["square_avg"], flat.state["acc_delta"]
         # block by block, so that the update's dozen passes run over data in the CPU's cache
-        # (the same operations, element by element, as over the whole arrays at once)
-        for s in range(0, g.size, _BLOCK):
-            e = s + _BLOCK
+        # (the same operations, element by element, as over the whole arrays at once), the
+        # blocks shared out over ember's threads (each writes only its own slices)
+        change = None if lr == -1 else tmp
+
+        def block(s, e):
             _update_block(g[s:e], square_avg[s:e], acc_delta[s:e], tmp[s:e], std[s:e],
                           delta[s:e], rho, eps)
-        flat.apply(scaled(np, delta, -lr, tmp))
+            if change is not None:
+                np.multiply(delta[s:e], -lr, out=tmp[s:e])      # the change, -lr * delta
+        for_blocks(block, g.size, _BLOCK)
+        flat.apply(delta if change is None else change)
 
     def _update_each(self, group, ws):
         lr, rho, eps = scalar(group["lr"]), group["rho"], group["eps"]

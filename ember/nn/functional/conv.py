@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._cpu import onednn_takes
+from ..._nn_kernels import parallel_samples
 from ...ops.blas import _product
 from ...ops.hooks import autocast_entry
 from ...ops.registry import primitive
@@ -86,13 +87,24 @@ def _cols(xp, x, geo, groups):
     n, c = x.shape[:2]
     d = len(geo.kernel)
     if geo.flat:
-        buf = xp.zeros((n, c, geo.size), dtype=x.dtype)
-        buf[:, :, :_prod(geo.padded)].reshape((n, c) + geo.padded)[_interior(geo)] = x
+        image = _prod(geo.padded)
+        if any(geo.padding):
+            buf = xp.zeros((n, c, geo.size), dtype=x.dtype)
+            buf[:, :, :image].reshape((n, c) + geo.padded)[_interior(geo)] = x
+        else:
+            buf = xp.empty((n, c, geo.size), dtype=x.dtype)
+            buf[:, :, :image] = x.reshape(n, c, image)
+            buf[:, :, image:] = 0                   # the slack the last wide windows read
         s = buf.strides
         row_strides = [s[2] * _prod(geo.padded[i + 1:]) for i in range(d)]
-        win = _as_strided(xp, buf, (n, groups, c // groups) + tuple(geo.kernel) + (geo.length,),
-                          (s[0], s[1] * (c // groups), s[1]) +
-                          tuple(st * dl for st, dl in zip(row_strides, geo.dilation)) + (s[2],))
+        shape = (n, groups, c // groups) + tuple(geo.kernel) + (geo.length,)
+        strides = (s[0], s[1] * (c // groups), s[1]) + \
+            tuple(st * dl for st, dl in zip(row_strides, geo.dilation)) + (s[2],)
+        if xp is np:
+            # (a view of the fresh buffer: ndarray() takes ~1 us, as_strided ~15 us)
+            win = np.ndarray(shape, buf.dtype, buffer=buf, strides=strides)
+        else:
+            win = _as_strided(xp, buf, shape, strides)
     else:
         xpad = _pad_last(xp, x, [(p, p) for p in geo.padding])
         win = _windows(xp, xpad, geo.kernel, geo.stride, geo.dilation, geo.out)
@@ -112,19 +124,33 @@ def _from_cols(xp, y, geo):
     return y[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])]
 
 
-# The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES:
-# the matrix is then made, multiplied and (in the backward) folded while it is in the CPU's
-# cache, instead of going to main memory and back once for each of these passes (the whole
-# batch's matrix is tens of MB for a small CNN). On a GPU the batch stays whole.
-_CHUNK_BYTES = 1 << 20
+# The products run over chunks of the batch, each chunk's im2col matrix about _CHUNK_BYTES
+# (within a core's L2 cache): the matrix is then made, multiplied and (in the backward)
+# folded while it is in the CPU's cache, instead of going to main memory and back once for
+# each of these passes (the whole batch's matrix is tens of MB for a small CNN). A batch
+# makes at least _MIN_CHUNKS chunks (where it has that many samples), so that threads have
+# work to share. The chunks are independent: with several threads (ember.set_num_threads)
+# each thread takes whole chunks, its products on one BLAS thread
+# (_nn_kernels.parallel_samples). The chunking depends on the shapes only, never on the
+# thread count, and a chunk's result does not depend on which thread computes it: the same
+# bits at any thread count. On a GPU the batch stays whole.
+_CHUNK_BYTES = 1 << 21
+_MIN_CHUNKS = 8
 
 
-def _batch_chunks(xp, n, per_sample):
-    """Slices of the batch of n whose im2col matrices (per_sample bytes each) make a chunk."""
+def _chunk_step(n, per_sample):
+    """Samples per chunk of a batch of n whose im2col matrices take per_sample bytes each."""
+    return max(1, min(_CHUNK_BYTES // max(per_sample, 1), -(-n // _MIN_CHUNKS)))
+
+
+def _for_chunks(xp, n, per_sample, body):
+    """body(slice) for the chunks of a batch of n whose im2col matrices take per_sample bytes
+    each, on ember's threads (each call writes only its own samples' outputs)."""
     if xp is not np:
-        return [slice(0, n)]
-    step = max(1, _CHUNK_BYTES // max(per_sample, 1))
-    return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+        body(slice(0, n))
+        return
+    parallel_samples(lambda s0, s1: body(slice(s0, s1)), n, max(per_sample // 4, 1),
+                     _chunk_step(n, per_sample))
 
 
 def _grad_cols(xp, g, geo, groups):
@@ -132,8 +158,12 @@ def _grad_cols(xp, g, geo, groups):
     positions get zeros."""
     n, o_ch = g.shape[:2]
     if geo.flat and len(geo.out) > 1:
-        wide = xp.zeros((n, o_ch, geo.out[0]) + geo.padded[1:], dtype=g.dtype)
-        wide[(Ellipsis,) + tuple(slice(0, o) for o in geo.out[1:])] = g
+        wide = xp.empty((n, o_ch, geo.out[0]) + geo.padded[1:], dtype=g.dtype)
+        inside = tuple(slice(0, o) for o in geo.out[1:])
+        wide[(Ellipsis,) + inside] = g
+        lead = (slice(None),) * 3                # n, o, the first spatial axis
+        for i in range(len(inside)):            # zeros past the output on each other axis
+            wide[lead + inside[:i] + (slice(geo.out[1 + i], None),)] = 0
         g = wide
     return g.reshape(n, groups, o_ch // groups, geo.length)
 
@@ -157,8 +187,9 @@ def _fold_cols(xp, cols, geo):
     return _crop_last(buf, [(p, p) for p in geo.padding], geo.in_size)
 
 
-def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
-    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding]: im2col + GEMM.
+def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None, bias=None):
+    """y[n, o] = sum_{c, k} w[o, c, k] x[n, c, o*stride + k*dilation - padding] (+ bias[o]):
+    im2col + GEMM, chunk by chunk.
 
     `out` limits the output size (a transposed convolution's input gradient may need fewer
     positions than fit)."""
@@ -170,13 +201,17 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None):
                     for i in range(d))
     geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, out)
     wmat = w.reshape(groups, o_ch // groups, -1)
-    y = None
-    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize):
-        cols = _cols(xp, x[s], geo, groups)
-        part = _product(xp, wmat, cols)                            # n, G, O/G, L
-        if y is None:
-            y = xp.empty((n, o_ch) + tuple(geo.out), dtype=part.dtype)
-        y[s] = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+    y = xp.empty((n, o_ch) + tuple(geo.out), dtype=xp.result_type(x.dtype, w.dtype))
+    b = None if bias is None else bias.reshape((-1,) + (1,) * d)
+
+    def chunk(s):
+        part = _product(xp, wmat, _cols(xp, x[s], geo, groups))      # n, G, O/G, L
+        result = _from_cols(xp, part.reshape(-1, o_ch, geo.length), geo)
+        if b is None:
+            y[s] = result
+        else:
+            xp.add(result, b, out=y[s])     # the bias added as the chunk is copied out
+    _for_chunks(xp, n, w[0].size * groups * geo.length * x.itemsize, chunk)
     return y
 
 
@@ -186,14 +221,13 @@ def _conv_input_grad(xp, g, w, in_size, stride, padding, dilation, groups, gmat=
     o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
     geo = _geometry(in_size, kernel, stride, padding, dilation, g.shape[2:])
     wmat_t = w.reshape(groups, o_ch // groups, cg * _prod(kernel)).transpose(0, 2, 1)
-    gi = None
-    for s in _batch_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize):
+    gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=xp.result_type(g.dtype, w.dtype))
+
+    def chunk(s):
         gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]   # n, G, O/G, L
         cols = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
-        part = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
-        if gi is None:
-            gi = xp.empty((n, groups * cg) + tuple(in_size), dtype=part.dtype)
-        gi[s] = part
+        gi[s] = _fold_cols(xp, cols.reshape(-1, groups * cg, _prod(kernel), geo.length), geo)
+    _for_chunks(xp, n, w[0].size * groups * geo.length * g.itemsize, chunk)
     return gi
 
 
@@ -212,13 +246,24 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         # are no larger than cols (cols times the gradient, rather than the gradient times
         # cols, is the faster order for OpenBLAS here)
         half = x.dtype.itemsize == 2            # half floats: add up in float32, as torch
-        total = None
-        for s in _batch_chunks(xp, n, c * _prod(kernel) * geo.length * x.itemsize):
+        per_sample = c * _prod(kernel) * geo.length * x.itemsize
+        if xp is np:
+            step = _chunk_step(n, per_sample)
+            count = -(-n // step)
+        else:
+            step, count = n, 1
+        # each chunk's sum in its own slot, added up in chunk order afterwards: the same
+        # bits whichever threads computed the chunks
+        sums = xp.empty((count, groups, c // groups * _prod(kernel), o_ch // groups),
+                        dtype=xp.float32 if half else x.dtype)
+
+        def chunk(s):
             cols = _cols(xp, x[s], geo, groups)                    # n, G, C/G*K, L
             gm = _grad_cols(xp, g[s], geo, groups) if gmat is None else gmat[s]
             partials = _product(xp, cols, gm.transpose(0, 1, 3, 2))
-            part = partials.sum(axis=0, dtype=xp.float32 if half else None)
-            total = part if total is None else total + part
+            partials.sum(axis=0, dtype=sums.dtype, out=sums[(s.start or 0) // step])
+        _for_chunks(xp, n, per_sample, chunk)
+        total = sums[0] if count == 1 else sums.sum(axis=0)
         # (summing straight into the transposed view is slower than summing, then copying)
         gw_mat[...] = total.transpose(0, 2, 1)
     else:
@@ -230,6 +275,37 @@ def _conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups, gmat=
         gw_mat[...] = _product(xp, gmat.transpose(1, 2, 0, 3).reshape(groups, o_ch // groups, -1),
                                 cols.transpose(1, 0, 3, 2).reshape(groups, n * geo.length, -1))
     return gw
+
+
+def _conv_grads(xp, x, g, w, stride, padding, dilation, groups):
+    """(input gradient, weight gradient) of a plain float32/float64 convolution on the CPU
+    in one pass over the batch's chunks: each chunk's gradient operand is made once, for
+    both products, while it is in cache. The same chunks and sums as _conv_input_grad and
+    _conv_weight_grad (so the same bits); None where their other ways apply."""
+    n, c = x.shape[:2]
+    o_ch, cg, kernel = w.shape[0], w.shape[1], w.shape[2:]
+    geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+    if xp is not np or x.dtype.itemsize < 4 or o_ch // groups > geo.length:
+        return None
+    k = _prod(kernel)
+    wmat_t = w.reshape(groups, o_ch // groups, cg * k).transpose(0, 2, 1)
+    gi = xp.empty((n, c) + tuple(x.shape[2:]), dtype=xp.result_type(g.dtype, w.dtype))
+    gw = xp.empty((o_ch, cg) + tuple(kernel), dtype=x.dtype)
+    per_sample = c * k * geo.length * x.itemsize             # one sample's im2col bytes
+    step = _chunk_step(n, per_sample)
+    sums = xp.empty((-(-n // step), groups, cg * k, o_ch // groups), dtype=x.dtype)
+
+    def chunk(s0, s1):
+        s = slice(s0, s1)
+        gm = _grad_cols(xp, g[s], geo, groups)                    # n, G, O/G, L
+        back = _product(xp, wmat_t, gm)                            # n, G, C/G*K, L
+        gi[s] = _fold_cols(xp, back.reshape(-1, c, k, geo.length), geo)
+        cols = _cols(xp, x[s], geo, groups)                        # n, G, C/G*K, L
+        _product(xp, cols, gm.transpose(0, 1, 3, 2)).sum(axis=0, out=sums[s0 // step])
+    parallel_samples(chunk, n, max(per_sample // 4, 1), step)
+    total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
+    gw.reshape(groups, o_ch // groups, -1)[...] = total.transpose(0, 2, 1)
+    return gi, gw
 
 
 def _transposed_out(in_size, kernel, stride, padding, dilation, output_padding):
@@ -246,10 +322,10 @@ def _convolution(xp, input, weight, bias, *, stride, padding, dilation, transpos
         size = _transposed_out(input.shape[2:], weight.shape[2:], stride, padding, dilation,
                                output_padding)
         y = _conv_input_grad(xp, input, weight, size, stride, padding, dilation, groups)
+        if bias is not None:
+            y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
     else:
-        y = _conv_forward(xp, input, weight, stride, padding, dilation, groups)
-    if bias is not None:
-        y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
+        y = _conv_forward(xp, input, weight, stride, padding, dilation, groups, bias=bias)
     return laid_out(xp, y, _conv_layout(input, weight, groups, transposed, stride,
                                         output_padding)[0])
 
@@ -278,19 +354,24 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     empty = xp.zeros((0,), dtype=g.dtype)
     gi = gw = gb = empty
     kernel = w.shape[2:]
-    # the gradient as a GEMM operand, shared by both products of a plain convolution on a
-    # GPU (on the CPU each product makes it chunk by chunk, in cache: see _batch_chunks)
-    gmat = None
-    if not transposed and output_mask[0] and output_mask[1] and xp is not np:
-        geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
-        gmat = _grad_cols(xp, g, geo, groups)
-    if output_mask[0]:
+    # the gradient as a GEMM operand, shared by both products of a plain convolution: on a
+    # GPU made once for the whole batch; on the CPU chunk by chunk, in cache (_conv_grads)
+    gmat = both = None
+    if not transposed and output_mask[0] and output_mask[1]:
+        if xp is np:
+            both = _conv_grads(xp, x, g, w, stride, padding, dilation, groups)
+        else:
+            geo = _geometry(x.shape[2:], kernel, stride, padding, dilation, g.shape[2:])
+            gmat = _grad_cols(xp, g, geo, groups)
+    if both is not None:
+        gi, gw = both
+    if output_mask[0] and both is None:
         if transposed:
             gi = _conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
         else:
             gi = _conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation, groups,
                                   gmat)
-    if output_mask[1]:
+    if output_mask[1] and both is None:
         if transposed:
             # a transposed convolution is the adjoint of a convolution from y to x: the
             # weight gradient swaps the roles of its input and its gradient

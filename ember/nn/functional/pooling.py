@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._nn_kernels import for_sample_pieces, sample_split
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.registry import primitive
 from ..._tensor import Tensor
@@ -134,7 +135,9 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
                                       for i in range(d))
                                   for k in itertools.product(*[range(n) for n in kernel])],
                                  dtype=xp.int64)
-        return values, tap_offsets[arg] + first
+        index = tap_offsets[arg]
+        index += first                              # (in place: one int64 array less)
+        return values, index
     taps = xp.unravel_index(arg, kernel)
     index = fallback = 0
     outside = False
@@ -152,6 +155,23 @@ def _max_pool_raw(xp, x, kernel, stride, padding, dilation, out):
     return values, index.astype(xp.int64)
 
 
+def _max_pool_samples(xp, x, kernel, stride, padding, dilation, out):
+    """_max_pool_raw of a batch, its samples shared out over ember's threads (each sample's
+    values and indices do not depend on the others)."""
+    d = len(kernel)
+    per_piece = sample_split(x.shape[0], x.size) if xp is np and x.ndim > d + 1 else None
+    if per_piece is None:
+        return _max_pool_raw(xp, x, kernel, stride, padding, dilation, out)
+    values = xp.empty(x.shape[:-d] + tuple(out), x.dtype)
+    index = xp.empty(values.shape, xp.int64)
+
+    def piece(s0, s1):
+        values[s0:s1], index[s0:s1] = _max_pool_raw(xp, x[s0:s1], kernel, stride, padding,
+                                                    dilation, out)
+    for_sample_pieces(piece, x.shape[0], x.size, per_piece)
+    return values, index
+
+
 def _unpool_raw(xp, grad, index, input_shape, d, disjoint=False):
     """The adjoint of picking by `index`: scatter-add grad into each input plane.
 
@@ -166,7 +186,18 @@ def _unpool_raw(xp, grad, index, input_shape, d, disjoint=False):
     flat = (index.reshape(lead, -1) + (xp.arange(lead) * plane)[:, None]).ravel()
     if disjoint:
         result = xp.zeros(lead * plane, dtype=grad.dtype)
-        result[flat] = grad.ravel()
+        per_piece = sample_split(input_shape[0], result.size) \
+            if xp is np and len(input_shape) > d + 1 else None
+        if per_piece is None:
+            result[flat] = grad.ravel()
+        else:
+            # samples on ember's threads: each scatters into its own part of the result
+            rows = flat.reshape(input_shape[0], -1)
+            g_rows = grad.reshape(input_shape[0], -1)
+
+            def piece(s0, s1):
+                result[rows[s0:s1].ravel()] = g_rows[s0:s1].ravel()
+            for_sample_pieces(piece, input_shape[0], result.size, per_piece)
         return result.reshape(input_shape)
     inside = (flat >= 0) & (flat < lead * plane)
     weights = xp.where(inside, grad.ravel(), 0)
@@ -222,7 +253,7 @@ def _make_max_pool_ops(node):
 
     @primitive(node, node=node, n_outputs=2, differentiable_outputs=1, save=("self", "result1"))
     def forward(xp, self, *, kernel, stride, padding, dilation, out):
-        values, index = _max_pool_raw(xp, self, kernel, stride, padding, dilation, out)
+        values, index = _max_pool_samples(xp, self, kernel, stride, padding, dilation, out)
         return as_input(xp, values, self), as_input(xp, index, self)
 
     @forward.derivative
