@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
 from ._coo import COOArrays, invariants_checked as _invariants_checked
-from . import _csr
+from . import _compressed
 
 
 def is_sparse(t):
@@ -124,6 +124,7 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     # (one entry or none is coalesced by definition, and torch marks it so)
     coalesced = bool(is_coalesced) or idx.shape[1] <= 1 and is_coalesced is None
     result = _from_values(values, indices=idx, size=size, coalesced=coalesced)
+    _compressed.warn_unchecked(check_invariants)
     if check_invariants if check_invariants is not None else _invariants_checked[0]:
         _check_invariants(result._data)
     if requires_grad:
@@ -149,8 +150,8 @@ def _(ctx, grad):
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
-    if _csr.is_csr(self):
-        out = _csr.to_dense(self)
+    if _compressed.is_compressed(self):
+        out = _compressed.to_dense(self)
         return out if dtype is None else out.to(dtype)
     if not is_sparse(self):
         return self if dtype is None else self.to(dtype)
@@ -221,11 +222,12 @@ def _(ctx, grad):
 
 
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    if layout in _compressed.LAYOUTS:
+        return _compressed.to_layout(self, layout, blocksize)
     if layout is not None and str(layout) not in ("torch.sparse_coo",):
-        raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember "
-                                  f"(only torch.sparse_coo)")
-    if _csr.is_csr(self):
-        return _csr.to_sparse(self)
+        raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember")
+    if _compressed.is_compressed(self):
+        return _compressed.to_sparse(self)
     if is_sparse(self):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
@@ -275,13 +277,13 @@ def _(ctx, grad):
 
 def _require_sparse(self, name):
     if not is_sparse(self):
-        layout = "SparseCsr" if _csr.is_csr(self) else "Strided"
-        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got {layout}")
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
+                           f"{_compressed.layout_name(self)}")
 
 
 def values(self):
-    if _csr.is_csr(self):
-        return _csr.values(self)
+    if _compressed.is_compressed(self):
+        return _compressed.values(self)
     _require_sparse(self, "values")
     if not self._data.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
@@ -319,19 +321,19 @@ def _coalesced_(self, coalesced):
 
 
 def sparse_dim(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return 2
     return self._data.sparse_dim if is_sparse(self) else 0
 
 
 def dense_dim(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return 0
     return self._data.dense_dim if is_sparse(self) else self.dim()
 
 
 def _nnz(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return self._data.nnz
     _require_sparse(self, "_nnz")
     return self._data.nnz

@@ -8,14 +8,16 @@ from ..autograd import grad_mode
 from ..ops import blas
 from ..ops.creation import zeros
 from ..ops.registry import primitive
+from .._layout import sparse_bsc, sparse_bsr
 from ._conversions import is_sparse, sparse_mask
 from ._coo import COOArrays, not_supported
-from ._csr import is_csr
+from ._compressed import is_compressed
 from ._kernels import sampled_dot
 
 # the node that makes a sparse tensor from its values: a gradient bound for it is read at
 # the entries only, so the products hand it a sparse gradient (see _operand_grad)
 _FROM_VALUES = "SparseCooTensorWithDimsAndTensorsBackward0"
+_FROM_COMPRESSED_VALUES = "SparseCompressedTensorBackward0"
 
 
 @primitive("sparse_mm", node="MmBackward0", save=("self", "mat2"))
@@ -27,20 +29,22 @@ def _mm(xp, self, mat2):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     a, b = ctx.self, ctx.mat2
-    if needs[0] and is_csr(a) or needs[1] and is_csr(b):
-        raise NotImplementedError("ember: no gradient for a sparse CSR operand of a product")
-    a, b = _as_coo(a), _as_coo(b)
     ga = gb = None
-    if needs[0]:
+    if needs[0] and is_compressed(a):
+        ga = _compressed_grad(a, grad, b, left_side=True)
+    if needs[1] and is_compressed(b):
+        gb = _compressed_grad(b, grad, a, left_side=False)
+    a, b = _as_coo(a), _as_coo(b)
+    if needs[0] and ga is None:
         ga = _operand_grad(a, grad, b, left_side=True) if is_sparse(a) else grad.mm(b.t())
-    if needs[1]:
+    if needs[1] and gb is None:
         gb = _operand_grad(b, grad, a, left_side=False) if is_sparse(b) else a.t().mm(grad)
     return ga, gb
 
 
 def _as_coo(t):
     """A CSR operand as a COO tensor over the same entries (for its gradient formulas)."""
-    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_csr(t) else t
+    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_compressed(t) else t
 
 
 def _operand_grad(sparse, grad, dense, left_side):
@@ -62,10 +66,28 @@ def _operand_grad(sparse, grad, dense, left_side):
                         grad._dtype, grad._device)
 
 
+def _compressed_grad(sparse, grad, dense, left_side):
+    """The gradient of a compressed operand of a product: dense, as torch's (a compressed
+    leaf's .grad is dense), except where the node that made it from its values receives it:
+    that reads it at the elements only, so it is computed there alone, on the pattern."""
+    node = sparse.grad_fn
+    if grad_mode.state.enabled or node is None or node.name() != _FROM_COMPRESSED_VALUES:
+        dense = _as_coo(dense)
+        return grad.mm(dense.t()) if left_side else dense.t().mm(grad)
+    pattern = sparse._data
+    rows, cols = pattern.elements()
+    if left_side:
+        values = sampled_dot(grad._data, dense._data, rows, cols)
+    else:
+        values = sampled_dot(dense._data.T, grad._data.T, rows, cols)
+    return Tensor._make(pattern.with_values(values.reshape(pattern.values.shape)),
+                        grad._dtype, grad._device)
+
+
 def _check_product(a, b):
     """torch's checks of a product with a sparse operand (torch computes dense @ sparse as
     (sparse.T @ dense.T).T, hence its words)."""
-    if is_csr(a) or is_csr(b):
+    if is_compressed(a) or is_compressed(b):
         return _check_csr_product(a, b)
     sparse, dense = (a, b) if is_sparse(a) else (b, a)
     if is_sparse(dense):
@@ -101,7 +123,7 @@ def _check_product(a, b):
 
 
 def _check_csr_product(a, b):
-    if is_csr(a) and is_csr(b) or is_sparse(a) or is_sparse(b):
+    if is_compressed(a) and is_compressed(b) or is_sparse(a) or is_sparse(b):
         raise NotImplementedError("ember: products of two sparse matrices are not supported")
     if a.dim() != 2 or b.dim() != 2:
         raise RuntimeError(f"addmm: matrices expected, got {a.dim() if a.dim() != 2 else b.dim()}D "
@@ -109,7 +131,15 @@ def _check_csr_product(a, b):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
                            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-    sparse, dense = (a, b) if is_csr(a) else (b, a)
+    sparse, dense = (a, b) if is_compressed(a) else (b, a)
+    layout = sparse._data.layout
+    if sparse is a and layout is sparse_bsc or sparse is b and layout is sparse_bsr:
+        operands = "SparseBsc @ Strided" if sparse is a else "Strided @ SparseBsr"
+        raise RuntimeError(f"addmm: computation on CPU is not implemented for Strided + "
+                           f"{operands}")
+    blocksize = sparse._data.blocksize
+    if blocksize[0] != blocksize[1]:
+        raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
     if sparse._dtype is not dense._dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
                            f"{scalar_type_name(dense._dtype)}")
