@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..ops import creation as _creation
 from ..ops.registry import primitive
 from ._coo import COOArrays, _TORCH_NAMES, invariants_checked
-from ._kernels import xp_of
+from ._kernels import scatter_fma, xp_of
 
 LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 # torch's names of the layouts in its messages
@@ -176,12 +176,41 @@ class CompressedArrays:
         if name == "matmul" and method == "__call__" and len(inputs) == 2:
             if inputs[0] is self and getattr(inputs[1], "ndim", 2) == 1:
                 _check_mv(self)             # (matrix @ vector: torch.mv's kernel)
+            if inputs[0] is self and self.layout is sparse_bsr and self.blocksize != (1, 1):
+                return _block_product(self, inputs[1])
             a, b = (x.coo() if isinstance(x, CompressedArrays) else x for x in inputs)
             return np.matmul(a, b)          # (the COO kernel, _coo._matmul)
         raise not_supported(_TORCH_NAMES.get(name, name), self.layout)
 
     def __array_function__(self, func, types, args, kwargs):
         raise not_supported(func.__name__, self.layout)
+
+
+def _block_product(arrays, dense):
+    """BSR @ dense as torch's CPU kernel rounds it (for blocks larger than 1x1; those sum as
+    CSR does): each block row times the dense rows it meets is summed on its own (its first
+    product rounded, then one fused multiply-add per further column of the block), and each
+    output row adds those partial sums, block by block, in storage order. (A vector operand
+    is summed in another order by torch's kernel: the same to rounding.)"""
+    xp = arrays.xp
+    dtype = np.result_type(arrays.values.dtype, dense.dtype)
+    values = arrays.values.astype(dtype, copy=False)
+    flat = dense.astype(dtype, copy=False).reshape(dense.shape[0], -1)
+    r, c = arrays.blocksize
+    nnz = values.shape[0]
+    # float32 sums step in float64 (the FMA's exact product), as the kernels do
+    wide = np.float64 if dtype.kind == "f" and dtype.itemsize >= 4 else dtype
+    first_col = arrays.plain.astype(np.int64) * c
+    partial = values[:, :, :1] * flat[first_col][:, None, :]
+    for j in range(1, c):
+        step = values[:, :, j:j + 1].astype(wide) * flat[first_col + j][:, None, :].astype(wide)
+        partial = (partial.astype(wide) + step).astype(dtype)
+    block_rows = xp.repeat(xp.arange(arrays.compressed.shape[0] - 1, dtype=np.int64),
+                           xp.diff(arrays.compressed))
+    rows = (block_rows[:, None] * r + xp.arange(r)[None, :]).reshape(-1)
+    out = xp.zeros((arrays.shape[0], flat.shape[1]), dtype=dtype)
+    scatter_fma(out, rows, xp.ones(nnz * r, dtype=dtype), partial.reshape(nnz * r, -1))
+    return out.reshape(-1) if dense.ndim == 1 else out
 
 
 def _check_mv(arrays):

@@ -30,6 +30,14 @@ def _(ctx, grad):
     needs = ctx.needs_input_grad
     a, b = ctx.self, ctx.mat2
     ga = gb = None
+    # (the dense operand's gradient is a product with the transpose: BSR.T is BSC and torch
+    # has no kernel for BSC @ dense, nor for dense @ BSR)
+    if needs[1] and is_compressed(a) and a._data.layout is sparse_bsr:
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + "
+                           "SparseBsc @ Strided")
+    if needs[0] and is_compressed(b) and b._data.layout is sparse_bsc:
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + "
+                           "Strided @ SparseBsr")
     if needs[0] and is_compressed(a):
         ga = _compressed_grad(a, grad, b, left_side=True)
     if needs[1] and is_compressed(b):
