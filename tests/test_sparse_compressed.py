@@ -328,3 +328,50 @@ def test_warnings_once_per_process(code):
                "for w in seen])\n")
     torch_out, ember_out = fresh_process_output(program)
     assert ember_out == torch_out
+
+
+ADDMM = {
+    "addmm": lambda T, c, x: T.addmm(T.ones(c.shape[0], 2), c, x),
+    "addmm_scaled": lambda T, c, x: T.addmm(T.ones(c.shape[0], 2), c, x, beta=0.5, alpha=2),
+    "sparse.mm": lambda T, c, x: T.sparse.mm(c, x),
+    "sparse.addmm": lambda T, c, x: T.sparse.addmm(T.ones(c.shape[0], 2), c, x),
+    "sparse.mm_dense_first": lambda T, c, x: T.sparse.mm(x.t(), c.t()),
+    "spmm": lambda T, c, x: T.spmm(c, x),
+    "transposed_product": lambda T, c, x: c.t().t() @ x,
+}
+
+
+@pytest.mark.parametrize("name", ADDMM)
+def test_addmm_and_sparse_mm_gradients(name):
+    def scenario(T):
+        v, c = _from_values(T, "csr")
+        x = T.tensor(X, requires_grad=True)
+        out = ADDMM[name](T, c, x)
+        (out * out).sum().backward()
+        return out, out.grad_fn.name(), v.grad, x.grad
+    same(scenario, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["csr", "csc", "bsr22"])
+def test_addmm_values(name):
+    def scenario(T):
+        c = CONVERT[name](T.tensor(SQUARE))
+        start = T.tensor(SQUARE[:, :5])
+        return (T.addmm(start, c, T.tensor(SQUARE[:, 5:10])),
+                T.addmm(start, c, T.tensor(SQUARE[:, 5:10]), beta=0.5, alpha=2))
+    same(scenario, rtol=1e-6, atol=1e-6)
+
+
+def test_transpose_scalar_ops_and_sum():
+    def scenario(T):
+        v, c = _from_values(T, "csr")
+        d = T.tensor(DENSE)
+        out = [shown(c.t()), repr(c.t()), shown(c * 2), shown(2 * c), catch(lambda: c / 4),
+               catch(lambda: c ** 2), shown(-c), shown(c * T.tensor(2.)),
+               shown(T.tensor([[0., -1.5], [2.25, 0.]]).to_sparse_csc().abs()), c.sum(),
+               shown(d.to_sparse_bsr((2, 2)).sqrt()), catch(lambda: d.to_sparse_bsc((2, 2)) / 2),
+               shown(d.to_sparse_bsr((2, 2)).t()), shown(d.to_sparse_bsc((2, 1)).t()),
+               shown(d.to_sparse_csc().t()), catch(lambda: T.sparse.sum(c))]
+        (c * 3).to_dense().sum().backward()
+        return out + [v.grad]
+    same(scenario, rtol=0, atol=0)

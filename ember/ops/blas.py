@@ -202,7 +202,7 @@ inner_product = dot
            save_for={"mat1": "mat2"})
 def _addmm(xp, self, mat1, mat2, *, beta, alpha):
     unsupported("addmm_impl_cpu_", mat1)
-    if getattr(mat1, "_ember_sparse", False):
+    if getattr(mat1, "_ember_sparse", False) or getattr(type(mat1), "_ember_csr", False):
         return mat1.addmm(self, mat2, beta, alpha)      # (torch's sparse kernel: ember/sparse)
     prod = _product(xp, mat1, mat2)
     dtype = mat1.dtype

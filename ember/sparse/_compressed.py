@@ -26,7 +26,7 @@ from .._backend import backend as _backend
 from .._tensor import Tensor
 from ..ops import creation as _creation
 from ..ops.registry import primitive
-from ._coo import COOArrays, _TORCH_NAMES, invariants_checked
+from ._coo import COOArrays, _TORCH_NAMES, _ZERO_PRESERVING, invariants_checked
 from ._kernels import scatter_fma, xp_of
 
 LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
@@ -34,6 +34,8 @@ LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 _TORCH_NAME = {sparse_csr: "SparseCsr", sparse_csc: "SparseCsc", sparse_bsr: "SparseBsr",
                sparse_bsc: "SparseBsc"}
 _ROW_MAJOR = (sparse_csr, sparse_bsr)
+_TRANSPOSED = {sparse_csr: sparse_csc, sparse_csc: sparse_csr, sparse_bsr: sparse_bsc,
+               sparse_bsc: sparse_bsr}
 _BLOCKED = (sparse_bsr, sparse_bsc)
 
 
@@ -171,8 +173,37 @@ class CompressedArrays:
     def tensor_repr(t):
         return compressed_repr(t)       # (ember/_printing.py asks the arrays: no import cycle)
 
+    def transposed(self):
+        """The transpose: CSR <-> CSC and BSR <-> BSC over the same index arrays (a block's
+        values transposed)."""
+        values = self.values if self.layout not in _BLOCKED else self.values.transpose(0, 2, 1)
+        return CompressedArrays(_TRANSPOSED[self.layout], self.compressed, self.plain, values,
+                                self.shape[::-1])
+
+    def addmm(self, start, dense, beta, alpha):
+        """beta * start + alpha * (self @ dense) (torch.addmm, torch.sparse.mm/addmm)."""
+        if self.layout is sparse_bsr and self.blocksize != (1, 1):
+            product = _block_product(self, dense)
+            dtype = product.dtype
+            scaled = product if alpha == 1 else product * dtype.type(alpha)
+            if beta == 0:
+                return scaled
+            return scaled + (start if beta == 1 else start * dtype.type(beta))
+        return self.coo().addmm(start, dense, beta, alpha)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = ufunc.__name__
+        if method == "__call__" and not kwargs.get("out"):
+            # what keeps zeros zero: a product with a scalar, negation, and the unary
+            # functions with f(0) == 0, on the values (torch refuses a quotient or a power)
+            if name in ("divide", "true_divide", "power", "float_power"):
+                raise RuntimeError(f"unsupported tensor layout: {_TORCH_NAME[self.layout]}")
+            if name == "multiply" and len(inputs) == 2 and \
+                    np.ndim(inputs[1 if inputs[0] is self else 0]) == 0:
+                scalar = inputs[1 if inputs[0] is self else 0]
+                return self.with_values(ufunc(self.values, scalar))
+            if len(inputs) == 1 and (name == "negative" or name in _ZERO_PRESERVING):
+                return self.with_values(ufunc(self.values, **kwargs))
         if name == "matmul" and method == "__call__" and len(inputs) == 2:
             if inputs[0] is self and getattr(inputs[1], "ndim", 2) == 1:
                 _check_mv(self)             # (matrix @ vector: torch.mv's kernel)
@@ -183,7 +214,14 @@ class CompressedArrays:
         raise not_supported(_TORCH_NAMES.get(name, name), self.layout)
 
     def __array_function__(self, func, types, args, kwargs):
-        raise not_supported(func.__name__, self.layout)
+        name = func.__name__
+        if name == "transpose" and args[0] is self:
+            return self.transposed()        # (a matrix: its one permutation)
+        if name == "copy" and args[0] is self:
+            return self.copy()
+        if name == "sum" and args[0] is self and kwargs.get("axis") is None and len(args) == 1:
+            return self.xp.asarray(self.values.sum(dtype=kwargs.get("dtype")))
+        raise not_supported(name, self.layout)
 
 
 def _block_product(arrays, dense):

@@ -175,7 +175,15 @@ def _(ctx, grad):
     needs = ctx.needs_input_grad
     g_self = (grad if ctx.beta == 1 else grad * ctx.beta) if needs[0] else None
     g1 = g2 = None
-    if needs[1]:
+    if needs[1] and is_compressed(ctx.mat1):
+        # (on the matrix's own pattern: its values' gradient)
+        pattern = ctx.mat1._data
+        full = grad.mm(ctx.mat2.t())
+        g1 = Tensor._make(pattern.with_values(pattern.at_elements(full._data)), full._dtype,
+                          full._device)
+        if ctx.alpha != 1:
+            g1 = g1 * ctx.alpha
+    elif needs[1]:
         g1 = sparse_mask(grad.mm(ctx.mat2.t()), ctx.mat1, coalesce_mask=True)
         if ctx.alpha != 1:
             g1 = g1 * ctx.alpha
@@ -187,6 +195,8 @@ def _(ctx, grad):
 
 
 def _check_mm(mat1, mat2, name):
+    if is_compressed(mat1) and not is_sparse(mat2) and not is_compressed(mat2):
+        return _check_csr_product(mat1, mat2)
     if not is_sparse(mat1) or is_sparse(mat2):
         raise NotImplementedError(f"{name}: ember supports a sparse COO first operand with a "
                                   f"dense second one")
@@ -203,9 +213,14 @@ def mm(mat1, mat2, reduce="sum"):
     operand's gradient is sparse, on its own entries."""
     if reduce != "sum":
         raise NotImplementedError("torch.sparse.mm: ember supports reduce='sum' only")
-    if not is_sparse(mat1) and not is_sparse(mat2):
+    if is_compressed(mat1) and not is_compressed(mat2):
+        pass                                    # (a compressed matrix @ dense: below)
+    elif is_compressed(mat2) and not is_compressed(mat1):
+        # dense @ compressed: (compressed.T @ dense.T).T, as torch
+        return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
+    elif not is_sparse(mat1) and not is_sparse(mat2):
         return mat1.mm(mat2)                    # (two dense operands: torch.mm, as torch)
-    if not is_sparse(mat1):
+    elif not is_sparse(mat1):
         # dense @ sparse: (sparse.T @ dense.T).T, the sparse gradient on sparse.T's pattern
         return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
     _check_mm(mat1, mat2, "sparse.mm")
