@@ -207,6 +207,9 @@ class CompressedArrays:
         if name == "matmul" and method == "__call__" and len(inputs) == 2:
             if inputs[0] is self and getattr(inputs[1], "ndim", 2) == 1:
                 _check_mv(self)             # (matrix @ vector: torch.mv's kernel)
+                if self.layout in (sparse_csr, sparse_csc) and \
+                        self.dtype == np.float32 and inputs[1].dtype == np.float32:
+                    return _lanes_mv(self, inputs[1])
             if inputs[0] is self and self.layout is sparse_bsr and self.blocksize != (1, 1):
                 return _block_product(self, inputs[1])
             a, b = (x.coo() if isinstance(x, CompressedArrays) else x for x in inputs)
@@ -249,6 +252,31 @@ def _block_product(arrays, dense):
     out = xp.zeros((arrays.shape[0], flat.shape[1]), dtype=dtype)
     scatter_fma(out, rows, xp.ones(nnz * r, dtype=dtype), partial.reshape(nnz * r, -1))
     return out.reshape(-1) if dense.ndim == 1 else out
+
+
+# torch's float32 CSR @ vector kernel sums each row in this many lanes (one vector register)
+_LANES = 16
+
+
+def _lanes_mv(arrays, vector):
+    """A float32 CSR or CSC matrix @ vector as torch's CPU kernel rounds it: a row's k-th
+    entry goes to lane k % 16, each lane a chain of fused multiply-adds in entry order, and
+    the 16 lanes are added by halves (lane i + lane i + 8, then + 4, + 2, + 1)."""
+    xp = arrays.xp
+    coo = arrays.coo()
+    rows, cols = coo.indices[0], coo.indices[1]
+    n = arrays.shape[0]
+    # each entry's rank in its row (the entries are in row order)
+    starts = xp.searchsorted(rows, rows, side="left")
+    lane = (xp.arange(rows.shape[0]) - starts) % _LANES
+    acc = xp.zeros((n * _LANES, 1), dtype=np.float32)
+    scatter_fma(acc, rows * _LANES + lane, coo.values, vector[cols].reshape(-1, 1))
+    acc = acc.reshape(n, _LANES)
+    width = _LANES
+    while width > 1:
+        width //= 2
+        acc = acc[:, :width] + acc[:, width:2 * width]
+    return acc.reshape(n)
 
 
 def _check_mv(arrays):
