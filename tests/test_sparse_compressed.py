@@ -397,3 +397,23 @@ def test_transpose_scalar_ops_and_sum():
         (c * 3).to_dense().sum().backward()
         return out + [v.grad]
     same(scenario, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("code", [
+    "{lib}.sparse_coo_tensor((2, 3))",
+    "{lib}.sparse.FloatTensor({lib}.tensor([[0], [1]]), {lib}.tensor([1.]), {lib}.Size([2, 2]))",
+    "{lib}.sparse.FloatTensor(2, 3)",
+    "import io; b = io.BytesIO(); {lib}.save({lib}.eye(2).to_sparse(), b); b.seek(0); "
+    "{lib}.load(b)",
+    "{lib}.nn.Embedding(3, 2, sparse=True)({lib}.tensor([1])).sum().backward()",
+])
+def test_invariants_warning_sources(code):
+    # which constructors give the warning (the legacy types and torch.load do not)
+    program = ("import warnings, {lib}\n"
+               "with warnings.catch_warnings(record=True) as seen:\n"
+               "    warnings.simplefilter('always')\n"
+               "    " + code + "\n"
+               "print([str(w.message).split('(Triggered')[0] for w in seen "
+               "if 'invariant' in str(w.message)])\n")
+    torch_out, ember_out = fresh_process_output(program)
+    assert ember_out == torch_out

@@ -89,7 +89,18 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """torch.sparse_coo_tensor: a COO tensor from its indices (sparse_dim, nnz) and values
     (nnz, *dense_shape); the size, when not given, is the smallest that holds every index.
-    `sparse_coo_tensor(size)` is an empty one of that size."""
+    `sparse_coo_tensor(size)` is an empty one of that size. (torch's warning that invariant
+    checks are implicitly off comes from here; its legacy constructors and torch.load, which
+    do not warn, call make_coo_tensor.)"""
+    _compressed.warn_unchecked(check_invariants)
+    return make_coo_tensor(indices, values, size, dtype=dtype, device=device,
+                           requires_grad=requires_grad, check_invariants=check_invariants,
+                           is_coalesced=is_coalesced)
+
+
+def make_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, device=None,
+                    requires_grad=False, check_invariants=None, is_coalesced=None):
+    """sparse_coo_tensor without its warning."""
     if values is _NO_VALUES:
         size = tuple(indices)
         dtype = dtype if dtype is not None else D.get_default_dtype()
@@ -124,7 +135,6 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
     # (one entry or none is coalesced by definition, and torch marks it so)
     coalesced = bool(is_coalesced) or idx.shape[1] <= 1 and is_coalesced is None
     result = _from_values(values, indices=idx, size=size, coalesced=coalesced)
-    _compressed.warn_unchecked(check_invariants)
     if check_invariants if check_invariants is not None else _invariants_checked[0]:
         _check_invariants(result._data)
     if requires_grad:
