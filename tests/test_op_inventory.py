@@ -325,6 +325,7 @@ NO_SAMPLE = {
     "to_sparse_csc:ToSparseCscBackward0": _COMPRESSED,
     "to_sparse_bsr:ToSparseBsrBackward0": _COMPRESSED,
     "to_sparse_bsc:ToSparseBscBackward0": _COMPRESSED,
+    "compressed_to_sparse:ToSparseBackward1": _COMPRESSED,
 }
 
 # programs of the tables whose graph is not torch's (found by this test): not used as samples

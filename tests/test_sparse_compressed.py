@@ -417,3 +417,39 @@ def test_invariants_warning_sources(code):
                "if 'invariant' in str(w.message)])\n")
     torch_out, ember_out = fresh_process_output(program)
     assert ember_out == torch_out
+
+
+THROUGH = {
+    "to_sparse": lambda c: c.to_sparse(),
+    "t": lambda c: c.t(),
+    "double": lambda c: c.double(),
+    "clone": lambda c: c.clone(),
+    "sum": lambda c: c.sum(),
+    "neg": lambda c: -c,
+    "mul": lambda c: c * 3,
+    "to_sparse_csc": lambda c: c.to_sparse_csc(),
+    "to_sparse_bsr": lambda c: c.to_sparse_bsr((1, 1)),
+    "values_of_t": lambda c: c.t().values(),
+}
+
+
+@pytest.mark.parametrize("name", THROUGH)
+def test_values_gradient_through_ops(name):
+    def scenario(T):
+        v, c = _from_values(T, "csr")
+        out = THROUGH[name](c)
+        node = out.grad_fn.name()
+        # (CSR -> BSR: torch's backward refuses to turn the gradient back)
+        backward = catch(lambda: (out if out.layout == T.strided else out.to_dense()).pow(2)
+                         .sum().backward())
+        return node, backward, v.grad
+    same(scenario, rtol=0, atol=0)
+
+
+def test_coo_to_compressed_keeps_explicit_zeros():
+    def scenario(T):
+        coo = T.sparse_coo_tensor(T.tensor([[1, 0, 1, 0], [2, 1, 0, 1]]),
+                                  T.tensor([0., 2., 3., 4.]), (2, 3))
+        return [shown(coo.to_sparse_csr()), shown(coo.to_sparse_csc()),
+                shown(coo.to_sparse_bsr((1, 1)))]
+    same(scenario, rtol=0, atol=0)

@@ -222,6 +222,8 @@ class CompressedArrays:
             return self.transposed()        # (a matrix: its one permutation)
         if name == "copy" and args[0] is self:
             return self.copy()
+        if name == "iscomplexobj":
+            return self.values.dtype.kind == "c"
         if name == "sum" and args[0] is self and kwargs.get("axis") is None and len(args) == 1:
             return self.xp.asarray(self.values.sum(dtype=kwargs.get("dtype")))
         raise not_supported(name, self.layout)
@@ -289,10 +291,6 @@ def _check_mv(arrays):
 
 def is_compressed(t):
     return getattr(type(t._data), "_ember_csr", False)
-
-
-def is_csr(t):
-    return is_compressed(t) and t._data.layout is sparse_csr
 
 
 # ---------------------------------------------------------------------- torch's warnings
@@ -504,18 +502,59 @@ _TO_NODES = {sparse_csr: "ToSparseCsrBackward0", sparse_csc: "ToSparseCscBackwar
              sparse_bsr: "ToSparseBsrBackward0", sparse_bsc: "ToSparseBscBackward0"}
 
 
-def _dense_to(layout):
+def _convert_arrays(xp, data, layout, blocksize):
+    """The compressed arrays of a dense matrix, COO arrays or another compressed layout's
+    arrays in `layout`. A sparse source keeps its entries (explicit zeros too, and a block
+    for each), in the layout's order; a dense one its non-zero elements or blocks."""
+    if isinstance(data, xp.ndarray):
+        return _from_dense_arrays(xp, data, layout, blocksize)
+    if isinstance(data, CompressedArrays):
+        rows, cols = data.elements()
+        values = data.values.reshape(-1)
+    else:
+        coo = data.coalesce()
+        rows, cols, values = coo.indices[0], coo.indices[1], coo.values
+    r, c = blocksize or (1, 1)
+    block_rows, block_cols = rows // r, cols // c
+    n_block_cols = data.shape[1] // c
+    n_block_rows = data.shape[0] // r
+    # each entry's block, numbered in the layout's order (row-major for CSR/BSR)
+    key = block_rows * n_block_cols + block_cols if layout in _ROW_MAJOR else \
+        block_cols * n_block_rows + block_rows
+    blocks, which = xp.unique(key, return_inverse=True)
+    if layout in _ROW_MAJOR:
+        first_rows, first_cols = blocks // n_block_cols, blocks % n_block_cols
+    else:
+        first_cols, first_rows = blocks // n_block_rows, blocks % n_block_rows
+    if layout in _BLOCKED:
+        block_values = xp.zeros((blocks.shape[0], r, c), dtype=values.dtype)
+        block_values[which.reshape(-1), rows % r, cols % c] = values
+    else:
+        block_values = xp.zeros(blocks.shape[0], dtype=values.dtype)
+        block_values[which.reshape(-1)] = values
+    return _pack(layout, first_rows, first_cols, block_values, data.shape, blocksize)
+
+
+_TO_NODES = {sparse_csr: "ToSparseCsrBackward0", sparse_csc: "ToSparseCscBackward0",
+             sparse_bsr: "ToSparseBsrBackward0", sparse_bsc: "ToSparseBscBackward0"}
+
+
+def _converter(layout):
     @primitive(f"to_{layout[len('torch.'):]}", node=_TO_NODES[layout])
-    def convert(xp, self, *, blocksize):
-        return _from_dense_arrays(xp, self, layout, blocksize)
+    def convert(xp, self, *, blocksize, source):
+        return _convert_arrays(xp, self, layout, blocksize)
 
     @convert.derivative
     def _(ctx, grad):
-        return grad.to_dense()
+        if ctx.source in (sparse_csr, sparse_csc) and layout in _BLOCKED:
+            # (torch turns the blocked gradient back into the source's layout: refused)
+            raise RuntimeError(f"sparse_compressed_to_{ctx.source[len('torch.'):]}: expected "
+                               f"SparseCsr or SparseCsc layout but got {_TORCH_NAME[layout]}")
+        return grad if grad.layout is strided else grad.to_dense()
     return convert
 
 
-_DENSE_TO = {layout: _dense_to(layout) for layout in LAYOUTS}
+_CONVERT = {layout: _converter(layout) for layout in LAYOUTS}
 
 
 def _check_blocksize(blocksize, layout):
@@ -553,41 +592,23 @@ def convert(self, layout, blocksize=None, dense_dim=None):
         if layout not in _BLOCKED and source in _BLOCKED:
             raise RuntimeError(f"sparse_compressed_to_{name}: expected SparseCsr or SparseCsc "
                                f"layout but got {_TORCH_NAME[source]}")
-        if layout not in _BLOCKED:
-            # CSR <-> CSC: the elements re-sorted into the other order
-            arrays = self._data
-            rows, cols = arrays.elements()
-            xp = arrays.xp
-            order = xp.lexsort(xp.stack([cols, rows] if layout is sparse_csr else [rows, cols]))
-            out = _pack(layout, rows[order], cols[order], arrays.values[order], arrays.shape,
-                        None)
-            warn_beta(layout, stacklevel=4)
-            return Tensor._make(out, self._dtype, self._device)
-        dense = Tensor._make(self._data.to_dense(), self._dtype, self._device)
-    elif self.is_sparse:
-        if self._data.ndim != 2 or self._data.sparse_dim != 2:
-            raise NotImplementedError(f"ember: to_{name} supports 2-D matrices only")
-        dense = Tensor._make(self._data.to_dense(), self._dtype, self._device)
-    else:
-        dense = self
-    if dense.dim() != 2:
-        if dense.dim() == 1:
+    elif self.is_sparse and (self._data.ndim != 2 or self._data.sparse_dim != 2):
+        raise NotImplementedError(f"ember: to_{name} supports 2-D matrices only")
+    shape = tuple(self.shape)
+    if len(shape) != 2:
+        if len(shape) == 1:
             if layout is sparse_csr:
                 raise IndexError(f"select(): index 1 out of range for tensor of size "
-                                 f"[{dense.shape[0]}, 1] at dimension 1")
+                                 f"[{shape[0]}, 1] at dimension 1")
             raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], "
                              f"but got {1 if layout is sparse_csc else -2})")
         raise NotImplementedError(f"ember: to_{name} supports 2-D matrices only")
-    if blocksize is not None and (dense.shape[0] % blocksize[0] or
-                                  dense.shape[1] % blocksize[1]):
-        raise RuntimeError(f"dense_to_{name}: tensor sparse size ({dense.shape[0]},"
-                           f"{dense.shape[1]}) must be divisible by given blocksize "
-                           f"({blocksize[0]},{blocksize[1]})")
+    if blocksize is not None and (shape[0] % blocksize[0] or shape[1] % blocksize[1]):
+        raise RuntimeError(f"dense_to_{name}: tensor sparse size ({shape[0]},{shape[1]}) must "
+                           f"be divisible by given blocksize ({blocksize[0]},{blocksize[1]})")
     warn_beta(layout, stacklevel=4)
-    if dense is self:
-        return _DENSE_TO[layout](dense, blocksize=blocksize)
-    out = _from_dense_arrays(xp_of(dense._data), dense._data, layout, blocksize)
-    return Tensor._make(out, self._dtype, self._device)
+    source = self._data.layout if is_compressed(self) else None
+    return _CONVERT[layout](self, blocksize=blocksize, source=source)
 
 
 def to_sparse_csr(self, dense_dim=None):
@@ -680,15 +701,22 @@ def to_dense(self):
     return _to_dense(self)
 
 
+@primitive("compressed_to_sparse", node="ToSparseBackward1")
+def _to_coo(xp, self):
+    rows, cols = self.elements()
+    return COOArrays(xp.stack([rows, cols]), self.values.reshape(-1).copy(), self.shape,
+                     self.layout is sparse_csr)
+
+
+@_to_coo.derivative
+def _(ctx, grad):
+    return grad.to_dense()          # (read at the elements by what made the matrix)
+
+
 def to_sparse(self):
     """A compressed matrix as COO: its elements in storage order (marked coalesced for CSR
     only, as torch marks them)."""
-    arrays = self._data
-    rows, cols = arrays.elements()
-    xp = arrays.xp
-    coo = COOArrays(xp.stack([rows, cols]), arrays.values.reshape(-1).copy(), arrays.shape,
-                    arrays.layout is sparse_csr)
-    return Tensor._make(coo, self._dtype, self._device)
+    return _to_coo(self)
 
 
 def refuse_coo_method(self, name):

@@ -1,7 +1,8 @@
-"""Products with a sparse COO operand: torch.mm / matmul / @ / spmm with a sparse operand on
-either side (`product`, node MmBackward0, dense result and dense gradients as torch's), and
-torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse operand keeps its
-pattern). The arithmetic is in _coo.py and _kernels.py."""
+"""Products with a sparse (COO or compressed) operand: torch.mm / matmul / @ / spmm with a
+sparse operand on either side (`product`, node MmBackward0, dense result and dense gradients
+as torch's; a compressed matrix made from its values gets its values' gradient at its
+elements), and torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse
+operand keeps its pattern). The arithmetic is in _coo.py, _compressed.py and _kernels.py."""
 from .._printing import scalar_type_name
 from .._tensor import Tensor
 from ..autograd import grad_mode
