@@ -340,8 +340,9 @@ def _(ctx, grad):
         return Tensor._make(grad._data.values, grad._dtype, grad._device)
     shape = (ctx.plain.shape[0],) + tuple(ctx.blocksize)
     # (a pattern only: values of the right shape that hold nothing)
+    xp = xp_of(ctx.plain)
     pattern = CompressedArrays(ctx.layout, ctx.compressed, ctx.plain,
-                               np.broadcast_to(np.zeros((), np.int8), shape), ctx.size)
+                               xp.broadcast_to(xp.zeros((), np.int8), shape), ctx.size)
     rows, cols = pattern.elements()
     picked = grad[Tensor._make(rows), Tensor._make(cols)]
     return picked.reshape(shape) if ctx.layout in _BLOCKED else picked
@@ -420,7 +421,7 @@ def _check_invariants(layout, compressed, plain, values, size):
         raise RuntimeError(f"`{cname}[..., -1] == nnz` is not satisfied.")
     if nnz and (int(plain.min()) < 0 or int(plain.max()) >= n_plain):
         raise RuntimeError(f"`0 <= {pname} < {limit}` is not satisfied.")
-    steps = np.diff(np.asarray(compressed))
+    steps = xp_of(compressed).diff(compressed)
     if (steps < 0).any() or (steps > n_plain).any():
         raise RuntimeError(f"`0 <= {cname}[..., 1:] - {cname}[..., :-1] <= {limit}` is not "
                            f"satisfied.")
