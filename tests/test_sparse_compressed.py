@@ -453,3 +453,18 @@ def test_coo_to_compressed_keeps_explicit_zeros():
         return [shown(coo.to_sparse_csr()), shown(coo.to_sparse_csc()),
                 shown(coo.to_sparse_bsr((1, 1)))]
     same(scenario, rtol=0, atol=0)
+
+
+def test_check_invariants_switch():
+    # the context manager and the decorator turn the checks on, and restore the switch
+    def scenario(T):
+        @T.sparse.check_sparse_tensor_invariants()
+        def make():
+            return T.sparse_csr_tensor(T.tensor([0, 1, 3]), T.tensor([1, 0, 5]),
+                                       T.tensor([2.0, 1.0, 3.0]), (2, 3))
+        before = T.sparse.check_sparse_tensor_invariants.is_enabled()
+        refused = catch(make)
+        with T.sparse.check_sparse_tensor_invariants():
+            inside = T.sparse.check_sparse_tensor_invariants.is_enabled()
+        return before, refused, inside, T.sparse.check_sparse_tensor_invariants.is_enabled()
+    same(scenario)

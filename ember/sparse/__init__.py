@@ -11,6 +11,8 @@ sparse.sum/softmax/log_softmax, _methods.py binds the Tensor methods, _optim.py 
 optimizers' sparse updates, _autograd.py how sparse gradients accumulate, _embedding.py the
 sparse gradient of an embedding, _legacy_types.py torch.sparse.FloatTensor and its kin.
 """
+import functools
+
 from ._conversions import _invariants_checked
 from ._products import mm, addmm
 from ._reductions import sum, softmax, log_softmax
@@ -48,3 +50,13 @@ class check_sparse_tensor_invariants:
 
     def __exit__(self, *exc):
         _invariants_checked[0] = self.saved
+
+    def __call__(self, function):
+        """As a decorator: the function runs with the checks on (or off)."""
+        state = self.state
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            with check_sparse_tensor_invariants(state):
+                return function(*args, **kwargs)
+        return checked
