@@ -244,7 +244,9 @@ def test_product_errors():
                 catch(lambda: d.to_sparse_csc() @ T.ones(4, 2, dtype=T.float64)),
                 catch(lambda: T.tensor([[1, 0], [0, 1]]).to_sparse_csc() @
                       T.ones(2, 2, dtype=T.long)),
-                catch(lambda: d.to_sparse_bsr((2, 2)) @ T.ones(3, 2))]
+                catch(lambda: d.to_sparse_bsr((2, 2)) @ T.ones(3, 2)),
+                catch(lambda: T.addmm(T.ones(4, 2), d.to_sparse_bsc((2, 2)), T.ones(4, 2))),
+                catch(lambda: T.addmm(T.ones(4, 2), d.to_sparse_bsr((2, 1)), T.ones(4, 2)))]
     same(scenario)
 
 

@@ -182,6 +182,11 @@ class CompressedArrays:
 
     def addmm(self, start, dense, beta, alpha):
         """beta * start + alpha * (self @ dense) (torch.addmm, torch.sparse.mm/addmm)."""
+        if self.layout is sparse_bsc:
+            raise RuntimeError("addmm: computation on CPU is not implemented for Strided + "
+                               "SparseBsc @ Strided")
+        if self.blocksize[0] != self.blocksize[1]:
+            raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
         if self.layout is sparse_bsr and self.blocksize != (1, 1):
             product = _block_product(self, dense)
             dtype = product.dtype
