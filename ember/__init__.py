@@ -77,6 +77,7 @@ from .ops.creation import LEGACY_TYPES as _LEGACY_TYPES
 globals().update(_LEGACY_TYPES)
 
 from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
+                      sparse_csc, sparse_bsr, sparse_bsc,
                       contiguous_format, preserve_format, channels_last, channels_last_3d)
 from .ops.registry import check_broadcast
 inf = _np.inf
@@ -281,7 +282,8 @@ from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, .
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
-from .sparse._csr import sparse_csr_tensor  # noqa: E402,F401
+from .sparse._compressed import (sparse_csr_tensor, sparse_csc_tensor,  # noqa: E402,F401
+                                 sparse_bsr_tensor, sparse_bsc_tensor, sparse_compressed_tensor)
 spmm = mm  # noqa: E402  (torch.spmm: mm with a sparse first operand)
 from ._storage import StorageBase  # noqa: E402,F401
 from ._build_info import (  # noqa: E402,F401  (build flags, accelerator errors, CPU streams)

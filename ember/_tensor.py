@@ -18,7 +18,7 @@ from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hoo
 import copy
 from ._printing import tensor_repr, legacy_type_name
 from ._storage import UntypedStorage
-from ._layout import strided, sparse_coo, sparse_csr
+from ._layout import strided, sparse_coo
 from .autograd.grad_mode import no_grad
 
 
@@ -300,7 +300,7 @@ class Tensor:
     @property
     def layout(self):
         if getattr(type(self._data), "_ember_csr", False):
-            return sparse_csr
+            return self._data.layout        # (a compressed layout: ember/sparse)
         return sparse_coo if getattr(self._data, "_ember_sparse", False) else strided
 
     @property
@@ -547,7 +547,8 @@ class Tensor:
     def numpy(self, *, force=False):
         csr = getattr(type(self._data), "_ember_csr", False)       # (a CSR matrix: ember/sparse)
         if csr or getattr(self._data, "_ember_sparse", False):
-            raise TypeError(f"can't convert {'SparseCsr' if csr else 'Sparse'} layout tensor to "
+            name = "Sparse" + self._data.layout[13:].capitalize() if csr else "Sparse"
+            raise TypeError(f"can't convert {name} layout tensor to "
                             f"numpy. Use Tensor.to_dense() first.")
         if force:
             return self.detach().cpu()._data

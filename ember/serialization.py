@@ -39,7 +39,7 @@ from . import _dtype as D, cuda
 from ._device import device as _device_cls
 from ._layout import layout as _layout_cls, strided, sparse_coo
 from ._tensor import Tensor, Size, contiguous_strides
-from .sparse._conversions import sparse_coo_tensor
+from .sparse._conversions import make_coo_tensor
 from .nn.parameter import Parameter
 from . import _storage, _typed_storage
 from ._storage import UntypedStorage
@@ -376,7 +376,7 @@ def _get_layout(name):
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor saved as torch saves it: (indices, values, size, is_coalesced)."""
     indices, values, size, coalesced = data
-    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+    return make_coo_tensor(indices, values, size, is_coalesced=coalesced)
 
 
 def _codecs_encode(text, encoding="utf-8"):

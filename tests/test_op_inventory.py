@@ -290,6 +290,7 @@ _ONLY_DIFFERING = "its only programs are in KNOWN_DIFFERENCES (their graphs are 
 # sparse COO ops take sparse samples, which the dense tables here cannot build: their values,
 # node names and gradients are checked against torch in tests/test_sparse.py
 _SPARSE = "a sparse op: checked against torch in tests/test_sparse.py"
+_COMPRESSED = "a sparse compressed op: checked against torch in tests/test_sparse_compressed.py"
 NO_SAMPLE = {
     # forward AD's primal view (unpack_dual's `<Identity>` node; checked against torch in
     # tests/test_forward_ad.py) and the copy form the view-copy table makes of every view
@@ -316,6 +317,15 @@ NO_SAMPLE = {
     "sparse_sum:SparseSumBackward0": _SPARSE,
     "sparse_softmax:SparseSoftmaxBackward0": _SPARSE,
     "sparse_log_softmax:SparseLogSoftmaxBackward0": _SPARSE,
+    # (the compressed layouts': tests/test_sparse_compressed.py)
+    "sparse_compressed_tensor:SparseCompressedTensorBackward0": _COMPRESSED,
+    "compressed_values:ValuesBackward0": _COMPRESSED,
+    "compressed_to_dense:ToDenseBackward0": _COMPRESSED,
+    "to_sparse_csr:ToSparseCsrBackward0": _COMPRESSED,
+    "to_sparse_csc:ToSparseCscBackward0": _COMPRESSED,
+    "to_sparse_bsr:ToSparseBsrBackward0": _COMPRESSED,
+    "to_sparse_bsc:ToSparseBscBackward0": _COMPRESSED,
+    "compressed_to_sparse:ToSparseBackward1": _COMPRESSED,
 }
 
 # programs of the tables whose graph is not torch's (found by this test): not used as samples

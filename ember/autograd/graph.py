@@ -375,8 +375,11 @@ def accumulate_into_grad(variable, new):
 
 
 def _sparse(t):
-    """Is t a sparse COO tensor (its _data a COOArrays, ember/sparse)?"""
-    return t._data.__class__ is not np.ndarray and getattr(t._data, "_ember_sparse", False)
+    """Is t a sparse tensor (its _data a COOArrays or a compressed matrix's arrays,
+    ember/sparse)?"""
+    data = t._data
+    return data.__class__ is not np.ndarray and (getattr(data, "_ember_sparse", False) or
+                                                 getattr(type(data), "_ember_csr", False))
 
 
 INTERNAL_OVERLAP_ERROR = (

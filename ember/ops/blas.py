@@ -86,7 +86,7 @@ SPARSE_PRODUCT = [None]
 @autocast_entry
 def mm(input, mat2, *, out=None):
     if (input._data.__class__ is not np.ndarray or mat2._data.__class__ is not np.ndarray) \
-            and (input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr):
+            and (input.layout != "torch.strided" or mat2.layout != "torch.strided"):
         # (two NumPy arrays, the common case, are dense: the four checks only for others)
         if out is not None and mat2.is_sparse and not input.is_sparse:
             raise RuntimeError("expand is unsupported for Sparse tensors")
@@ -202,7 +202,7 @@ inner_product = dot
            save_for={"mat1": "mat2"})
 def _addmm(xp, self, mat1, mat2, *, beta, alpha):
     unsupported("addmm_impl_cpu_", mat1)
-    if getattr(mat1, "_ember_sparse", False):
+    if getattr(mat1, "_ember_sparse", False) or getattr(type(mat1), "_ember_csr", False):
         return mat1.addmm(self, mat2, beta, alpha)      # (torch's sparse kernel: ember/sparse)
     prod = _product(xp, mat1, mat2)
     dtype = mat1.dtype

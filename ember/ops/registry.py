@@ -389,7 +389,8 @@ class Op:
             except ValueError:
                 return fallback(a, b)           # which raises PyTorch's broadcast error
             if out.__class__ is not _ndarray:
-                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                if not getattr(out, "_ember_sparse", False) and \
+                        not getattr(type(out), "_ember_csr", False):    # (a sparse result)
                     out = np.asarray(out)       # NumPy gives a scalar for zero-dim operands
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):
@@ -412,7 +413,8 @@ class Op:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
-                if not getattr(out, "_ember_sparse", False):        # (a sparse result)
+                if not getattr(out, "_ember_sparse", False) and \
+                        not getattr(type(out), "_ember_csr", False):    # (a sparse result)
                     out = np.asarray(out)       # NumPy gives a scalar for a zero-dim operand
             elif elementwise and out.ndim > 1 and not (
                     out.strides == a._data.strides and out.flags.c_contiguous):

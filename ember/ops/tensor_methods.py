@@ -487,7 +487,7 @@ PROPERTIES = {
     **{name: lambda self: False for name in (
         "is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "is_xla", "is_mkldnn",
         "is_nested")},
-    "is_sparse_csr": lambda self: getattr(type(self._data), "_ember_csr", False),   # (ember/sparse)
+    "is_sparse_csr": lambda self: getattr(self._data, "layout", None) == "torch.sparse_csr",
 }
 
 # methods with no Number overload: PyTorch's TypeError for a number names the argument

@@ -10,9 +10,14 @@ from ..autograd import grad_mode
 from .._backend import of as _backend_of
 from ._coo import COOArrays
 from ._conversions import is_sparse
+from ._compressed import is_compressed
 
 
 def accumulate(variable, old, new):
+    if is_compressed(new) or old is not None and is_compressed(old) or \
+            not is_sparse(new) and (old is None or not is_sparse(old)):
+        _accumulate_other(variable, old, new)
+        return
     if old is None:
         if is_sparse(new):
             # a tensor of its own over the same arrays (the caller may still hold `new`)
@@ -36,4 +41,34 @@ def accumulate(variable, old, new):
         if coo.nnz:
             _backend_of(xp).scatter_add(old._data, tuple(coo.indices),
                                         coo.values.astype(old._data.dtype, copy=False))
+    old._version_counter.value += 1
+
+
+def _accumulate_other(variable, old, new):
+    """The cases without a COO gradient (a compressed leaf's gradients: dense from a product,
+    compressed from to_dense): the first becomes .grad; later ones add to it (compressed ones
+    of the same pattern by their values)."""
+    if old is None:
+        variable._grad = new if grad_mode.state.enabled else \
+            Tensor._make(new._data, new._dtype, new._device) if is_compressed(new) else \
+            new.detach().clone()
+        return
+    if is_compressed(old) != is_compressed(new):
+        old = old.to_dense() if is_compressed(old) else old
+        new = new.to_dense() if is_compressed(new) else new
+    if is_compressed(old):
+        a, b = old._data, new._data
+        xp = a.xp
+        if a.layout is not b.layout or not xp.array_equal(a.compressed, b.compressed) or \
+                not xp.array_equal(a.plain, b.plain):
+            raise NotImplementedError("ember: adding compressed gradients of different "
+                                      "patterns is not supported")
+        values = Tensor._make(a.values, old._dtype, old._device) + \
+            Tensor._make(b.values, new._dtype, new._device)
+        variable._grad = Tensor._make(a.with_values(values._data), old._dtype, old._device)
+        return
+    if grad_mode.state.enabled:
+        variable._grad = old + new
+        return
+    old._data += new._data
     old._version_counter.value += 1

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..ops.registry import primitive
 from ..ops import creation as _creation
 from ._coo import COOArrays, invariants_checked as _invariants_checked
-from . import _csr
+from . import _compressed
 
 
 def is_sparse(t):
@@ -89,7 +89,18 @@ def sparse_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, devi
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """torch.sparse_coo_tensor: a COO tensor from its indices (sparse_dim, nnz) and values
     (nnz, *dense_shape); the size, when not given, is the smallest that holds every index.
-    `sparse_coo_tensor(size)` is an empty one of that size."""
+    `sparse_coo_tensor(size)` is an empty one of that size. (torch's warning that invariant
+    checks are implicitly off comes from here; its legacy constructors and torch.load, which
+    do not warn, call make_coo_tensor.)"""
+    _compressed.warn_unchecked(check_invariants)
+    return make_coo_tensor(indices, values, size, dtype=dtype, device=device,
+                           requires_grad=requires_grad, check_invariants=check_invariants,
+                           is_coalesced=is_coalesced)
+
+
+def make_coo_tensor(indices, values=_NO_VALUES, size=None, *, dtype=None, device=None,
+                    requires_grad=False, check_invariants=None, is_coalesced=None):
+    """sparse_coo_tensor without its warning."""
     if values is _NO_VALUES:
         size = tuple(indices)
         dtype = dtype if dtype is not None else D.get_default_dtype()
@@ -149,8 +160,8 @@ def _(ctx, grad):
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
-    if _csr.is_csr(self):
-        out = _csr.to_dense(self)
+    if _compressed.is_compressed(self):
+        out = _compressed.to_dense(self)
         return out if dtype is None else out.to(dtype)
     if not is_sparse(self):
         return self if dtype is None else self.to(dtype)
@@ -221,11 +232,12 @@ def _(ctx, grad):
 
 
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    if layout in _compressed.LAYOUTS:
+        return _compressed.to_layout(self, layout, blocksize)
     if layout is not None and str(layout) not in ("torch.sparse_coo",):
-        raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember "
-                                  f"(only torch.sparse_coo)")
-    if _csr.is_csr(self):
-        return _csr.to_sparse(self)
+        raise NotImplementedError(f"to_sparse: layout {layout} is not supported by ember")
+    if _compressed.is_compressed(self):
+        return _compressed.to_sparse(self)
     if is_sparse(self):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
@@ -275,13 +287,13 @@ def _(ctx, grad):
 
 def _require_sparse(self, name):
     if not is_sparse(self):
-        layout = "SparseCsr" if _csr.is_csr(self) else "Strided"
-        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got {layout}")
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
+                           f"{_compressed.layout_name(self)}")
 
 
 def values(self):
-    if _csr.is_csr(self):
-        return _csr.values(self)
+    if _compressed.is_compressed(self):
+        return _compressed.values(self)
     _require_sparse(self, "values")
     if not self._data.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
@@ -319,19 +331,19 @@ def _coalesced_(self, coalesced):
 
 
 def sparse_dim(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return 2
     return self._data.sparse_dim if is_sparse(self) else 0
 
 
 def dense_dim(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return 0
     return self._data.dense_dim if is_sparse(self) else self.dim()
 
 
 def _nnz(self):
-    if _csr.is_csr(self):
+    if _compressed.is_compressed(self):
         return self._data.nnz
     _require_sparse(self, "_nnz")
     return self._data.nnz

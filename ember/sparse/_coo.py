@@ -41,8 +41,9 @@ _ZERO_PRESERVING = {"absolute", "sqrt", "sin", "tan", "tanh", "sinh", "arcsin", 
 # set once any sparse tensor exists: until then the optimizers skip looking for sparse grads
 made = [False]
 
-# torch.sparse.check_sparse_tensor_invariants' global switch (off by default)
-invariants_checked = [False]
+# torch.sparse.check_sparse_tensor_invariants' global switch (off by default), and whether it
+# was ever set (None until then: torch warns at the first constructor that it is off)
+invariants_checked = [False, None]
 
 
 class COOArrays:

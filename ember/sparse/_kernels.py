@@ -142,7 +142,9 @@ def fma_rows(out, plan, values, dense):
     layout = plan.layout(max(1, math.prod(dense.shape[1:])))
     at = layout.order if layout.cols is None else layout.cols
     if dense.shape[0] < at.shape[0]:
-        dense = dense.astype(wide, copy=False)             # (widen the smaller array once)
+        # (widen the smaller array once, its rows contiguous for the gathers: dense @ sparse
+        # hands a transposed view)
+        dense = xp.ascontiguousarray(dense, dtype=wide)
     coef = xp.take(values, layout.order).astype(wide, copy=False)
     coef = coef.reshape((-1,) + (1,) * (dense.ndim - 1))
     sums = out[plan.active]

@@ -5,7 +5,7 @@ import warnings
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._conversions import sparse_coo_tensor, is_sparse
+from ._conversions import make_coo_tensor, is_sparse
 
 _SITE = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:{}.)"
 _DEPRECATED = ("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
@@ -35,10 +35,10 @@ def _make(dtype, args, device):
     if len(args) >= 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
         _warn_once(_DEPRECATED)
         # (the values keep their own dtype, as in torch)
-        return sparse_coo_tensor(*args, device=device)
+        return make_coo_tensor(*args, device=device)
     _warn_once(_DEPRECATED_SHAPE)
     shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
-    return sparse_coo_tensor(tuple(shape), dtype=dtype, device=device)
+    return make_coo_tensor(tuple(shape), dtype=dtype, device=device)
 
 
 def _legacy_type(name, dtype):

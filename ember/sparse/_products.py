@@ -1,21 +1,24 @@
-"""Products with a sparse COO operand: torch.mm / matmul / @ / spmm with a sparse operand on
-either side (`product`, node MmBackward0, dense result and dense gradients as torch's), and
-torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse operand keeps its
-pattern). The arithmetic is in _coo.py and _kernels.py."""
+"""Products with a sparse (COO or compressed) operand: torch.mm / matmul / @ / spmm with a
+sparse operand on either side (`product`, node MmBackward0, dense result and dense gradients
+as torch's; a compressed matrix made from its values gets its values' gradient at its
+elements), and torch.sparse.mm / sparse.addmm (sparse @ dense whose gradient for the sparse
+operand keeps its pattern). The arithmetic is in _coo.py, _compressed.py and _kernels.py."""
 from .._printing import scalar_type_name
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import blas
 from ..ops.creation import zeros
 from ..ops.registry import primitive
+from .._layout import sparse_bsc, sparse_bsr
 from ._conversions import is_sparse, sparse_mask
 from ._coo import COOArrays, not_supported
-from ._csr import is_csr
+from ._compressed import is_compressed
 from ._kernels import sampled_dot
 
 # the node that makes a sparse tensor from its values: a gradient bound for it is read at
 # the entries only, so the products hand it a sparse gradient (see _operand_grad)
 _FROM_VALUES = "SparseCooTensorWithDimsAndTensorsBackward0"
+_FROM_COMPRESSED_VALUES = "SparseCompressedTensorBackward0"
 
 
 @primitive("sparse_mm", node="MmBackward0", save=("self", "mat2"))
@@ -27,20 +30,30 @@ def _mm(xp, self, mat2):
 def _(ctx, grad):
     needs = ctx.needs_input_grad
     a, b = ctx.self, ctx.mat2
-    if needs[0] and is_csr(a) or needs[1] and is_csr(b):
-        raise NotImplementedError("ember: no gradient for a sparse CSR operand of a product")
-    a, b = _as_coo(a), _as_coo(b)
     ga = gb = None
-    if needs[0]:
+    # (the dense operand's gradient is a product with the transpose: BSR.T is BSC and torch
+    # has no kernel for BSC @ dense, nor for dense @ BSR)
+    if needs[1] and is_compressed(a) and a._data.layout is sparse_bsr:
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + "
+                           "SparseBsc @ Strided")
+    if needs[0] and is_compressed(b) and b._data.layout is sparse_bsc:
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + "
+                           "Strided @ SparseBsr")
+    if needs[0] and is_compressed(a):
+        ga = _compressed_grad(a, grad, b, left_side=True)
+    if needs[1] and is_compressed(b):
+        gb = _compressed_grad(b, grad, a, left_side=False)
+    a, b = _as_coo(a), _as_coo(b)
+    if needs[0] and ga is None:
         ga = _operand_grad(a, grad, b, left_side=True) if is_sparse(a) else grad.mm(b.t())
-    if needs[1]:
+    if needs[1] and gb is None:
         gb = _operand_grad(b, grad, a, left_side=False) if is_sparse(b) else a.t().mm(grad)
     return ga, gb
 
 
 def _as_coo(t):
     """A CSR operand as a COO tensor over the same entries (for its gradient formulas)."""
-    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_csr(t) else t
+    return Tensor._make(t._data.coo(), t._dtype, t._device) if is_compressed(t) else t
 
 
 def _operand_grad(sparse, grad, dense, left_side):
@@ -62,10 +75,28 @@ def _operand_grad(sparse, grad, dense, left_side):
                         grad._dtype, grad._device)
 
 
+def _compressed_grad(sparse, grad, dense, left_side):
+    """The gradient of a compressed operand of a product: dense, as torch's (a compressed
+    leaf's .grad is dense), except where the node that made it from its values receives it:
+    that reads it at the elements only, so it is computed there alone, on the pattern."""
+    node = sparse.grad_fn
+    if grad_mode.state.enabled or node is None or node.name() != _FROM_COMPRESSED_VALUES:
+        dense = _as_coo(dense)
+        return grad.mm(dense.t()) if left_side else dense.t().mm(grad)
+    pattern = sparse._data
+    rows, cols = pattern.elements()
+    if left_side:
+        values = sampled_dot(grad._data, dense._data, rows, cols)
+    else:
+        values = sampled_dot(dense._data.T, grad._data.T, rows, cols)
+    return Tensor._make(pattern.with_values(values.reshape(pattern.values.shape)),
+                        grad._dtype, grad._device)
+
+
 def _check_product(a, b):
     """torch's checks of a product with a sparse operand (torch computes dense @ sparse as
     (sparse.T @ dense.T).T, hence its words)."""
-    if is_csr(a) or is_csr(b):
+    if is_compressed(a) or is_compressed(b):
         return _check_csr_product(a, b)
     sparse, dense = (a, b) if is_sparse(a) else (b, a)
     if is_sparse(dense):
@@ -101,7 +132,7 @@ def _check_product(a, b):
 
 
 def _check_csr_product(a, b):
-    if is_csr(a) and is_csr(b) or is_sparse(a) or is_sparse(b):
+    if is_compressed(a) and is_compressed(b) or is_sparse(a) or is_sparse(b):
         raise NotImplementedError("ember: products of two sparse matrices are not supported")
     if a.dim() != 2 or b.dim() != 2:
         raise RuntimeError(f"addmm: matrices expected, got {a.dim() if a.dim() != 2 else b.dim()}D "
@@ -109,7 +140,15 @@ def _check_csr_product(a, b):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
                            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-    sparse, dense = (a, b) if is_csr(a) else (b, a)
+    sparse, dense = (a, b) if is_compressed(a) else (b, a)
+    layout = sparse._data.layout
+    if sparse is a and layout is sparse_bsc or sparse is b and layout is sparse_bsr:
+        operands = "SparseBsc @ Strided" if sparse is a else "Strided @ SparseBsr"
+        raise RuntimeError(f"addmm: computation on CPU is not implemented for Strided + "
+                           f"{operands}")
+    blocksize = sparse._data.blocksize
+    if blocksize[0] != blocksize[1]:
+        raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
     if sparse._dtype is not dense._dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(sparse._dtype)} but found "
                            f"{scalar_type_name(dense._dtype)}")
@@ -137,7 +176,15 @@ def _(ctx, grad):
     needs = ctx.needs_input_grad
     g_self = (grad if ctx.beta == 1 else grad * ctx.beta) if needs[0] else None
     g1 = g2 = None
-    if needs[1]:
+    if needs[1] and is_compressed(ctx.mat1):
+        # (on the matrix's own pattern: its values' gradient)
+        pattern = ctx.mat1._data
+        full = grad.mm(ctx.mat2.t())
+        g1 = Tensor._make(pattern.with_values(pattern.at_elements(full._data)), full._dtype,
+                          full._device)
+        if ctx.alpha != 1:
+            g1 = g1 * ctx.alpha
+    elif needs[1]:
         g1 = sparse_mask(grad.mm(ctx.mat2.t()), ctx.mat1, coalesce_mask=True)
         if ctx.alpha != 1:
             g1 = g1 * ctx.alpha
@@ -149,6 +196,8 @@ def _(ctx, grad):
 
 
 def _check_mm(mat1, mat2, name):
+    if is_compressed(mat1) and not is_sparse(mat2) and not is_compressed(mat2):
+        return _check_csr_product(mat1, mat2)
     if not is_sparse(mat1) or is_sparse(mat2):
         raise NotImplementedError(f"{name}: ember supports a sparse COO first operand with a "
                                   f"dense second one")
@@ -165,9 +214,14 @@ def mm(mat1, mat2, reduce="sum"):
     operand's gradient is sparse, on its own entries."""
     if reduce != "sum":
         raise NotImplementedError("torch.sparse.mm: ember supports reduce='sum' only")
-    if not is_sparse(mat1) and not is_sparse(mat2):
+    if is_compressed(mat1) and not is_compressed(mat2):
+        pass                                    # (a compressed matrix @ dense: below)
+    elif is_compressed(mat2) and not is_compressed(mat1):
+        # dense @ compressed: (compressed.T @ dense.T).T, as torch
+        return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
+    elif not is_sparse(mat1) and not is_sparse(mat2):
         return mat1.mm(mat2)                    # (two dense operands: torch.mm, as torch)
-    if not is_sparse(mat1):
+    elif not is_sparse(mat1):
         # dense @ sparse: (sparse.T @ dense.T).T, the sparse gradient on sparse.T's pattern
         return mm(mat2.transpose(0, 1), mat1.transpose(0, 1)).transpose(0, 1)
     _check_mm(mat1, mat2, "sparse.mm")

@@ -6,6 +6,7 @@ from .._tensor import Tensor
 from ..ops.registry import primitive
 from ._coo import COOArrays
 from ._conversions import is_sparse
+from ._compressed import is_compressed, refuse_coo_method
 
 
 @primitive("sparse_sum_all", node="SumBackward0", save=("self",))
@@ -63,6 +64,8 @@ def _(ctx, grad):
 def sum(input, dim=None, dtype=None):
     """torch.sparse.sum: all entries (a dense scalar), or over `dim` (sparse while sparse dims
     remain)."""
+    if is_compressed(input):
+        raise refuse_coo_method(input, "coalesce")      # (torch.sparse.sum is COO's)
     if dtype is not None:
         input = input.to(dtype)
     if not is_sparse(input):
