@@ -4,8 +4,7 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: randperm from n = 214748364 (stream position right, permutation not), and
-von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
+Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
 add their own: Dirichlet's float64 normalising sum, InverseGamma's pow.)
 """
 import math
@@ -551,31 +550,64 @@ def random_from(gen, shape, dtype, low):
 
 
 # ----------------------------------------------------------------------------- randperm
-RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by here
+RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes here
+RANDPERM_CHUNK = 1 << 22                # draws per step of the large shuffle
 
 
 def randperm(gen, n, dtype):
-    """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
-    with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
-    At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
-    not found yet: from there this takes the same draws, so the stream position afterwards is
-    torch's, but the permutation is not. (Ruled out at n = RANDPERM_WIDE, seed 0, against the
-    first and last 8 values of torch's: a forward or a backward Fisher-Yates shuffle with
-    j = draw % (positions left), and sorting by the draws; torch takes ~150 s per probe on the
-    shared machine, ember ~60 s just to draw the words.)"""
+    """torch.randperm(n). Below RANDPERM_WIDE: a forward Fisher-Yates shuffle of 0..n-1; step
+    i swaps position i with j[i] = i + word % (n - i), one word per step for i < n - 1
+    (checked up to n = 5e7). From RANDPERM_WIDE on: the inside-out shuffle
+    (randperm_inside_out), one 64-bit draw per element (found by experiment at
+    n = RANDPERM_WIDE: the positions of the last values and the stream position afterwards
+    are torch's; tests/test_random_streams.py)."""
     n = int(n)
+    npd = _np_dtype(dtype)
     if n <= 1:
-        return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
-    draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
+        return np.arange(n, dtype=np.int64).astype(npd)
+    if n >= RANDPERM_WIDE:
+        return randperm_inside_out(gen, n).astype(npd, copy=False)
+    draws = gen.words(n - 1)
     offs = draws % np.arange(n, 1, -1, dtype=np.uint64)
     if n <= 64:                          # a short loop is quicker than the array steps
         perm = list(range(n))
         for i, z in enumerate(offs.tolist()):
             perm[i], perm[i + z] = perm[i + z], perm[i]
-        return np.array(perm, np.int64).astype(_np_dtype(dtype), copy=False)
+        return np.array(perm, np.int64).astype(npd, copy=False)
     j = np.arange(n, dtype=np.int64)
     j[:-1] += offs.astype(np.int64)
-    return _apply_swaps(j).astype(_np_dtype(dtype), copy=False)
+    return _apply_swaps(j).astype(npd, copy=False)
+
+
+def randperm_inside_out(gen, n):
+    """The inside-out Fisher-Yates shuffle: for i = 0 .. n - 1, z = (64-bit draw) % (i + 1),
+    then out[i] = out[z] and out[z] = i. The draws go a chunk at a time into
+    inside_out_from_offsets."""
+    z = np.empty(n, np.int64)
+    for s in range(0, n, RANDPERM_CHUNK):
+        k = min(RANDPERM_CHUNK, n - s)
+        d = gen.words64(k)
+        d %= np.arange(s + 1, s + k + 1, dtype=np.uint64)
+        z[s:s + k] = d
+    return inside_out_from_offsets(z)
+
+
+def inside_out_from_offsets(z):
+    """The inside-out shuffle's result for offsets z (z[i] <= i), without the sequential loop.
+
+    Its steps swap positions i and z[i] of the identity, in order of i. The inverse
+    permutation is the same swaps applied in the reverse order, and read with positions
+    (and values) mirrored, p -> n - 1 - p, that is a forward shuffle: step q swaps q with
+    n - 1 - z[n - 1 - q] >= q, which _apply_swaps does. Invert and mirror back."""
+    n = len(z)
+    j = z[::-1] * -1                       # (a fresh array: z is left as it is)
+    j += n - 1
+    s = _apply_swaps(j)
+    inv = s[::-1] * -1
+    inv += n - 1                           # inv[p] = n - 1 - s[n - 1 - p]
+    out = np.empty(n, np.int64)
+    out[inv] = np.arange(n, dtype=np.int64)
+    return out
 
 
 def _apply_swaps(j):
@@ -707,6 +739,8 @@ def multinomial(gen, probs, num_samples, replacement=False):
     probs = np.asarray(probs)
     rows = probs.reshape(-1, probs.shape[-1])
     k = int(num_samples)
+    if rows.shape[0] == 0:                # no rows: nothing drawn
+        return np.empty(probs.shape[:-1] + (k,), np.int64)
     if not replacement or k == 1:
         q = exponential(gen, rows.shape, rows.dtype, 1.0)
         order = np.argsort(-(rows / q), axis=1, kind="stable")[:, :k]

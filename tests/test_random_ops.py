@@ -4,6 +4,7 @@ the same seed, ember and torch give equal values and leave equal generator state
 import importlib.util
 import os
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -678,3 +679,109 @@ def test_randint_quick_path_leaves_errors_to_the_full_path():
         theirs = _raised(lambda: torch.randint(*args))
         ours = _raised(lambda: ember.randint(*args))
         assert theirs is not None and ours == theirs
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("probs", [[0.2, 0.3, 0.5], [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]],
+                                   [[[0.1, 0.9]], [[0.5, 0.5]]]])
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 4)])
+def test_categorical_family_samples_match_torch(dt, probs, shape):
+    """Categorical, OneHotCategorical and Multinomial draw as torch: multinomial with
+    replacement over the rows of probs (rows first), one draw per sample (float32 weights:
+    float32 cumulative sums), counted per class for Multinomial."""
+    def draws(L):
+        D, p = L.distributions, L.tensor(probs, dtype=getattr(L, dt))
+        L.manual_seed(3)
+        out = [D.Categorical(probs=p).sample(shape), D.Categorical(logits=p).sample(shape),
+               D.OneHotCategorical(probs=p).sample(shape),
+               D.Multinomial(7, probs=p).sample(shape), L.get_rng_state()]
+        return [o.numpy() for o in out]
+    for a, b in zip(draws(ember), draws(torch)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_categorical_sample_errors_as_torch():
+    def errors(L):
+        p = L.tensor([0.2, 0.8])
+        return [_raised(lambda: L.distributions.Categorical(probs=p).sample((0,))),
+                _raised(lambda: L.multinomial(p.unsqueeze(0), 0, True)),
+                _raised(lambda: L.multinomial(L.tensor([[-0.2, 0.8]]), 0))]
+    assert errors(ember) == errors(torch)
+
+
+def _wishart(L, dt, df, p, batch):
+    cov = (L.eye(p, dtype=dt) * 2 + 0.5).expand(batch + (p, p))
+    return L.distributions.Wishart(df=L.tensor(df, dtype=dt), covariance_matrix=cov)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("df,p,batch,shape", [(4.0, 3, (), ()), (10.0, 3, (), (5,)),
+                                              (3.5, 3, (2,), (3,)), (7.0, 4, (3,), (2, 2)),
+                                              (2.5, 2, (), (4,))])
+@pytest.mark.parametrize("method", ["sample", "rsample"])
+def test_wishart_samples_match_torch(dt, df, p, batch, shape, method):
+    """Wishart: Bartlett draws (chi-squared diagonal, normals below it row by row) and torch
+    2.13's correction round, which draws again every sample that passes its positive-definite
+    check (so a well-conditioned draw is always drawn twice), with its one warning. The
+    stream exactly; the values to the last bits of the matrix products (NumPy's and torch's
+    BLAS round differently)."""
+    def draw(L):
+        W = _wishart(L, getattr(L, dt), df, p, batch)
+        L.manual_seed(11)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = getattr(W, method)(shape)
+        return x.detach().numpy(), [str(w.message) for w in caught]
+    (a, wa), (b, wb) = draw(ember), draw(torch)
+    assert same_global_state()
+    assert wa == wb == ["Singular sample detected."]
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert np.allclose(a, b, rtol=1e-5 if dt == "float32" else 1e-13, atol=0)
+
+
+class _FirstEntryAbove:
+    """A stand-in for Wishart's positive-definite check that cannot hang on the last bits of
+    a product: a draw 'passes' when its [0, 0] entry is above the threshold."""
+
+    def __init__(self, threshold):
+        self.threshold = threshold
+
+    def check(self, value):
+        return value[..., 0, 0] > self.threshold
+
+
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize("max_try", [None, 0, 1, 3])
+@pytest.mark.parametrize("threshold", [3.0, 14.0])
+def test_wishart_correction_rounds_and_max_try_correction(batch, max_try, threshold):
+    """The correction round by round (with the check replaced on both sides, see
+    _FirstEntryAbove): the draws that pass are drawn again, one new sample per flagged draw
+    (flagged when any matrix of its batch passes), up to max_try_correction rounds (10 by
+    default), a new draw that fails the check staying flagged (a high threshold: few pass,
+    so a flagged draw stays flagged and, with a batch, every round is taken; a low one: the
+    rounds stop once none is flagged). The sizes of the rounds, the stream and the values
+    equal torch's."""
+    results = []
+    for L, name in ((ember, "_bartlett_sample"), (torch, "_bartlett_sampling")):
+        W = _wishart(L, L.float64, 3.5, 3, batch)
+        W.support = _FirstEntryAbove(threshold)
+        original, sizes = getattr(W, name), []
+
+        def record(shape, original=original, sizes=sizes):
+            sizes.append(tuple(shape))
+            return original(shape)
+        setattr(W, name, record)
+        L.manual_seed(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = W.rsample((12,), max_try_correction=max_try)
+        results.append((x.detach().numpy(), sizes, [str(w.message) for w in caught],
+                        L.get_rng_state().numpy()))
+    (a, sa, wa, ga), (b, sb, wb, gb) = results
+    rounds = 10 if max_try is None else max_try
+    assert sa == sb and wa == wb == ["Singular sample detected."]
+    if threshold > 5 and batch:
+        assert len(sb) == 1 + rounds               # every round taken
+    elif max_try is None:
+        assert 2 < len(sb) < 1 + rounds            # stopped early
+    assert np.array_equal(ga, gb) and np.allclose(a, b, rtol=1e-13, atol=0)

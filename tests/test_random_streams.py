@@ -2,6 +2,7 @@
 5056-byte state, round trips with torch) and ember._random_recipes (each distribution's use of
 the words), compared with torch 2.13's values and its generator state afterwards."""
 import copy
+import os
 import pickle
 import subprocess
 import sys
@@ -485,6 +486,65 @@ def test_apply_swaps_matches_the_sequential_shuffle(n):
     cases += [np.arange(n), np.full(n, n - 1), np.minimum(np.arange(n) + 1, n - 1)]
     for j in cases:
         assert R._apply_swaps(j.astype(np.int64)).tolist() == _swaps_by_loop(j)
+
+
+def _inside_out_by_loop(z):
+    out = [0] * len(z)
+    for i, k in enumerate(z.tolist()):
+        out[i] = out[k]
+        out[k] = i
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 70, 1000, 4099])
+def test_inside_out_shuffle_matches_the_sequential_loop(n):
+    """The vectorised inside-out shuffle (torch's randperm from n = 214748364) gives the
+    loop's result: random offsets, and the extremes (each stays: z = i; each to the front:
+    z = 0; each one back: z = i - 1)."""
+    rng = np.random.default_rng(n)
+    i = np.arange(n)
+    cases = [rng.integers(0, 2 ** 62, n) % (i + 1) for _ in range(5)]
+    cases += [i, np.zeros(n, np.int64), np.maximum(i - 1, 0)]
+    for z in cases:
+        z = z.astype(np.int64)
+        keep = z.copy()
+        assert R.inside_out_from_offsets(z).tolist() == _inside_out_by_loop(z)
+        assert np.array_equal(z, keep)
+
+
+def test_inside_out_shuffle_takes_one_64_bit_draw_per_element(monkeypatch):
+    """randperm_inside_out: z[i] = draw_i % (i + 1), draws a chunk at a time (a small chunk
+    here, so that several are taken), 2n words in all."""
+    monkeypatch.setattr(R, "RANDPERM_CHUNK", 7)
+    n = 50
+    g, ref = Generator().manual_seed(3), Generator().manual_seed(3)
+    z = (ref.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64)
+    assert R.randperm_inside_out(g, n).tolist() == _inside_out_by_loop(z)
+    assert np.array_equal(g.get_state().numpy(), ref.get_state().numpy())
+
+
+# torch's randperm(214748364) after manual_seed(0) (82 s and 1.7 GB in torch, ~60 s and 13 GB
+# here): its first and last 8 values, and where the values n - 8 .. n - 1 lie
+_BIG_N = 214748364
+_BIG_HEAD = [180140102, 136514640, 18739608, 22357822, 33761584, 3964423, 190519392, 171944721]
+_BIG_TAIL = [132226193, 67771934, 186011132, 117299213, 60523199, 10659741, 142775043, 79202631]
+_BIG_POS = [86015663, 3033663, 129679294, 71390560, 84312737, 93109770, 200594085, 179603580]
+
+
+@pytest.mark.skipif(not os.environ.get("EMBER_BIG_TESTS"),
+                    reason="randperm(214748364) needs ~13 GB and a minute: EMBER_BIG_TESTS=1")
+def test_randperm_from_the_wide_threshold_matches_torch():
+    """From n = 214748364 torch shuffles inside out with 64-bit draws: its values (recorded
+    above from torch 2.13) and the stream position after it (2n words), here recomputed."""
+    g = Generator().manual_seed(0)
+    p = R.randperm(g, _BIG_N, ember.int64)
+    assert p[:8].tolist() == _BIG_HEAD and p[-8:].tolist() == _BIG_TAIL
+    assert [int(p[k]) for k in _BIG_POS] == list(range(_BIG_N - 8, _BIG_N))
+    ref = Generator().manual_seed(0)
+    for _ in range(2 * _BIG_N // 10 ** 7):
+        ref.words(10 ** 7)
+    ref.words(2 * _BIG_N % 10 ** 7)
+    assert np.array_equal(g.get_state().numpy(), ref.get_state().numpy())
 
 
 @pytest.mark.parametrize("tdt,edt", [INTS[1], FLOATS[0], FLOATS[2], INTS[4]])

@@ -129,14 +129,13 @@ class Categorical(Distribution):
         return self.mean
 
     def sample(self, sample_shape=ember.Size()):
-        # inverse-CDF draws, all at once: class k where cdf[k-1] <= u < cdf[k]
-        shape = self._extended_shape(sample_shape)
-        if math.prod(sample_shape) == 0:       # PyTorch's multinomial refuses to draw none
-            raise RuntimeError("cannot sample n_sample <= 0 samples")
+        # as torch: multinomial with replacement over the rows of probs, numel(sample_shape)
+        # draws per row (rows first), transposed to sample-major
+        sample_shape = ember.Size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
         with ember.no_grad():
-            cdf = self.probs.cumsum(-1)
-            u = ember.rand(shape + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]
-            return (cdf <= u).sum(-1).clamp(max=self._num_events - 1)
+            draws = ember.multinomial(probs_2d, sample_shape.numel(), True).T
+        return draws.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -335,6 +335,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     rows = probs.reshape(-1, probs.shape[-1])
