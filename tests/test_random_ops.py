@@ -573,14 +573,16 @@ def test_gamma_based_distribution_samples_match_torch(name, dt):
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
-def test_dirichlet_many_categories(dt):
-    """Dirichlet over 7 categories: float32 exactly; float64 to the last bit or two (torch
-    sums the Gamma draws in its own vectorised order); the stream exactly."""
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 8, 12])
+def test_dirichlet_many_categories(dt, k):
+    """Dirichlet over k categories: the Gamma draws over torch's float64 row sum (its order,
+    found up to 7 values) exactly; from 8 float64 categories (torch's vectorised sum order
+    not found) to the last bit or two; float32 exactly; the stream exactly."""
+    alpha = [0.2, 0.5, 1.0, 2.0, 3.0, 9.0, 0.05, 4.0, 0.7, 1.5, 6.0, 0.3][:k]
     seed_both(8)
-    alpha = [0.2, 0.5, 1.0, 2.0, 3.0, 9.0, 0.05]
     a = ember.distributions.Dirichlet(ember.tensor(alpha, dtype=getattr(ember, dt))).sample((50,))
     b = torch.distributions.Dirichlet(torch.tensor(alpha, dtype=getattr(torch, dt))).sample((50,))
-    if dt == "float32":
+    if dt == "float32" or k <= 7:
         assert same(a, b)
     else:
         assert np.allclose(a.numpy(), b.numpy(), rtol=4.5e-16, atol=0)
@@ -785,3 +787,19 @@ def test_wishart_correction_rounds_and_max_try_correction(batch, max_try, thresh
     elif max_try is None:
         assert 2 < len(sb) < 1 + rounds            # stopped early
     assert np.array_equal(ga, gb) and np.allclose(a, b, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_wishart_bartlett_diagonal_is_kept_at_eps(dt):
+    """The Bartlett diagonal (square roots of chi-squared draws) is clamped at the dtype's
+    eps, as torch: with p = 1 and a tiny df most draws are eps**2, exactly torch's."""
+    def draw(L):
+        W = L.distributions.Wishart(df=L.tensor(0.01, dtype=getattr(L, dt)),
+                                    covariance_matrix=L.eye(1, dtype=getattr(L, dt)))
+        L.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return W.rsample((8,))
+    a, b = draw(ember), draw(torch)
+    assert same(a, b) and same_global_state()
+    assert (b.reshape(-1) == torch.finfo(b.dtype).eps ** 2).sum() >= 4
