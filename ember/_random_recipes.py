@@ -12,6 +12,8 @@ import math
 import numpy as np
 import ml_dtypes
 
+from ._generator import SMALL
+
 M24 = np.uint64((1 << 24) - 1)
 M53 = np.uint64((1 << 53) - 1)
 
@@ -202,7 +204,9 @@ def rand_plain(gen, shape, npd):
     n = 1
     for k in shape:
         n *= k
-    if npd is F32:
+    if npd is F32 and n <= SMALL:
+        out = gen.uniform_floats(n)
+    elif npd is F32:
         out = uniform01_float(gen, n)
     else:
         out = uniform(gen, (n,), npd)
@@ -225,7 +229,7 @@ def normal_scalar(gen, n, as_list=False):
         i = 1
     pairs = (n - i + 1) // 2
     if pairs <= 8:                      # small draws: plain Python floats are quickest
-        w = gen.words(4 * pairs).tolist()
+        w = gen.word_list(4 * pairs)
         both = []
         for k in range(0, 4 * pairs, 4):
             u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
@@ -457,11 +461,50 @@ def randn_plain(gen, shape, npd):
         n *= k
     if n >= 16 or not (npd is F32 or npd is F64):
         return normal(gen, shape, npd)
-    out = np.array(normal_scalar(gen, n, as_list=True), np.float64)
-    out += 0.0                           # (fma(z, 1, 0): -0 becomes +0)
-    if npd is F32:
-        out = out.astype(F32)
+    out = np.array([v + 0.0 for v in normals_small(gen, n)], npd)   # (fma(z, 1, 0): -0 is +0)
     return out.reshape(shape) if len(shape) != 1 else out
+
+
+def _box_muller_rows(w):
+    """The scalar sampler's pairs over rows of 4 words (two float64 uniforms u1, u2):
+    r cos(2 pi u1), r sin(2 pi u1) with r = sqrt(-2 log1p(-u2)), flat in row order."""
+    u1 = (w[:, 0] & M21) << np.uint64(32)
+    u1 |= w[:, 1]
+    u2 = (w[:, 2] & M21) << np.uint64(32)
+    u2 |= w[:, 3]
+    u1 = u1.astype(np.float64) * 2.0 ** -53
+    u2 = u2.astype(np.float64) * 2.0 ** -53
+    r = np.sqrt(-2.0 * _log1p(-u2))
+    theta = 2.0 * np.pi * u1
+    return np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+
+
+def normals_small(gen, n):
+    """normal_scalar(gen, n) as a list, for a few: the cached normal first, then Box-Muller
+    pairs in Python floats, the last sine kept when n leaves one over."""
+    out = []
+    if n and gen._normal is not None:
+        out.append(gen._normal)
+        gen._normal = None
+    pairs = (n - len(out) + 1) // 2
+    block = gen.normal_pairs(pairs, _box_muller_rows)
+    if block is not None:
+        out += block
+        if len(out) > n:
+            gen._normal = out.pop()
+        return out
+    w = gen.word_list(4 * pairs)
+    log1p, sqrt, cos, sin = math.log1p, math.sqrt, math.cos, math.sin
+    for k in range(0, 4 * pairs, 4):
+        u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
+        u2 = (((w[k + 2] & 0x1FFFFF) << 32) | w[k + 3]) * 2.0 ** -53
+        r = sqrt(-2.0 * log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        out.append(r * cos(theta))
+        out.append(r * sin(theta))
+    if len(out) > n:
+        gen._normal = out.pop()
+    return out
 
 
 # ----------------------------------------------------------------------------- random_ / randint
@@ -518,8 +561,11 @@ def randint_int64(gen, shape, low, high):
     for k in shape:
         n *= k
     span = high - low
-    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
-    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    if n <= SMALL and span < WIDE_RANGE:          # a few: in Python ints
+        vals = np.array([w % span + low for w in gen.word_list(n)], np.int64)
+    else:
+        draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
+        vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
     return vals.reshape(shape) if len(shape) != 1 else vals
 
 

@@ -824,3 +824,31 @@ def test_rand_float32_across_blocks(n):
     g, tg = pair(9)
     assert same(R.uniform(g, (n,), ember.float32), torch.rand(n, generator=tg))
     assert same_state(g, tg)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_draws_served_by_blocks_keep_torch_stream(seed):
+    """Small draws are served from a block drawn ahead to the end of NumPy's twist block
+    (as words, word lists, float32 uniforms and Box-Muller pairs): random interleavings of
+    them with large draws, state reads and state round trips give torch's words, uniforms,
+    normals and state."""
+    rng = np.random.default_rng(seed)
+    g, tg = pair(seed)
+    for _ in range(40):
+        kind = int(rng.integers(0, 6))
+        n = int(rng.choice([0, 1, 3, 4, 15, 63, 64, 65, 600, 624, 2000]))
+        if kind == 0:
+            words = np.concatenate([g.words(n), np.array(g.word_list(n), np.uint64)])
+            ref = torch.empty(2 * n, dtype=torch.int64).random_(0, 2 ** 28 - 1, generator=tg)
+            assert np.array_equal(words % np.uint64(2 ** 28 - 1), ref.numpy().astype(np.uint64))
+        elif kind == 1 and n <= 64:
+            assert same(g.uniform_floats(n), torch.rand(n, generator=tg))
+        elif kind == 2 and n < 16:
+            assert same(R.normals_small(g, n), torch.randn(n, generator=tg, dtype=torch.float64))
+        elif kind == 3:
+            assert same(R.normal(g, (n,), ember.float32), torch.randn(n, generator=tg))
+        elif kind == 4:
+            g2 = Generator()
+            g2.set_state(g.get_state())
+            g = g2
+        assert same_state(g, tg)
