@@ -281,6 +281,11 @@ def _box_muller_blocks(u, f64):
 # rounded to float32: double rounding could in principle differ from fma's single rounding,
 # but over all 2**24 inputs each function can get here (u1 = 1 - k 2**-24, theta =
 # float32(2 pi) k 2**-24) the results equal those with an exact fma (fma32), checked once.
+# Speed: each fused step costs four NumPy passes (widen, multiply, add, round back), and the
+# two functions take 16 such steps besides ~40 plain passes: about 8x torch's time for
+# randn(1e6), where torch's AVX kernel does each step in one instruction. (Fused steps whose
+# product is exact in float32 are done as a float32 product and sum; the rewrite was checked
+# equal to the step-by-step version over all 2**24 inputs of each function.)
 _LOG_POLY = tuple(np.float32(c) for c in (
     7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
     -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
@@ -315,7 +320,9 @@ class _Fused:
 
 def _log_f32(x):
     """log of float32 x in (0, 1]: x = m * 2**e with m in [sqrt(1/2), sqrt(2)); with t = m - 1,
-    log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part."""
+    log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part.
+    (A fused step whose product is exact in float32, z * -0.5 and e * 0.693359375, is the
+    float32 product and sum: one rounding either way.)"""
     fma = _Fused(x.shape)
     bits = x.view(np.int32)
     e = (bits >> 23).astype(_F32)
@@ -327,14 +334,18 @@ def _log_f32(x):
     m *= low
     t += m
     z = t * t
-    y = fma(t, _LOG_POLY[0], _LOG_POLY[1])
+    t64 = t.astype(np.float64)                   # (widened once for the polynomial's steps)
+    y = fma(t64, _LOG_POLY[0], _LOG_POLY[1])
     for coef in _LOG_POLY[2:]:
-        fma(y, t, coef, out=y)
+        fma(y, t64, coef, out=y)
     y *= t
-    fma(y, z, e * _F32(-2.12194440e-4), out=y)
-    fma(z, _F32(-0.5), y, out=y)
+    fma(y, z.astype(np.float64), e * _F32(-2.12194440e-4), out=y)
+    m = np.multiply(z, _F32(-0.5), out=m)
+    y += m
     t += y
-    return fma(e, _F32(0.693359375), t, out=t)
+    e *= _F32(0.693359375)
+    t += e
+    return t
 
 
 _SIN_POLY = tuple(np.float32(c) for c in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
@@ -342,29 +353,35 @@ _COS_POLY = tuple(np.float32(c) for c in (2.443315711809948e-5, -1.3887316254937
                                           4.166664568298827e-2))
 
 
-def _sincos_f32(x):
+def _sincos_f32(x_in):
     """(sin x, cos x) of float32 x >= 0: j = the even integer nearest to x / (pi/4), rounded up
     from truncation; x - j pi/4 (pi/4 in three parts, fused steps) lands in [-pi/4, pi/4],
     where one polynomial gives the sine and another the cosine; j's bits pick which is which
     and the signs."""
-    fma = _Fused(x.shape)
-    j = (x * _F32(1.27323954473516)).astype(np.int32)
+    fma = _Fused(x_in.shape)
+    j = (x_in * _F32(1.27323954473516)).astype(np.int32)
     j += 1
     j &= ~np.int32(1)
     y = j.astype(_F32)
-    x = fma(y, _F32(-0.78515625), x)
-    fma(y, _F32(-2.4187564849853515625e-4), x, out=x)
+    # (y is an even integer up to 8: its products with the first two parts of pi/4, of 8
+    # and 11 bits, are exact in float32, so those fused steps are a product and a sum)
+    x = y * _F32(-0.78515625)
+    x += x_in
+    p = np.multiply(y, _F32(-2.4187564849853515625e-4))
+    x += p
     fma(y, _F32(-3.77489497744594108e-8), x, out=x)
     z = x * x
-    pc = fma(z, _COS_POLY[0], _COS_POLY[1])
-    fma(pc, z, _COS_POLY[2], out=pc)
+    z64 = z.astype(np.float64)                   # (widened once for the polynomials' steps)
+    pc = fma(z64, _COS_POLY[0], _COS_POLY[1])
+    fma(pc, z64, _COS_POLY[2], out=pc)
     pc *= z
-    fma(pc, z, z * _F32(-0.5), out=pc)
+    np.multiply(z, _F32(-0.5), out=p)
+    fma(pc, z64, p, out=pc)
     pc += _F32(1)
-    ps = fma(z, _SIN_POLY[0], _SIN_POLY[1])
-    fma(ps, z, _SIN_POLY[2], out=ps)
+    ps = fma(z64, _SIN_POLY[0], _SIN_POLY[1])
+    fma(ps, z64, _SIN_POLY[2], out=ps)
     ps *= z
-    fma(ps, x, x, out=ps)
+    fma(ps, x.astype(np.float64), x, out=ps)
     # j's bit 1 swaps the two polynomials; bit 2 flips the sine's sign, and the cosine's
     # when bit 2 of j - 2 is clear (selected and flipped with bit operations: NumPy's where
     # is many times slower here)
@@ -377,7 +394,7 @@ def _sincos_f32(x):
     return sin.view(_F32), cos.view(_F32)
 
 
-BLOCK = 1 << 17      # values per step of the large fills (their temporaries stay in cache)
+BLOCK = 1 << 14      # values per step of the large fills (their temporaries stay in cache)
 
 
 def _uniform_rows_into(gen, out, f64):
