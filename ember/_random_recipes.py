@@ -4,8 +4,9 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
-add their own: Dirichlet's float64 normalising sum, InverseGamma's pow.)
+Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos,
+whose bits are not the C library's). (The callers add their own: Dirichlet's float64
+normalising sum from 8 categories, InverseGamma's pow, Wishart's matrix products.)
 """
 import math
 
@@ -139,7 +140,10 @@ SCALE24 = np.float32(2.0 ** -24)
 
 def uniform01_float(gen, n):
     """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24. A large n
-    goes a block at a time (the words' temporaries stay in cache)."""
+    goes a block at a time (the words' temporaries stay in cache), a small one comes from the
+    generator's block of uniforms."""
+    if n <= SMALL:
+        return gen.uniform_floats(n)
     if n <= UNIFORM_BLOCK:
         w = gen.words(n)
         w &= M24
@@ -447,7 +451,7 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     npd = _np_dtype(dtype)
     if n < 16 and std == 1 and (npd is F32 or npd is F64):
         # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
-        z = normal_scalar(gen, n, as_list=True)
+        z = normals_small(gen, n)
         mean = float(mean)
         return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)
     if not contiguous:
@@ -478,7 +482,10 @@ def randn_plain(gen, shape, npd):
         n *= k
     if n >= 16 or not (npd is F32 or npd is F64):
         return normal(gen, shape, npd)
-    out = np.array([v + 0.0 for v in normals_small(gen, n)], npd)   # (fma(z, 1, 0): -0 is +0)
+    z = normals_small(gen, n)
+    if 0.0 in z:                         # (fma(z, 1, 0) turns -0 into +0)
+        z = [v + 0.0 for v in z]
+    out = np.array(z, npd)
     return out.reshape(shape) if len(shape) != 1 else out
 
 

@@ -559,8 +559,10 @@ def test_gamma_based_distribution_samples_match_torch(name, dt):
     """The Gamma-based samplers draw torch's numbers (torch._standard_gamma's recipe)."""
     ours = _gamma_families(ember, getattr(ember, dt))[name]
     theirs = _gamma_families(torch, getattr(torch, dt))[name]
-    # InverseGamma applies pow(x, tensor(-1.)), where torch's pow and ember's differ in the
-    # last bit (not the sampler): 1 ulp there
+    # InverseGamma applies pow(x, tensor(-1.)): with a tensor exponent torch runs its
+    # vectorised pow, which differs from the correctly rounded 1 / x (ember's, NumPy's) in the
+    # last bit for ~1.6% of values (measured, float32 and float64); the draws before it are
+    # torch's. Matching it would take that pow's own algorithm: 1 ulp there
     eps = np.finfo(dt).eps
     check = same if name != "InverseGamma" else \
         (lambda a, b: np.allclose(a.numpy(), b.numpy(), rtol=eps, atol=0))
