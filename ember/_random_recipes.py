@@ -651,15 +651,17 @@ def randperm(gen, n, dtype):
 
 def randperm_inside_out(gen, n):
     """The inside-out Fisher-Yates shuffle: for i = 0 .. n - 1, z = (64-bit draw) % (i + 1),
-    then out[i] = out[z] and out[z] = i. The draws go a chunk at a time into
-    inside_out_from_offsets."""
-    z = np.empty(n, np.int64)
+    then out[i] = out[z] and out[z] = i. The draws go a chunk at a time straight into the
+    mirrored targets of inside_out_from_offsets (memory: n is 214748364 or more here)."""
+    it = np.int32 if n < 2 ** 31 else np.int64
+    j = np.empty(n, it)
+    top = np.uint64(n - 1)
     for s in range(0, n, RANDPERM_CHUNK):
         k = min(RANDPERM_CHUNK, n - s)
         d = gen.words64(k)
         d %= np.arange(s + 1, s + k + 1, dtype=np.uint64)
-        z[s:s + k] = d
-    return inside_out_from_offsets(z)
+        j[n - s - k:n - s] = (top - d)[::-1]
+    return _unmirror(_apply_swaps(j))
 
 
 def inside_out_from_offsets(z):
@@ -672,11 +674,17 @@ def inside_out_from_offsets(z):
     n = len(z)
     j = z[::-1] * -1                       # (a fresh array: z is left as it is)
     j += n - 1
-    s = _apply_swaps(j)
+    return _unmirror(_apply_swaps(j))
+
+
+def _unmirror(s):
+    """The permutation whose inverse is p -> n - 1 - s[n - 1 - p] (int64)."""
+    n = len(s)
     inv = s[::-1] * -1
-    inv += n - 1                           # inv[p] = n - 1 - s[n - 1 - p]
+    inv += n - 1
     out = np.empty(n, np.int64)
-    out[inv] = np.arange(n, dtype=np.int64)
+    for c in range(0, n, RANDPERM_CHUNK):
+        out[inv[c:c + RANDPERM_CHUNK]] = np.arange(c, min(c + RANDPERM_CHUNK, n))
     return out
 
 
@@ -689,30 +697,43 @@ def _apply_swaps(j):
     step k < i targets it (j[k] = p), and then what position k held just before step k: call
     that A[k]. So out[i] = A[k] for the last k < i with j[k] = j[i], else j[i]; and A[k]
     likewise = A[k'] for the last k' < k with j[k'] = k, else k: A[k] is the end of a chain of
-    such k', found by pointer doubling."""
+    such k', found by pointer doubling. (Temporaries are freed as soon as they are done
+    with, and built a chunk at a time: randperm reaches n = 2**28 and more.)"""
     n = len(j)
     it = np.int32 if n < 2 ** 31 else np.int64     # (smaller indices: faster gathers)
     # steps grouped by target, in step order within a group: sort the unique keys j * n + k
-    key = j * n
-    key += np.arange(n, dtype=np.int64)
+    key = j.astype(np.int64)
+    key *= n
+    for c in range(0, n, RANDPERM_CHUNK):
+        key[c:c + RANDPERM_CHUNK] += np.arange(c, min(c + RANDPERM_CHUNK, n))
     key.sort()
-    tgt, step = np.divmod(key, n)
-    tgt, step = tgt.astype(it), step.astype(it)
-    j = j.astype(it)
+    step = np.empty(n, it)
+    for c in range(0, n, RANDPERM_CHUNK):
+        step[c:c + RANDPERM_CHUNK] = key[c:c + RANDPERM_CHUNK] % n
+    key //= n
+    tgt = key.astype(it)
+    del key
+    j = j.astype(it, copy=False)
     same = tgt[1:] == tgt[:-1]
     pred = np.full(n, -1, it)          # the previous step with the same target
     pred[step[1:]] = np.where(same, step[:-1], -1)
     # prev[p]: the last step k < p targeting position p (a step p targeting itself is the
     # last of its group, so its predecessor is that step)
     ends = np.append(~same, True)
+    del same
     prev = np.full(n, -1, it)
     prev[tgt[ends]] = step[ends]
+    del tgt, step, ends
     idx = np.arange(n, dtype=it)
     self_swap = j == idx
     prev[self_swap] = pred[self_swap]
+    del self_swap
     # A[k]: follow prev to the chain's end, doubling; only the unfinished entries are redone
-    a = np.where(prev >= 0, prev, idx)
-    todo = np.flatnonzero(prev >= 0)
+    linked = prev >= 0
+    a = np.where(linked, prev, idx)
+    del prev, idx
+    todo = np.flatnonzero(linked).astype(it)
+    del linked
     while todo.size:
         nxt = a[a[todo]]
         moved = nxt != a[todo]
