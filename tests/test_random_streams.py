@@ -523,7 +523,7 @@ def test_inside_out_shuffle_takes_one_64_bit_draw_per_element(monkeypatch):
     assert np.array_equal(g.get_state().numpy(), ref.get_state().numpy())
 
 
-# torch's randperm(214748364) after manual_seed(0) (82 s and 1.7 GB in torch, ~60 s and 13 GB
+# torch's randperm(214748364) after manual_seed(0) (82 s and 1.7 GB in torch, ~40 s and 5.5 GB
 # here): its first and last 8 values, and where the values n - 8 .. n - 1 lie
 _BIG_N = 214748364
 _BIG_HEAD = [180140102, 136514640, 18739608, 22357822, 33761584, 3964423, 190519392, 171944721]
@@ -532,7 +532,7 @@ _BIG_POS = [86015663, 3033663, 129679294, 71390560, 84312737, 93109770, 20059408
 
 
 @pytest.mark.skipif(not os.environ.get("EMBER_BIG_TESTS"),
-                    reason="randperm(214748364) needs ~13 GB and a minute: EMBER_BIG_TESTS=1")
+                    reason="randperm(214748364) needs ~5.5 GB and a minute: EMBER_BIG_TESTS=1")
 def test_randperm_from_the_wide_threshold_matches_torch():
     """From n = 214748364 torch shuffles inside out with 64-bit draws: its values (recorded
     above from torch 2.13) and the stream position after it (2n words), here recomputed."""
