@@ -61,6 +61,7 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = as_device(device)
         self._mt = np.random.MT19937()
+        self._gen32 = np.random.Generator(self._mt)    # (the same twister: 32-bit words)
         self._set_seed(DEFAULT_SEED)
 
     # -- seeding
@@ -181,12 +182,29 @@ class Generator:
         raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     # -- the word source
-    def _draw(self, n):
-        """n words from NumPy's twister, keeping track of its position in its block."""
+    def _advance(self, n):
+        """Count n words taken from NumPy's twister (its position in its block)."""
         self._live = True
         total = self._pos + n
         self._pos = total if total <= N else (total - 1) % N + 1
+
+    def _draw(self, n):
+        """n words from NumPy's twister (uint64)."""
+        self._advance(n)
         return self._mt.random_raw(n)
+
+    def words32(self, n):
+        """words(n) as uint32, for large draws: NumPy's full-range uint32 integers are the
+        twister's words themselves, half the memory of random_raw's and a little quicker."""
+        used = self._used
+        if used + n <= len(self._due) or n <= SMALL:
+            return self.words(n).astype(np.uint32)
+        head = self._due[used:]
+        self._used = len(self._due)
+        rest = n - len(head)
+        self._advance(rest)
+        tail = self._gen32.integers(0, 1 << 32, size=rest, dtype=np.uint32)
+        return np.concatenate([head.astype(np.uint32), tail]) if len(head) else tail
 
     def _refill(self, n):
         """Draw ahead to the end of the block in which the next n words end, for small

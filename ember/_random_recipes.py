@@ -16,6 +16,7 @@ import ml_dtypes
 from ._generator import SMALL
 
 M24 = np.uint64((1 << 24) - 1)
+M24_32 = np.uint32((1 << 24) - 1)
 M53 = np.uint64((1 << 53) - 1)
 
 
@@ -145,15 +146,15 @@ def uniform01_float(gen, n):
     if n <= SMALL:
         return gen.uniform_floats(n)
     if n <= UNIFORM_BLOCK:
-        w = gen.words(n)
-        w &= M24
+        w = gen.words32(n)
+        w &= M24_32
         out = w.astype(F32)
         out *= SCALE24
         return out
     out = np.empty(n, F32)
     for i in range(0, n, UNIFORM_BLOCK):
-        w = gen.words(min(UNIFORM_BLOCK, n - i))
-        w &= M24
+        w = gen.words32(min(UNIFORM_BLOCK, n - i))
+        w &= M24_32
         part = out[i:i + len(w)]
         part[...] = w
         part *= SCALE24
@@ -410,8 +411,8 @@ def _uniform_rows_into(gen, out, f64):
         if f64:
             part[:] = uniform01_double(gen, len(part))
         else:
-            w = gen.words(len(part))
-            w &= M24
+            w = gen.words32(len(part))
+            w &= M24_32
             part[:] = w
             part *= np.float32(2.0 ** -24)
         _box_muller_blocks(part.reshape(-1, 16), f64)

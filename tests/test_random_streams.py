@@ -829,7 +829,8 @@ def test_rand_float32_across_blocks(n):
 @pytest.mark.parametrize("seed", range(8))
 def test_small_draws_served_by_blocks_keep_torch_stream(seed):
     """Small draws are served from a block drawn ahead to the end of NumPy's twist block
-    (as words, word lists, float32 uniforms and Box-Muller pairs): random interleavings of
+    (as words, word lists, float32 uniforms and Box-Muller pairs; large uint32 draws come
+    from NumPy's uint32 integers of the same twister): random interleavings of
     them with large draws, state reads and state round trips give torch's words, uniforms,
     normals and state."""
     rng = np.random.default_rng(seed)
@@ -838,8 +839,9 @@ def test_small_draws_served_by_blocks_keep_torch_stream(seed):
         kind = int(rng.integers(0, 6))
         n = int(rng.choice([0, 1, 3, 4, 15, 63, 64, 65, 600, 624, 2000]))
         if kind == 0:
-            words = np.concatenate([g.words(n), np.array(g.word_list(n), np.uint64)])
-            ref = torch.empty(2 * n, dtype=torch.int64).random_(0, 2 ** 28 - 1, generator=tg)
+            words = np.concatenate([g.words(n), np.array(g.word_list(n), np.uint64),
+                                    g.words32(n).astype(np.uint64)])
+            ref = torch.empty(3 * n, dtype=torch.int64).random_(0, 2 ** 28 - 1, generator=tg)
             assert np.array_equal(words % np.uint64(2 ** 28 - 1), ref.numpy().astype(np.uint64))
         elif kind == 1 and n <= 64:
             assert same(g.uniform_floats(n), torch.rand(n, generator=tg))
