@@ -17,7 +17,8 @@ def _row_sums(x):
     a3 + (a2 + (a1 + a0)); the values after the last whole vector are summed left to right,
     and the vector's four lanes added to that one by one, lane 0 first. From 288 values on
     torch sums in further levels (not found yet): NumPy's pairwise sum, which can differ in
-    the last bit."""
+    the last bit. (Found with torch's AVX-512 CPU kernels; another build's vector width
+    could sum in another order.)"""
     k = x.shape[-1]
     if k >= 288:
         return x.sum(-1, keepdims=True)
