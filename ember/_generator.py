@@ -8,7 +8,10 @@ at next = 0; otherwise it returns key[next] and steps next. NumPy keeps (key, po
 when pos reaches 624. The two agree whenever left + next == 625. After seeding or set_state the
 words still due before the next twist (key[next : next + left - 1]) are served from the key
 directly (a state set by hand may have any left and next), and NumPy takes over from the twist;
-get_state reads NumPy's (key, pos) back once it has produced a word.
+get_state reads NumPy's (key, pos) back once it has produced a word. Small draws (up to SMALL
+words) are served the same way: the words up to the end of NumPy's block are drawn ahead and
+kept as due words (also converted once per block for rand's and randn's small draws), and
+get_state counts the ones not served yet back from NumPy's position.
 
 The state as a ByteTensor (5056 bytes, little-endian, natural C alignment):
   0    uint64  initial seed
