@@ -5,8 +5,8 @@ NumPy array in the logical (C) order of the output (for a strided output, place 
 fill_order); each docstring says which words it uses and how.
 
 Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos,
-whose bits are not the C library's). (The callers add their own: Dirichlet's float64
-normalising sum from 288 categories, InverseGamma's pow, Wishart's matrix products.)
+whose bits are not the C library's). (The callers add their own: InverseGamma's pow,
+Wishart's matrix products.)
 """
 import math
 
