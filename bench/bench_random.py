@@ -6,8 +6,10 @@ torch's stream bit for bit), so the numbers compare the same amount of work.
 - the recipes (ember/_random_recipes.py, NumPy arrays out) against torch's ops
 - the public ops (ember.rand, ember.randn, ...) against torch's
 Targets (issue 15): rand / randn of 1e6 float32 and a small draw's per-call cost <= 1.5x torch.
-float32 randn of 16+ values is bit-exact since issue 15 and costs 10-15x torch's CPU time: torch's
-vectorised logf/sincosf are ~20 fused multiply-adds each, emulated in NumPy one pass per step.
+float32 randn of 16+ values is bit-exact and misses its target (~8x torch's CPU time): torch's
+vectorised logf/sincosf take 16 fused multiply-adds, each one AVX instruction there and four
+NumPy passes here (widen, multiply, add, round back), besides ~40 plain passes.
+Small draws are served from a block of words converted once per twist block (_generator.py).
 The machine is shared: read the numbers with `uptime` (wall-clock medians).
 """
 import os
@@ -73,6 +75,8 @@ def op_rows():
         ("ember.randperm(1e6)", lambda: ember.randperm(M), lambda: torch.randperm(M), None),
         ("ember.rand(3)", lambda: ember.rand(3), lambda: torch.rand(3), 1.5),
         ("ember.randn(3)", lambda: ember.randn(3), lambda: torch.randn(3), 1.5),
+        ("ember.randint(0, 10, (3,))", lambda: ember.randint(0, 10, (3,)),
+         lambda: torch.randint(0, 10, (3,)), 1.5),
     ]
     return [(name, median_time(e), median_time(t), target) for name, e, t, target in cases]
 

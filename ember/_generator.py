@@ -8,7 +8,10 @@ at next = 0; otherwise it returns key[next] and steps next. NumPy keeps (key, po
 when pos reaches 624. The two agree whenever left + next == 625. After seeding or set_state the
 words still due before the next twist (key[next : next + left - 1]) are served from the key
 directly (a state set by hand may have any left and next), and NumPy takes over from the twist;
-get_state reads NumPy's (key, pos) back once it has produced a word.
+get_state reads NumPy's (key, pos) back once it has produced a word. Small draws (up to SMALL
+words) are served the same way: the words up to the end of NumPy's block are drawn ahead and
+kept as due words (also converted once per block for rand's and randn's small draws), and
+get_state counts the ones not served yet back from NumPy's position.
 
 The state as a ByteTensor (5056 bytes, little-endian, natural C alignment):
   0    uint64  initial seed
@@ -33,6 +36,7 @@ from ._tensor import Tensor
 N = 624
 STATE_SIZE = 5056
 DEFAULT_SEED = 67280421310721          # a fresh torch.Generator()'s seed
+SMALL = 64                             # draws of up to this many words are served by blocks
 
 
 def _seeded_key(seed):
@@ -60,6 +64,7 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = as_device(device)
         self._mt = np.random.MT19937()
+        self._gen32 = np.random.Generator(self._mt)    # (the same twister: 32-bit words)
         self._set_seed(DEFAULT_SEED)
 
     # -- seeding
@@ -73,16 +78,27 @@ class Generator:
         """Start from torch's (key, left, next): the words due before the twist are tempered
         now and served first; NumPy's twister holds the key for the twist after them."""
         self._key, self._left, self._next = key, left, nxt
-        self._due = _temper(key[nxt:nxt + left - 1].astype(np.uint64))
-        self._used = 0                 # how many of the due words were taken
+        self._serve(_temper(key[nxt:nxt + left - 1].astype(np.uint64)))
         self._live = False             # whether NumPy's twister has produced a word since
+        self._pos = N                  # NumPy's position in its block (N: twist next)
         self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": N}}
+
+    def _serve(self, block):
+        """Words drawn ahead (up to the end of a block), served before NumPy's twister."""
+        self._due = block
+        self._used = 0                 # how many of the due words were taken
+        self._due_list = None          # the same as Python ints, made on demand
+        self._due_floats = None        # and as float32 uniforms (rand's small draws)
+        self._due_normals = {}         # and as normal pairs, by where the pairs start
 
     def _torch_state(self):
         """(key, left, next) as torch would hold them now."""
         if self._live:
+            # NumPy's twister is at its position; the due words not taken yet lie before it
+            # in the same block
             st = self._mt.state["state"]
-            return st["key"], N + 1 - int(st["pos"]), int(st["pos"])
+            nxt = int(st["pos"]) - (len(self._due) - self._used)
+            return st["key"], N + 1 - nxt, nxt
         return self._key, self._left - self._used, self._next + self._used
 
     def manual_seed(self, seed):
@@ -169,18 +185,97 @@ class Generator:
         raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     # -- the word source
+    def _advance(self, n):
+        """Count n words taken from NumPy's twister (its position in its block)."""
+        self._live = True
+        total = self._pos + n
+        self._pos = total if total <= N else (total - 1) % N + 1
+
+    def _draw(self, n):
+        """n words from NumPy's twister (uint64)."""
+        self._advance(n)
+        return self._mt.random_raw(n)
+
+    def words32(self, n):
+        """words(n) as uint32, for large draws: NumPy's full-range uint32 integers are the
+        twister's words themselves, half the memory of random_raw's and a little quicker."""
+        used = self._used
+        if used + n <= len(self._due) or n <= SMALL:
+            return self.words(n).astype(np.uint32)
+        head = self._due[used:]
+        self._used = len(self._due)
+        rest = n - len(head)
+        self._advance(rest)
+        tail = self._gen32.integers(0, 1 << 32, size=rest, dtype=np.uint32)
+        return np.concatenate([head.astype(np.uint32), tail]) if len(head) else tail
+
+    def _refill(self, n):
+        """Draw ahead to the end of the block in which the next n words end, for small
+        draws: they are then served from the due words (and get_state counts back)."""
+        rem = N - self._pos
+        k = rem if rem >= n else rem + -(-(n - rem) // N) * N
+        self._serve(self._draw(k))
+
     def words(self, n):
         """The next n 32-bit words of the stream, as a uint64 array (low 32 bits set)."""
-        if self._used < len(self._due):
-            k = min(n, len(self._due) - self._used)
-            head = self._due[self._used:self._used + k]
-            self._used += k
-            if k == n:
-                return head.copy()
-            return np.concatenate([head, self.words(n - k)])
-        if n:
-            self._live = True
-        return self._mt.random_raw(n)
+        used = self._used
+        if used + n <= len(self._due):
+            self._used = used + n
+            return self._due[used:used + n].copy()
+        head = self._due[used:]
+        self._used = len(self._due)
+        rest = n - len(head)
+        if rest <= SMALL:
+            self._refill(rest)
+            self._used = rest
+            tail = self._due[:rest]
+        else:
+            tail = self._draw(rest)
+        return np.concatenate([head, tail]) if len(head) else tail.copy()
+
+    def word_list(self, n):
+        """words(n) as a list of Python ints (quicker for a few)."""
+        used = self._used
+        if used + n > len(self._due):
+            return self.words(n).tolist()
+        if self._due_list is None:
+            self._due_list = self._due.tolist()
+        self._used = used + n
+        return self._due_list[used:used + n]
+
+    def uniform_floats(self, n):
+        """n float32 uniforms from one word each (low 24 bits * 2**-24), for a small draw:
+        from the due words, converted a block at a time."""
+        used = self._used
+        if used + n > len(self._due):
+            w = self.words(n)
+            w &= np.uint64(0xFFFFFF)
+            f = w.astype(np.float32)
+            f *= np.float32(2.0 ** -24)
+            return f
+        if self._due_floats is None:
+            f = (self._due & np.uint64(0xFFFFFF)).astype(np.float32)
+            f *= np.float32(2.0 ** -24)
+            self._due_floats = f
+        self._used = used + n
+        return self._due_floats[used:used + n].copy()
+
+    def normal_pairs(self, pairs, transform):
+        """The Box-Muller pairs (cos, sin values, flat) of the next 4 * pairs words as a list,
+        from the due words, or None when they run past them. transform(words (m, 4)) gives a
+        block's 2m values: done once per block and alignment of the pairs."""
+        used, k = self._used, 4 * pairs
+        if used + k > len(self._due):
+            return None
+        start = used % 4
+        values = self._due_normals.get(start)
+        if values is None:
+            m = (len(self._due) - start) // 4
+            values = transform(self._due[start:start + 4 * m].reshape(m, 4)).tolist()
+            self._due_normals[start] = values
+        self._used = used + k
+        i = (used - start) // 2
+        return values[i:i + 2 * pairs]
 
     def random(self):
         """One 32-bit word."""

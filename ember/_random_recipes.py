@@ -4,16 +4,19 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: randperm from n = 214748364 (stream position right, permutation not), and
-von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos). (The callers
-add their own: Dirichlet's float64 normalising sum, InverseGamma's pow.)
+Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos,
+whose bits are not the C library's). (The callers add their own: InverseGamma's pow,
+Wishart's matrix products.)
 """
 import math
 
 import numpy as np
 import ml_dtypes
 
+from ._generator import SMALL
+
 M24 = np.uint64((1 << 24) - 1)
+M24_32 = np.uint32((1 << 24) - 1)
 M53 = np.uint64((1 << 53) - 1)
 
 
@@ -138,17 +141,20 @@ SCALE24 = np.float32(2.0 ** -24)
 
 def uniform01_float(gen, n):
     """n float32 uniforms in [0, 1) from one word each: its low 24 bits * 2**-24. A large n
-    goes a block at a time (the words' temporaries stay in cache)."""
+    goes a block at a time (the words' temporaries stay in cache), a small one comes from the
+    generator's block of uniforms."""
+    if n <= SMALL:
+        return gen.uniform_floats(n)
     if n <= UNIFORM_BLOCK:
-        w = gen.words(n)
-        w &= M24
+        w = gen.words32(n)
+        w &= M24_32
         out = w.astype(F32)
         out *= SCALE24
         return out
     out = np.empty(n, F32)
     for i in range(0, n, UNIFORM_BLOCK):
-        w = gen.words(min(UNIFORM_BLOCK, n - i))
-        w &= M24
+        w = gen.words32(min(UNIFORM_BLOCK, n - i))
+        w &= M24_32
         part = out[i:i + len(w)]
         part[...] = w
         part *= SCALE24
@@ -203,7 +209,9 @@ def rand_plain(gen, shape, npd):
     n = 1
     for k in shape:
         n *= k
-    if npd is F32:
+    if npd is F32 and n <= SMALL:
+        out = gen.uniform_floats(n)
+    elif npd is F32:
         out = uniform01_float(gen, n)
     else:
         out = uniform(gen, (n,), npd)
@@ -226,7 +234,7 @@ def normal_scalar(gen, n, as_list=False):
         i = 1
     pairs = (n - i + 1) // 2
     if pairs <= 8:                      # small draws: plain Python floats are quickest
-        w = gen.words(4 * pairs).tolist()
+        w = gen.word_list(4 * pairs)
         both = []
         for k in range(0, 4 * pairs, 4):
             u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
@@ -278,6 +286,11 @@ def _box_muller_blocks(u, f64):
 # rounded to float32: double rounding could in principle differ from fma's single rounding,
 # but over all 2**24 inputs each function can get here (u1 = 1 - k 2**-24, theta =
 # float32(2 pi) k 2**-24) the results equal those with an exact fma (fma32), checked once.
+# Speed: each fused step costs four NumPy passes (widen, multiply, add, round back), and the
+# two functions take 16 such steps besides ~40 plain passes: about 8x torch's time for
+# randn(1e6), where torch's AVX kernel does each step in one instruction. (Fused steps whose
+# product is exact in float32 are done as a float32 product and sum; the rewrite was checked
+# equal to the step-by-step version over all 2**24 inputs of each function.)
 _LOG_POLY = tuple(np.float32(c) for c in (
     7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
     -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
@@ -312,7 +325,9 @@ class _Fused:
 
 def _log_f32(x):
     """log of float32 x in (0, 1]: x = m * 2**e with m in [sqrt(1/2), sqrt(2)); with t = m - 1,
-    log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part."""
+    log x = t + t**3 P(t) - t**2 / 2 + e log 2, log 2 split in a short and a tiny part.
+    (A fused step whose product is exact in float32, z * -0.5 and e * 0.693359375, is the
+    float32 product and sum: one rounding either way.)"""
     fma = _Fused(x.shape)
     bits = x.view(np.int32)
     e = (bits >> 23).astype(_F32)
@@ -324,14 +339,18 @@ def _log_f32(x):
     m *= low
     t += m
     z = t * t
-    y = fma(t, _LOG_POLY[0], _LOG_POLY[1])
+    t64 = t.astype(np.float64)                   # (widened once for the polynomial's steps)
+    y = fma(t64, _LOG_POLY[0], _LOG_POLY[1])
     for coef in _LOG_POLY[2:]:
-        fma(y, t, coef, out=y)
+        fma(y, t64, coef, out=y)
     y *= t
-    fma(y, z, e * _F32(-2.12194440e-4), out=y)
-    fma(z, _F32(-0.5), y, out=y)
+    fma(y, z.astype(np.float64), e * _F32(-2.12194440e-4), out=y)
+    m = np.multiply(z, _F32(-0.5), out=m)
+    y += m
     t += y
-    return fma(e, _F32(0.693359375), t, out=t)
+    e *= _F32(0.693359375)
+    t += e
+    return t
 
 
 _SIN_POLY = tuple(np.float32(c) for c in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
@@ -339,29 +358,35 @@ _COS_POLY = tuple(np.float32(c) for c in (2.443315711809948e-5, -1.3887316254937
                                           4.166664568298827e-2))
 
 
-def _sincos_f32(x):
+def _sincos_f32(x_in):
     """(sin x, cos x) of float32 x >= 0: j = the even integer nearest to x / (pi/4), rounded up
     from truncation; x - j pi/4 (pi/4 in three parts, fused steps) lands in [-pi/4, pi/4],
     where one polynomial gives the sine and another the cosine; j's bits pick which is which
     and the signs."""
-    fma = _Fused(x.shape)
-    j = (x * _F32(1.27323954473516)).astype(np.int32)
+    fma = _Fused(x_in.shape)
+    j = (x_in * _F32(1.27323954473516)).astype(np.int32)
     j += 1
     j &= ~np.int32(1)
     y = j.astype(_F32)
-    x = fma(y, _F32(-0.78515625), x)
-    fma(y, _F32(-2.4187564849853515625e-4), x, out=x)
+    # (y is an even integer up to 8: its products with the first two parts of pi/4, of 8
+    # and 11 bits, are exact in float32, so those fused steps are a product and a sum)
+    x = y * _F32(-0.78515625)
+    x += x_in
+    p = np.multiply(y, _F32(-2.4187564849853515625e-4))
+    x += p
     fma(y, _F32(-3.77489497744594108e-8), x, out=x)
     z = x * x
-    pc = fma(z, _COS_POLY[0], _COS_POLY[1])
-    fma(pc, z, _COS_POLY[2], out=pc)
+    z64 = z.astype(np.float64)                   # (widened once for the polynomials' steps)
+    pc = fma(z64, _COS_POLY[0], _COS_POLY[1])
+    fma(pc, z64, _COS_POLY[2], out=pc)
     pc *= z
-    fma(pc, z, z * _F32(-0.5), out=pc)
+    np.multiply(z, _F32(-0.5), out=p)
+    fma(pc, z64, p, out=pc)
     pc += _F32(1)
-    ps = fma(z, _SIN_POLY[0], _SIN_POLY[1])
-    fma(ps, z, _SIN_POLY[2], out=ps)
+    ps = fma(z64, _SIN_POLY[0], _SIN_POLY[1])
+    fma(ps, z64, _SIN_POLY[2], out=ps)
     ps *= z
-    fma(ps, x, x, out=ps)
+    fma(ps, x.astype(np.float64), x, out=ps)
     # j's bit 1 swaps the two polynomials; bit 2 flips the sine's sign, and the cosine's
     # when bit 2 of j - 2 is clear (selected and flipped with bit operations: NumPy's where
     # is many times slower here)
@@ -374,7 +399,7 @@ def _sincos_f32(x):
     return sin.view(_F32), cos.view(_F32)
 
 
-BLOCK = 1 << 17      # values per step of the large fills (their temporaries stay in cache)
+BLOCK = 1 << 14      # values per step of the large fills (their temporaries stay in cache)
 
 
 def _uniform_rows_into(gen, out, f64):
@@ -386,8 +411,8 @@ def _uniform_rows_into(gen, out, f64):
         if f64:
             part[:] = uniform01_double(gen, len(part))
         else:
-            w = gen.words(len(part))
-            w &= M24
+            w = gen.words32(len(part))
+            w &= M24_32
             part[:] = w
             part *= np.float32(2.0 ** -24)
         _box_muller_blocks(part.reshape(-1, 16), f64)
@@ -427,7 +452,7 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     npd = _np_dtype(dtype)
     if n < 16 and std == 1 and (npd is F32 or npd is F64):
         # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
-        z = normal_scalar(gen, n, as_list=True)
+        z = normals_small(gen, n)
         mean = float(mean)
         return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)
     if not contiguous:
@@ -458,11 +483,53 @@ def randn_plain(gen, shape, npd):
         n *= k
     if n >= 16 or not (npd is F32 or npd is F64):
         return normal(gen, shape, npd)
-    out = np.array(normal_scalar(gen, n, as_list=True), np.float64)
-    out += 0.0                           # (fma(z, 1, 0): -0 becomes +0)
-    if npd is F32:
-        out = out.astype(F32)
+    z = normals_small(gen, n)
+    if 0.0 in z:                         # (fma(z, 1, 0) turns -0 into +0)
+        z = [v + 0.0 for v in z]
+    out = np.array(z, npd)
     return out.reshape(shape) if len(shape) != 1 else out
+
+
+def _box_muller_rows(w):
+    """The scalar sampler's pairs over rows of 4 words (two float64 uniforms u1, u2):
+    r cos(2 pi u1), r sin(2 pi u1) with r = sqrt(-2 log1p(-u2)), flat in row order."""
+    u1 = (w[:, 0] & M21) << np.uint64(32)
+    u1 |= w[:, 1]
+    u2 = (w[:, 2] & M21) << np.uint64(32)
+    u2 |= w[:, 3]
+    u1 = u1.astype(np.float64) * 2.0 ** -53
+    u2 = u2.astype(np.float64) * 2.0 ** -53
+    r = np.sqrt(-2.0 * _log1p(-u2))
+    theta = 2.0 * np.pi * u1
+    return np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+
+
+def normals_small(gen, n):
+    """normal_scalar(gen, n) as a list, for a few: the cached normal first, then Box-Muller
+    pairs in Python floats, the last sine kept when n leaves one over."""
+    out = []
+    if n and gen._normal is not None:
+        out.append(gen._normal)
+        gen._normal = None
+    pairs = (n - len(out) + 1) // 2
+    block = gen.normal_pairs(pairs, _box_muller_rows)
+    if block is not None:
+        out += block
+        if len(out) > n:
+            gen._normal = out.pop()
+        return out
+    w = gen.word_list(4 * pairs)
+    log1p, sqrt, cos, sin = math.log1p, math.sqrt, math.cos, math.sin
+    for k in range(0, 4 * pairs, 4):
+        u1 = (((w[k] & 0x1FFFFF) << 32) | w[k + 1]) * 2.0 ** -53
+        u2 = (((w[k + 2] & 0x1FFFFF) << 32) | w[k + 3]) * 2.0 ** -53
+        r = sqrt(-2.0 * log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        out.append(r * cos(theta))
+        out.append(r * sin(theta))
+    if len(out) > n:
+        gen._normal = out.pop()
+    return out
 
 
 # ----------------------------------------------------------------------------- random_ / randint
@@ -519,8 +586,11 @@ def randint_int64(gen, shape, low, high):
     for k in shape:
         n *= k
     span = high - low
-    draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
-    vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
+    if n <= SMALL and span < WIDE_RANGE:          # a few: in Python ints
+        vals = np.array([w % span + low for w in gen.word_list(n)], np.int64)
+    else:
+        draws = gen.words64(n) if span >= WIDE_RANGE else gen.words(n)
+        vals = (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
     return vals.reshape(shape) if len(shape) != 1 else vals
 
 
@@ -551,31 +621,72 @@ def random_from(gen, shape, dtype, low):
 
 
 # ----------------------------------------------------------------------------- randperm
-RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes by here
+RANDPERM_WIDE = (2 ** 32 - 1) // 20     # 214748364: torch's shuffle changes here
+RANDPERM_CHUNK = 1 << 22                # draws per step of the large shuffle
 
 
 def randperm(gen, n, dtype):
-    """torch.randperm(n): a forward Fisher-Yates shuffle of 0..n-1; step i swaps position i
-    with j[i] = i + word % (n - i), one word per step for i < n - 1 (checked up to n = 5e7).
-    At n = RANDPERM_WIDE torch instead takes n 64-bit draws (2n words, measured) in a way
-    not found yet: from there this takes the same draws, so the stream position afterwards is
-    torch's, but the permutation is not. (Ruled out at n = RANDPERM_WIDE, seed 0, against the
-    first and last 8 values of torch's: a forward or a backward Fisher-Yates shuffle with
-    j = draw % (positions left), and sorting by the draws; torch takes ~150 s per probe on the
-    shared machine, ember ~60 s just to draw the words.)"""
+    """torch.randperm(n). Below RANDPERM_WIDE: a forward Fisher-Yates shuffle of 0..n-1; step
+    i swaps position i with j[i] = i + word % (n - i), one word per step for i < n - 1
+    (checked up to n = 5e7). From RANDPERM_WIDE on: the inside-out shuffle
+    (randperm_inside_out), one 64-bit draw per element (found by experiment at
+    n = RANDPERM_WIDE: the positions of the last values and the stream position afterwards
+    are torch's; tests/test_random_streams.py)."""
     n = int(n)
+    npd = _np_dtype(dtype)
     if n <= 1:
-        return np.arange(n, dtype=np.int64).astype(_np_dtype(dtype))
-    draws = gen.words64(n)[:n - 1] if n >= RANDPERM_WIDE else gen.words(n - 1)
+        return np.arange(n, dtype=np.int64).astype(npd)
+    if n >= RANDPERM_WIDE:
+        return randperm_inside_out(gen, n).astype(npd, copy=False)
+    draws = gen.words(n - 1)
     offs = draws % np.arange(n, 1, -1, dtype=np.uint64)
     if n <= 64:                          # a short loop is quicker than the array steps
         perm = list(range(n))
         for i, z in enumerate(offs.tolist()):
             perm[i], perm[i + z] = perm[i + z], perm[i]
-        return np.array(perm, np.int64).astype(_np_dtype(dtype), copy=False)
+        return np.array(perm, np.int64).astype(npd, copy=False)
     j = np.arange(n, dtype=np.int64)
     j[:-1] += offs.astype(np.int64)
-    return _apply_swaps(j).astype(_np_dtype(dtype), copy=False)
+    return _apply_swaps(j).astype(npd, copy=False)
+
+
+def randperm_inside_out(gen, n):
+    """The inside-out Fisher-Yates shuffle: for i = 0 .. n - 1, z = (64-bit draw) % (i + 1),
+    then out[i] = out[z] and out[z] = i. The draws go a chunk at a time straight into the
+    mirrored targets of inside_out_from_offsets (memory: n is 214748364 or more here)."""
+    it = np.int32 if n < 2 ** 31 else np.int64
+    j = np.empty(n, it)
+    top = np.uint64(n - 1)
+    for s in range(0, n, RANDPERM_CHUNK):
+        k = min(RANDPERM_CHUNK, n - s)
+        d = gen.words64(k)
+        d %= np.arange(s + 1, s + k + 1, dtype=np.uint64)
+        j[n - s - k:n - s] = (top - d)[::-1]
+    return _unmirror(_apply_swaps(j))
+
+
+def inside_out_from_offsets(z):
+    """The inside-out shuffle's result for offsets z (z[i] <= i), without the sequential loop.
+
+    Its steps swap positions i and z[i] of the identity, in order of i. The inverse
+    permutation is the same swaps applied in the reverse order, and read with positions
+    (and values) mirrored, p -> n - 1 - p, that is a forward shuffle: step q swaps q with
+    n - 1 - z[n - 1 - q] >= q, which _apply_swaps does. Invert and mirror back."""
+    n = len(z)
+    j = z[::-1] * -1                       # (a fresh array: z is left as it is)
+    j += n - 1
+    return _unmirror(_apply_swaps(j))
+
+
+def _unmirror(s):
+    """The permutation whose inverse is p -> n - 1 - s[n - 1 - p] (int64)."""
+    n = len(s)
+    inv = s[::-1] * -1
+    inv += n - 1
+    out = np.empty(n, np.int64)
+    for c in range(0, n, RANDPERM_CHUNK):
+        out[inv[c:c + RANDPERM_CHUNK]] = np.arange(c, min(c + RANDPERM_CHUNK, n))
+    return out
 
 
 def _apply_swaps(j):
@@ -587,30 +698,43 @@ def _apply_swaps(j):
     step k < i targets it (j[k] = p), and then what position k held just before step k: call
     that A[k]. So out[i] = A[k] for the last k < i with j[k] = j[i], else j[i]; and A[k]
     likewise = A[k'] for the last k' < k with j[k'] = k, else k: A[k] is the end of a chain of
-    such k', found by pointer doubling."""
+    such k', found by pointer doubling. (Temporaries are freed as soon as they are done
+    with, and built a chunk at a time: randperm reaches n = 2**28 and more.)"""
     n = len(j)
     it = np.int32 if n < 2 ** 31 else np.int64     # (smaller indices: faster gathers)
     # steps grouped by target, in step order within a group: sort the unique keys j * n + k
-    key = j * n
-    key += np.arange(n, dtype=np.int64)
+    key = j.astype(np.int64)
+    key *= n
+    for c in range(0, n, RANDPERM_CHUNK):
+        key[c:c + RANDPERM_CHUNK] += np.arange(c, min(c + RANDPERM_CHUNK, n))
     key.sort()
-    tgt, step = np.divmod(key, n)
-    tgt, step = tgt.astype(it), step.astype(it)
-    j = j.astype(it)
+    step = np.empty(n, it)
+    for c in range(0, n, RANDPERM_CHUNK):
+        step[c:c + RANDPERM_CHUNK] = key[c:c + RANDPERM_CHUNK] % n
+    key //= n
+    tgt = key.astype(it)
+    del key
+    j = j.astype(it, copy=False)
     same = tgt[1:] == tgt[:-1]
     pred = np.full(n, -1, it)          # the previous step with the same target
     pred[step[1:]] = np.where(same, step[:-1], -1)
     # prev[p]: the last step k < p targeting position p (a step p targeting itself is the
     # last of its group, so its predecessor is that step)
     ends = np.append(~same, True)
+    del same
     prev = np.full(n, -1, it)
     prev[tgt[ends]] = step[ends]
+    del tgt, step, ends
     idx = np.arange(n, dtype=it)
     self_swap = j == idx
     prev[self_swap] = pred[self_swap]
+    del self_swap
     # A[k]: follow prev to the chain's end, doubling; only the unfinished entries are redone
-    a = np.where(prev >= 0, prev, idx)
-    todo = np.flatnonzero(prev >= 0)
+    linked = prev >= 0
+    a = np.where(linked, prev, idx)
+    del prev, idx
+    todo = np.flatnonzero(linked).astype(it)
+    del linked
     while todo.size:
         nxt = a[a[todo]]
         moved = nxt != a[todo]
@@ -717,6 +841,8 @@ def multinomial(gen, probs, num_samples, replacement=False):
     probs = np.asarray(probs)
     rows = probs.reshape(-1, probs.shape[-1])
     k = int(num_samples)
+    if rows.shape[0] == 0:                # no rows: nothing drawn
+        return np.empty(probs.shape[:-1] + (k,), np.int64)
     if not replacement or k == 1:
         q = exponential(gen, rows.shape, rows.dtype, 1.0)
         order = np.argsort(-(rows / q), axis=1, kind="stable")[:, :k]

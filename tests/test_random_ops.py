@@ -4,12 +4,14 @@ the same seed, ember and torch give equal values and leave equal generator state
 import importlib.util
 import os
 import random
+import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import ember
+from ember.distributions.dirichlet import _row_sums
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -558,8 +560,10 @@ def test_gamma_based_distribution_samples_match_torch(name, dt):
     """The Gamma-based samplers draw torch's numbers (torch._standard_gamma's recipe)."""
     ours = _gamma_families(ember, getattr(ember, dt))[name]
     theirs = _gamma_families(torch, getattr(torch, dt))[name]
-    # InverseGamma applies pow(x, tensor(-1.)), where torch's pow and ember's differ in the
-    # last bit (not the sampler): 1 ulp there
+    # InverseGamma applies pow(x, tensor(-1.)): with a tensor exponent torch runs its
+    # vectorised pow, which differs from the correctly rounded 1 / x (ember's, NumPy's) in the
+    # last bit for ~1.6% of values (measured, float32 and float64); the draws before it are
+    # torch's. Matching it would take that pow's own algorithm: 1 ulp there
     eps = np.finfo(dt).eps
     check = same if name != "InverseGamma" else \
         (lambda a, b: np.allclose(a.numpy(), b.numpy(), rtol=eps, atol=0))
@@ -572,17 +576,17 @@ def test_gamma_based_distribution_samples_match_torch(name, dt):
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
-def test_dirichlet_many_categories(dt):
-    """Dirichlet over 7 categories: float32 exactly; float64 to the last bit or two (torch
-    sums the Gamma draws in its own vectorised order); the stream exactly."""
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 8, 12, 19, 20, 33, 100, 287, 288, 300, 4100])
+def test_dirichlet_many_categories(dt, k):
+    """Dirichlet over k categories: the Gamma draws over torch's float64 row sum (its
+    vectorised, levelled order: dirichlet._row_sums) exactly, in float32 and float64; the
+    stream exactly."""
+    alpha = np.resize([0.2, 0.5, 1.0, 2.0, 3.0, 9.0, 0.05, 4.0, 0.7, 1.5, 6.0, 0.3], k).tolist()
     seed_both(8)
-    alpha = [0.2, 0.5, 1.0, 2.0, 3.0, 9.0, 0.05]
-    a = ember.distributions.Dirichlet(ember.tensor(alpha, dtype=getattr(ember, dt))).sample((50,))
-    b = torch.distributions.Dirichlet(torch.tensor(alpha, dtype=getattr(torch, dt))).sample((50,))
-    if dt == "float32":
-        assert same(a, b)
-    else:
-        assert np.allclose(a.numpy(), b.numpy(), rtol=4.5e-16, atol=0)
+    n = 50 if k < 1000 else 3
+    a = ember.distributions.Dirichlet(ember.tensor(alpha, dtype=getattr(ember, dt))).sample((n,))
+    b = torch.distributions.Dirichlet(torch.tensor(alpha, dtype=getattr(torch, dt))).sample((n,))
+    assert same(a, b)
     assert same_global_state()
 
 
@@ -678,3 +682,135 @@ def test_randint_quick_path_leaves_errors_to_the_full_path():
         theirs = _raised(lambda: torch.randint(*args))
         ours = _raised(lambda: ember.randint(*args))
         assert theirs is not None and ours == theirs
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("probs", [[0.2, 0.3, 0.5], [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]],
+                                   [[[0.1, 0.9]], [[0.5, 0.5]]]])
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 4)])
+def test_categorical_family_samples_match_torch(dt, probs, shape):
+    """Categorical, OneHotCategorical and Multinomial draw as torch: multinomial with
+    replacement over the rows of probs (rows first), one draw per sample (float32 weights:
+    float32 cumulative sums), counted per class for Multinomial."""
+    def draws(L):
+        D, p = L.distributions, L.tensor(probs, dtype=getattr(L, dt))
+        L.manual_seed(3)
+        out = [D.Categorical(probs=p).sample(shape), D.Categorical(logits=p).sample(shape),
+               D.OneHotCategorical(probs=p).sample(shape),
+               D.Multinomial(7, probs=p).sample(shape), L.get_rng_state()]
+        return [o.numpy() for o in out]
+    for a, b in zip(draws(ember), draws(torch)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_categorical_sample_errors_as_torch():
+    def errors(L):
+        p = L.tensor([0.2, 0.8])
+        return [_raised(lambda: L.distributions.Categorical(probs=p).sample((0,))),
+                _raised(lambda: L.multinomial(p.unsqueeze(0), 0, True)),
+                _raised(lambda: L.multinomial(L.tensor([[-0.2, 0.8]]), 0))]
+    assert errors(ember) == errors(torch)
+
+
+def _wishart(L, dt, df, p, batch):
+    cov = (L.eye(p, dtype=dt) * 2 + 0.5).expand(batch + (p, p))
+    return L.distributions.Wishart(df=L.tensor(df, dtype=dt), covariance_matrix=cov)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("df,p,batch,shape", [(4.0, 3, (), ()), (10.0, 3, (), (5,)),
+                                              (3.5, 3, (2,), (3,)), (7.0, 4, (3,), (2, 2)),
+                                              (2.5, 2, (), (4,))])
+@pytest.mark.parametrize("method", ["sample", "rsample"])
+def test_wishart_samples_match_torch(dt, df, p, batch, shape, method):
+    """Wishart: Bartlett draws (chi-squared diagonal, normals below it row by row) and torch
+    2.13's correction round, which draws again every sample that passes its positive-definite
+    check (so a well-conditioned draw is always drawn twice), with its one warning. The
+    stream exactly; the values to the last bits of the matrix products (NumPy's and torch's
+    BLAS round differently)."""
+    def draw(L):
+        W = _wishart(L, getattr(L, dt), df, p, batch)
+        L.manual_seed(11)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = getattr(W, method)(shape)
+        return x.detach().numpy(), [str(w.message) for w in caught]
+    (a, wa), (b, wb) = draw(ember), draw(torch)
+    assert same_global_state()
+    assert wa == wb == ["Singular sample detected."]
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert np.allclose(a, b, rtol=1e-5 if dt == "float32" else 1e-13, atol=0)
+
+
+class _FirstEntryAbove:
+    """A stand-in for Wishart's positive-definite check that cannot hang on the last bits of
+    a product: a draw 'passes' when its [0, 0] entry is above the threshold."""
+
+    def __init__(self, threshold):
+        self.threshold = threshold
+
+    def check(self, value):
+        return value[..., 0, 0] > self.threshold
+
+
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize("max_try", [None, 0, 1, 3])
+@pytest.mark.parametrize("threshold", [3.0, 14.0])
+def test_wishart_correction_rounds_and_max_try_correction(batch, max_try, threshold):
+    """The correction round by round (with the check replaced on both sides, see
+    _FirstEntryAbove): the draws that pass are drawn again, one new sample per flagged draw
+    (flagged when any matrix of its batch passes), up to max_try_correction rounds (10 by
+    default), a new draw that fails the check staying flagged (a high threshold: few pass,
+    so a flagged draw stays flagged and, with a batch, every round is taken; a low one: the
+    rounds stop once none is flagged). The sizes of the rounds, the stream and the values
+    equal torch's."""
+    results = []
+    for L, name in ((ember, "_bartlett_sample"), (torch, "_bartlett_sampling")):
+        W = _wishart(L, L.float64, 3.5, 3, batch)
+        W.support = _FirstEntryAbove(threshold)
+        original, sizes = getattr(W, name), []
+
+        def record(shape, original=original, sizes=sizes):
+            sizes.append(tuple(shape))
+            return original(shape)
+        setattr(W, name, record)
+        L.manual_seed(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = W.rsample((12,), max_try_correction=max_try)
+        results.append((x.detach().numpy(), sizes, [str(w.message) for w in caught],
+                        L.get_rng_state().numpy()))
+    (a, sa, wa, ga), (b, sb, wb, gb) = results
+    rounds = 10 if max_try is None else max_try
+    assert sa == sb and wa == wb == ["Singular sample detected."]
+    if threshold > 5 and batch:
+        assert len(sb) == 1 + rounds               # every round taken
+    elif max_try is None:
+        assert 2 < len(sb) < 1 + rounds            # stopped early
+    assert np.array_equal(ga, gb) and np.allclose(a, b, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_wishart_bartlett_diagonal_is_kept_at_eps(dt):
+    """The Bartlett diagonal (square roots of chi-squared draws) is clamped at the dtype's
+    eps, as torch: with p = 1 and a tiny df most draws are eps**2, exactly torch's."""
+    def draw(L):
+        W = L.distributions.Wishart(df=L.tensor(0.01, dtype=getattr(L, dt)),
+                                    covariance_matrix=L.eye(1, dtype=getattr(L, dt)))
+        L.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return W.rsample((8,))
+    a, b = draw(ember), draw(torch)
+    assert same(a, b) and same_global_state()
+    assert (b.reshape(-1) == torch.finfo(b.dtype).eps ** 2).sum() >= 4
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 15, 16, 17, 63, 255, 256, 257, 287, 288, 300, 513,
+                               4095, 4096, 4097, 5000, 70000])
+def test_dirichlet_row_sums_in_torchs_order(n):
+    """The float64 row sums Dirichlet normalises by are torch.sum's, bit for bit, on values
+    of very different sizes (where the order of the additions shows)."""
+    rng = np.random.default_rng(n)
+    x = rng.gamma(0.3, size=(2, 5, n)) * np.exp(rng.normal(0, 8, size=(2, 5, n)))
+    assert np.array_equal(_row_sums(x), torch.from_numpy(x).sum(-1, keepdim=True).numpy())

@@ -2,6 +2,7 @@
 5056-byte state, round trips with torch) and ember._random_recipes (each distribution's use of
 the words), compared with torch 2.13's values and its generator state afterwards."""
 import copy
+import os
 import pickle
 import subprocess
 import sys
@@ -487,6 +488,65 @@ def test_apply_swaps_matches_the_sequential_shuffle(n):
         assert R._apply_swaps(j.astype(np.int64)).tolist() == _swaps_by_loop(j)
 
 
+def _inside_out_by_loop(z):
+    out = [0] * len(z)
+    for i, k in enumerate(z.tolist()):
+        out[i] = out[k]
+        out[k] = i
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 70, 1000, 4099])
+def test_inside_out_shuffle_matches_the_sequential_loop(n):
+    """The vectorised inside-out shuffle (torch's randperm from n = 214748364) gives the
+    loop's result: random offsets, and the extremes (each stays: z = i; each to the front:
+    z = 0; each one back: z = i - 1)."""
+    rng = np.random.default_rng(n)
+    i = np.arange(n)
+    cases = [rng.integers(0, 2 ** 62, n) % (i + 1) for _ in range(5)]
+    cases += [i, np.zeros(n, np.int64), np.maximum(i - 1, 0)]
+    for z in cases:
+        z = z.astype(np.int64)
+        keep = z.copy()
+        assert R.inside_out_from_offsets(z).tolist() == _inside_out_by_loop(z)
+        assert np.array_equal(z, keep)
+
+
+def test_inside_out_shuffle_takes_one_64_bit_draw_per_element(monkeypatch):
+    """randperm_inside_out: z[i] = draw_i % (i + 1), draws a chunk at a time (a small chunk
+    here, so that several are taken), 2n words in all."""
+    monkeypatch.setattr(R, "RANDPERM_CHUNK", 7)
+    n = 50
+    g, ref = Generator().manual_seed(3), Generator().manual_seed(3)
+    z = (ref.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64)
+    assert R.randperm_inside_out(g, n).tolist() == _inside_out_by_loop(z)
+    assert np.array_equal(g.get_state().numpy(), ref.get_state().numpy())
+
+
+# torch's randperm(214748364) after manual_seed(0) (82 s and 1.7 GB in torch, ~40 s and 5.5 GB
+# here): its first and last 8 values, and where the values n - 8 .. n - 1 lie
+_BIG_N = 214748364
+_BIG_HEAD = [180140102, 136514640, 18739608, 22357822, 33761584, 3964423, 190519392, 171944721]
+_BIG_TAIL = [132226193, 67771934, 186011132, 117299213, 60523199, 10659741, 142775043, 79202631]
+_BIG_POS = [86015663, 3033663, 129679294, 71390560, 84312737, 93109770, 200594085, 179603580]
+
+
+@pytest.mark.skipif(not os.environ.get("EMBER_BIG_TESTS"),
+                    reason="randperm(214748364) needs ~5.5 GB and a minute: EMBER_BIG_TESTS=1")
+def test_randperm_from_the_wide_threshold_matches_torch():
+    """From n = 214748364 torch shuffles inside out with 64-bit draws: its values (recorded
+    above from torch 2.13) and the stream position after it (2n words), here recomputed."""
+    g = Generator().manual_seed(0)
+    p = R.randperm(g, _BIG_N, ember.int64)
+    assert p[:8].tolist() == _BIG_HEAD and p[-8:].tolist() == _BIG_TAIL
+    assert [int(p[k]) for k in _BIG_POS] == list(range(_BIG_N - 8, _BIG_N))
+    ref = Generator().manual_seed(0)
+    for _ in range(2 * _BIG_N // 10 ** 7):
+        ref.words(10 ** 7)
+    ref.words(2 * _BIG_N % 10 ** 7)
+    assert np.array_equal(g.get_state().numpy(), ref.get_state().numpy())
+
+
 @pytest.mark.parametrize("tdt,edt", [INTS[1], FLOATS[0], FLOATS[2], INTS[4]])
 def test_randperm_dtypes(tdt, edt):
     g, tg = pair(1)
@@ -764,3 +824,33 @@ def test_rand_float32_across_blocks(n):
     g, tg = pair(9)
     assert same(R.uniform(g, (n,), ember.float32), torch.rand(n, generator=tg))
     assert same_state(g, tg)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_draws_served_by_blocks_keep_torch_stream(seed):
+    """Small draws are served from a block drawn ahead to the end of NumPy's twist block
+    (as words, word lists, float32 uniforms and Box-Muller pairs; large uint32 draws come
+    from NumPy's uint32 integers of the same twister): random interleavings of
+    them with large draws, state reads and state round trips give torch's words, uniforms,
+    normals and state."""
+    rng = np.random.default_rng(seed)
+    g, tg = pair(seed)
+    for _ in range(40):
+        kind = int(rng.integers(0, 6))
+        n = int(rng.choice([0, 1, 3, 4, 15, 63, 64, 65, 600, 624, 2000]))
+        if kind == 0:
+            words = np.concatenate([g.words(n), np.array(g.word_list(n), np.uint64),
+                                    g.words32(n).astype(np.uint64)])
+            ref = torch.empty(3 * n, dtype=torch.int64).random_(0, 2 ** 28 - 1, generator=tg)
+            assert np.array_equal(words % np.uint64(2 ** 28 - 1), ref.numpy().astype(np.uint64))
+        elif kind == 1 and n <= 64:
+            assert same(g.uniform_floats(n), torch.rand(n, generator=tg))
+        elif kind == 2 and n < 16:
+            assert same(R.normals_small(g, n), torch.randn(n, generator=tg, dtype=torch.float64))
+        elif kind == 3:
+            assert same(R.normal(g, (n,), ember.float32), torch.randn(n, generator=tg))
+        elif kind == 4:
+            g2 = Generator()
+            g2.set_state(g.get_state())
+            g = g2
+        assert same_state(g, tg)

@@ -10,6 +10,15 @@ import ember
 from differential import same, catch, warnings_of
 
 
+@pytest.fixture(autouse=True)
+def keep_torch_distribution_validation():
+    # torch.compile (and checkpoint's compiler imports) turn torch.distributions' default
+    # argument validation off for the rest of the process: restore it for later test files
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 def mod(T, name):
     return importlib.import_module(f"{T.__name__}.{name}")
 

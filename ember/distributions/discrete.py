@@ -129,13 +129,13 @@ class Categorical(Distribution):
         return self.mean
 
     def sample(self, sample_shape=ember.Size()):
-        # as PyTorch: every sample of every batch row from one multinomial draw with
-        # replacement (so a seeded program draws torch's classes from torch's stream)
-        shape = self._extended_shape(sample_shape)
+        # as torch: multinomial with replacement over the rows of probs, numel(sample_shape)
+        # draws per row (rows first), transposed to sample-major
+        sample_shape = ember.Size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
         with ember.no_grad():
-            rows = self.probs.reshape(-1, self._num_events)
-            draws = ember.multinomial(rows, math.prod(sample_shape), True)
-            return draws.T.reshape(shape)
+            draws = ember.multinomial(probs_2d, sample_shape.numel(), True).T
+        return draws.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

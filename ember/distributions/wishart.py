@@ -99,14 +99,50 @@ class Wishart(_FromScaleTril, ExponentialFamily):
         return self.df.view(self._batch_shape + (1, 1)) * (
             V.pow(2) + diagonal.unsqueeze(-1) * diagonal.unsqueeze(-2))
 
-    def rsample(self, sample_shape=ember.Size()):
-        shape = self._extended_shape(sample_shape)
+    def _bartlett_sample(self, sample_shape):
+        """X = (L A)(L A)^T, A lower triangular: on its diagonal the square roots of
+        chi-squared draws with df, df - 1, ... df - p + 1 degrees of freedom (kept at or
+        above eps), below it standard normals drawn row by row (as torch draws them)."""
+        p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
-        # Bartlett: X = (L A)(L A)^T, A lower triangular with chi diagonal, normal below
         chi = self._dist_chi2.rsample(sample_shape).sqrt()
-        below = ember.randn(shape, dtype=L.dtype, device=L.device).tril(-1)
-        factor = L @ (ember.diag_embed(chi) + below)
+        chi = chi.clamp(min=ember.finfo(chi.dtype).eps)
+        noise = ember.diag_embed(chi)
+        rows, cols = ember.tril_indices(p, p, -1, device=L.device)
+        noise[..., rows, cols] = ember.randn(
+            ember.Size(sample_shape) + self._batch_shape + (p * (p - 1) // 2,),
+            dtype=L.dtype, device=L.device)
+        factor = L @ noise
         return factor @ factor.mT
+
+    def _flagged(self, sample, batch_dims):
+        """Which draws torch 2.13 draws again: those that pass its positive-definite check
+        (any matrix of the batch), as its singular-sample correction does."""
+        ok = self.support.check(sample)
+        return ok.amax(batch_dims) if batch_dims else ok
+
+    def rsample(self, sample_shape=ember.Size(), max_try_correction=None):
+        """Bartlett draws, then torch 2.13's singular-sample correction as it behaves (found
+        by experiment): when a draw passes the positive-definite check it warns once and
+        draws again for those draws only, up to max_try_correction times (10 by default),
+        each round drawing one new sample per draw still flagged; a new draw that fails the
+        check keeps its place flagged for the next round."""
+        sample_shape = ember.Size(sample_shape)
+        sample = self._bartlett_sample(sample_shape)
+        batch = tuple(range(-len(self._batch_shape), 0))
+        flagged = self._flagged(sample, batch)
+        if bool(flagged.any()):
+            warnings.warn("Singular sample detected.")
+            for _ in range(10 if max_try_correction is None else max_try_correction):
+                new = self._bartlett_sample(ember.Size((int(flagged.sum()),)))
+                sample[flagged] = new
+                still = ~self.support.check(new)
+                # (a new mask: the assignment above keeps this one for its gradient)
+                flagged, was = flagged.clone(), flagged
+                flagged[was] = still.amax(batch) if batch else still
+                if not bool(flagged.any()):
+                    break
+        return sample
 
     def log_prob(self, value):
         if self._validate_args:
