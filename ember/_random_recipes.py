@@ -851,9 +851,8 @@ def multinomial(gen, probs, num_samples, replacement=False):
         cdf = np.cumsum(rows.astype(acc), axis=1, dtype=acc)
         cdf = cdf / cdf[:, -1:]
         u = uniform01_double(gen, rows.shape[0] * k).reshape(rows.shape[0], k)
-        order = np.empty((rows.shape[0], k), np.int64)          # (no rows: no draws)
-        for row, (c, uu) in enumerate(zip(cdf, u)):
-            order[row] = np.searchsorted(c, uu.astype(acc), side="left")
+        order = np.stack([np.searchsorted(c, uu.astype(acc), side="left")
+                          for c, uu in zip(cdf, u)])
     return order.astype(np.int64).reshape(probs.shape[:-1] + (k,))
 
 

@@ -1,7 +1,6 @@
 """Discrete distributions: Bernoulli, Categorical, OneHotCategorical.
 
 Each takes exactly one of `probs` and `logits`; the other is derived lazily on first use."""
-import math
 import numbers
 
 import ember
