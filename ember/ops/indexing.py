@@ -419,6 +419,8 @@ def checked_number(value, dtype):
         value = value.real if dtype is not D.bool_ else bool(value)
     if dtype is D.uint8 and isinstance(value, numbers.Integral) and value < 0:
         value = int(value) % 256
+    if dtype is D.complex32:     # (a complex number rounded to float16 parts: see _dtype.py)
+        return complex(D.as_complex64(D.as_complex32(np.asarray(value)))[()])
     return np.asarray(value).astype(dtype.np)[()]
 
 
