@@ -60,12 +60,14 @@ _COMPLEX32_REFUSED = {
 _COMPLEX32_DIRECT = {"_to_copy", "clone", "view_as_real", "view_as_real_copy"}
 
 
-def refusal(name, dtype):
+def refusal(name, dtype, params=None):
     """torch's NotImplementedError for op `name` on `dtype`, or None where torch computes it."""
     if dtype is D.complex32:
         kernel = _COMPLEX32_REFUSED.get(name)
     elif dtype in D._BAREBONES_UNSIGNED:
         kernel = _UNSIGNED_REFUSED.get(name)
+        if name == "div.rounding":
+            kernel = f"div_{params['rounding_mode']}_cpu"
     else:
         kernel = None
     if kernel is None:
@@ -87,7 +89,7 @@ def limited_dtype(inputs, dtype):
 
 def run(op, dtype, xp, arrays, params):
     """Op `op`'s forward for operands of the limited dtype `dtype` (see the module's doc)."""
-    error = refusal(op.name, dtype)
+    error = refusal(op.name, dtype, params)
     if error is not None:
         raise error
     if dtype is not D.complex32 or op.view or op.name in _COMPLEX32_DIRECT:
