@@ -267,6 +267,7 @@ from .nn._native_ops import (  # noqa: E402,F401
     native_dropout, native_channel_shuffle, ctc_loss)
 from .ops.random import binomial  # noqa: E402,F401
 from .ops.linalg_decompositions import svd_lowrank, pca_lowrank  # noqa: E402,F401
+from .linalg_lobpcg import lobpcg  # noqa: E402,F401
 from .ops.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)
