@@ -60,6 +60,37 @@ _COMPLEX32_REFUSED = {
 _COMPLEX32_DIRECT = {"_to_copy", "clone", "view_as_real", "view_as_real_copy"}
 
 
+def _addcmul_complex32(xp, self, tensor1, tensor2, *, value):
+    # torch computes in complex32 step by step: value (rounded to it) times tensor1, rounded,
+    # times tensor2, rounded, added to self
+    value = complex(_round(np.complex64(value)))
+    return self + _round(_round(value * tensor1) * tensor2)
+
+
+def _round(a):
+    return D.as_complex64(D.as_complex32(np.asarray(a)))
+
+
+def _add_complex32(xp, self, other, *, alpha=1):
+    return self + (other if alpha == 1 else _round(alpha * other))
+
+
+def _sub_complex32(xp, self, other, *, alpha=1):
+    return self - (other if alpha == 1 else _round(alpha * other))
+
+
+def _rsub_complex32(xp, self, *, other, alpha=1):
+    return other - (self if alpha == 1 else _round(alpha * self))
+
+
+# complex32 ops whose torch kernels round an intermediate to complex32 (their forward here
+# takes the complex64 copies, like the op's own)
+_COMPLEX32_FORMS = {"addcmul": _addcmul_complex32, "add": _add_complex32,
+                    "sub": _sub_complex32, "rsub": _rsub_complex32}
+# the options that are operands' values: torch makes a number given there complex32 first
+_VALUE_OPTIONS = ("alpha", "other", "value")
+
+
 def refusal(name, dtype, params=None):
     """torch's NotImplementedError for op `name` on `dtype`, or None where torch computes it."""
     if dtype is D.complex32:
@@ -95,13 +126,16 @@ def run(op, dtype, xp, arrays, params):
     if dtype is not D.complex32 or op.view or op.name in _COMPLEX32_DIRECT:
         return op.forward(xp, *arrays, **params)
     wide = [_as_complex64(a) for a in arrays]
-    out = op.forward(xp, *wide, **params)
+    params = {k: _as_complex64(v) if k in _VALUE_OPTIONS else v for k, v in params.items()}
+    out = _COMPLEX32_FORMS.get(op.name, op.forward)(xp, *wide, **params)
     if isinstance(out, (tuple, list)):
         return type(out)(_narrow(o) for o in out)
     return _narrow(out)
 
 
 def _as_complex64(a):
+    if a.__class__ in (int, float, complex):     # a Python number: torch makes it complex32
+        return complex(_round(np.complex64(a)))
     dtype = getattr(a, "dtype", None)
     if dtype is None or dtype.kind in "biu?":
         return a

@@ -261,7 +261,9 @@ def scalar_tensor(value, like=None, dtype=None, *, device=None, requires_grad=Fa
     device = like._device if isinstance(like, Tensor) else as_device(device)
     if isinstance(value, Tensor):
         value = value.item()
-    return _finish(_on_device(np.array(value, dtype=dtype.np), device), dtype, device,
+    array = D.as_complex32(np.array(value)) if dtype is D.complex32 else \
+        np.array(value, dtype=dtype.np)
+    return _finish(_on_device(array, device), dtype, device,
                    requires_grad)
 
 
