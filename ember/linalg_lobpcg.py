@@ -72,13 +72,13 @@ def _solve_standard(A, X, iK, k, n, largest, niter, tol, method, worker, tracker
         count = int(np.argmin(ok)) if not ok.all() else n      # leading converged pairs
         istep += 1
         worker.ivars.update(istep=istep, converged_count=count, converged_end=count,
-                            iterations_left=-1 if niter < 0 else max(niter - istep, 0))
+                            iterations_left=-1 if niter <= 0 else max(niter - istep, 0))
         worker.fvars["X_norm"] = float(np.linalg.norm(X))
         worker.tvars["rerr"] = wrap(rerr)
         worker.E, worker.X, worker.R = wrap(E), wrap(X), wrap(R)
         if tracker is not None:
             tracker(worker)
-        if count >= k or worker.bvars.get("force_stop") or 0 <= niter < istep:
+        if count >= k or worker.bvars.get("force_stop") or 0 < niter <= istep:
             return E, X
         W = R[:, count:] if iK is None else iK @ R[:, count:]
         if method == "ortho":
@@ -200,7 +200,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
         raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={m}) "
                          f"is smaller than 3 x the number of requested eigenpairs (={n})")
     method = "ortho" if method is None else method     # (as torch: any other name is basic)
-    niter = 1000 if niter is None else niter
+    niter = 1000 if niter is None else niter      # (0 or -1: until converged, as torch)
     tol = float(np.finfo(A._dtype.np).eps) ** 0.5 if tol is None else tol
     largest = True if largest is None else largest
     if A.requires_grad:
