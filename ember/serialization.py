@@ -368,9 +368,14 @@ def _tensor_on(storage, offset, size, stride):
     if storage.root is None:
         storage.root = Tensor._make(storage.array, dtype)
     itemsize = storage.array.itemsize
-    window = np.lib.stride_tricks.as_strided(storage.array[offset:] if count else storage.array,
-                                             shape=size,
+    flat = storage.array
+    if flat.dtype.isbuiltin != 1:       # (a structured or user-defined NumPy dtype)
+        # (as_strided cannot make ml-dtypes' float8 or complex32's pairs: it works on the same
+        # bytes as unsigned integers, read back as the dtype)
+        flat = flat.view(np.dtype(f"u{itemsize}"))
+    window = np.lib.stride_tricks.as_strided(flat[offset:] if count else flat, shape=size,
                                              strides=tuple(s * itemsize for s in stride))
+    window = window.view(storage.array.dtype)
     return _to_location(storage.root._make_view(window), storage)
 
 

@@ -162,7 +162,11 @@ def _to_array(data, dtype):
             any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
                 for v in np.array(values, dtype=object).reshape(-1)):
         natural = np.array(values, dtype=object)  # (NumPy made floats of too-large ints)
-    if natural.dtype == object or natural.dtype == np.uint64:
+    if (natural.dtype == object or natural.dtype == np.uint64) and dtype is D.uint64 and \
+            all(isinstance(v, numbers.Integral) and 0 <= v < 2 ** 64
+                for v in np.array(values, dtype=object).reshape(-1)):
+        natural = np.array(values, dtype=np.uint64)     # (uint64 holds ints up to 2**64 - 1)
+    elif natural.dtype == object or natural.dtype == np.uint64:
         # Python ints beyond int64: fine for a float dtype, an overflow otherwise
         if dtype.np.kind not in "fc":
             raise ValueError("Overflow when unpacking long long")
