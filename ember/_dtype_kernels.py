@@ -55,6 +55,10 @@ _COMPLEX32_REFUSED = {
     "nan_to_num": "nan_to_num", "softmax": "softmax_lastdim_kernel_impl",
 }
 
+# refusals worded otherwise (the op, the dtype) -> torch's error
+_ERRORS = {("_fft_c2c", D.complex32): RuntimeError("MKL FFT doesn't support tensors of type: "
+                                                   "Half")}
+
 # complex32 ops that run on the float16 pairs themselves (they copy or convert elements
 # without arithmetic, or handle complex32 on their own)
 _COMPLEX32_DIRECT = {"_to_copy", "clone", "view_as_real", "view_as_real_copy"}
@@ -120,7 +124,12 @@ def limited_dtype(inputs, dtype):
 
 def run(op, dtype, xp, arrays, params):
     """Op `op`'s forward for operands of the limited dtype `dtype` (see the module's doc)."""
-    error = refusal(op.name, dtype, params)
+    target = params.get("dtype")
+    if dtype is D.complex32 and isinstance(target, D.dtype) and not target._limited:
+        # a reduction into another dtype (x.sum(dtype=torch.cfloat)): torch's kernel reads
+        # the pairs as that dtype, which it serves
+        return op.forward(xp, *[_as_complex64(a) for a in arrays], **params)
+    error = _ERRORS.get((op.name, dtype)) or refusal(op.name, dtype, params)
     if error is not None and (op.name != "flip" or _flips_innermost(arrays[0], params)):
         raise error
     if dtype is not D.complex32 or op.view or op.name in _COMPLEX32_DIRECT:

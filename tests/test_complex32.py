@@ -205,6 +205,11 @@ SERVED = {
     "count_nonzero": lambda T, x, y: x.count_nonzero(),
     "expand": lambda T, x, y: x[:2].expand(3, 2),
     "unbind": lambda T, x, y: x.unbind(),
+    "sum_into_cfloat": lambda T, x, y: x.sum(dtype=T.cfloat),
+    "sum_dim_into_cdouble": lambda T, x, y: x.reshape(2, 2).sum(0, dtype=T.cdouble),
+    "mean_into_cfloat": lambda T, x, y: y.mean(dtype=T.cfloat),
+    "cumsum_into_cfloat": lambda T, x, y: y.cumsum(0, dtype=T.cfloat),
+    "flip_outer": lambda T, x, y: x.reshape(2, 2).flip(0),
 }
 
 
@@ -294,6 +299,10 @@ REFUSED = {
     "eye": lambda T, x, y: T.eye(2, dtype=T.complex32),
     "polar": lambda T, x, y: T.polar(T.ones(2, dtype=T.float16), T.ones(2, dtype=T.float16)),
     "div_": lambda T, x, y: x.clone().div_(y),
+    "sum_into_complex32": lambda T, x, y: x.sum(dtype=T.complex32),
+    "fft": lambda T, x, y: T.fft.fft(x),
+    "ifft": lambda T, x, y: T.fft.ifft(x),
+    "flip_innermost": lambda T, x, y: x.reshape(2, 2).flip(1),
     "exp_": lambda T, x, y: x.clone().exp_(),
 }
 
