@@ -17,7 +17,7 @@ __all__ = []  # the public names are re-exported by ember/__init__.py
 
 class dtype:
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
-                 "_category", "_rank", "_half", "_limited", "__weakref__")
+                 "_category", "_rank", "_half", "_limited", "_float_kernels", "__weakref__")
 
     def __init__(self, name, np_dtype, category, rank):
         self.name = name
@@ -33,6 +33,8 @@ class dtype:
         self._half = category == 2 and self.itemsize == 2
         # one of LIMITED_DTYPES (set below): ops go through _dtype_kernels.py
         self._limited = False
+        # a floating or complex type NumPy computes in directly (the registry's fast paths)
+        self._float_kernels = category >= 2
 
     def __repr__(self):
         return "ember." + self.name
@@ -99,6 +101,7 @@ ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float3
 LIMITED_DTYPES = (uint16, uint32, uint64) + _FLOAT8 + (complex32,)
 for _d in LIMITED_DTYPES:
     _d._limited = True
+    _d._float_kernels = False
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,

@@ -384,8 +384,8 @@ class Op:
                 other, b_requires_grad = b._data, b._requires_grad
             else:
                 return fallback(a, b)
-            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0] or _fw_levels \
-                    or _profiling or a._dtype._limited:
+            if not a._dtype._float_kernels or a._device is not CPU or _amp_regions[0] or \
+                    _fw_levels or _profiling:
                 return fallback(a, b)
             try:
                 out = forward(np, a._data, other)
@@ -410,8 +410,8 @@ class Op:
         forward, record, elementwise = self.forward, self._record, self.elementwise
 
         def method(a, *args, **kwargs):
-            if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
-                    _amp_regions[0] or _fw_levels or _profiling or a._dtype._limited:
+            if args or kwargs or a._device is not CPU or not a._dtype._float_kernels or \
+                    _amp_regions[0] or _fw_levels or _profiling:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
             if out.__class__ is not _ndarray:
