@@ -148,7 +148,8 @@ def test_reading_elements():
     def f(T):
         x = _x(T)
         return [x[0].item(), x[1].item(), x.tolist(), x.reshape(2, 2).tolist(), complex(x[0]),
-                bool(x[0]), catch(float, x[0]), catch(int, x[0]), float(T.tensor(2.5, dtype=T.complex32)),
+                bool(x[0]), catch(float, x[0]), catch(int, x[0]),
+                float(T.tensor(2.5, dtype=T.complex32)),
                 catch(lambda: x.numpy()), catch(lambda: x.numpy(force=True)),
                 catch(lambda: np.asarray(x))]
     same(f)
