@@ -31,6 +31,8 @@ _UNSIGNED_REFUSED = {
     "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu",
     "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "bmm": "bmm", "mv": "addmv_impl_cpu",
     "addmv": "addmv_impl_cpu", "dot": "dot", "flip": "flip_cpu", "topk": "topk_cpu",
+    # (not registry ops: their functions call check())
+    "nonzero": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu",
 }
 
 # torch's kernel name (or whole error) for each op it refuses on complex32 (CPU)
@@ -108,6 +110,15 @@ def refusal(name, dtype, params=None):
     if kernel is None:
         return None
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
+
+
+def check(name, dtype):
+    """Raise torch's error if its CPU kernels refuse `name` on `dtype` (for the functions that
+    are not registry ops)."""
+    if dtype._limited:
+        error = refusal(name, dtype)
+        if error is not None:
+            raise error
 
 
 def limited_dtype(inputs, dtype):

@@ -68,6 +68,11 @@ REFUSED = {
     "flip_both": lambda T, x, y: x.flip(0, 1),
     "flip_transposed": lambda T, x, y: x.t().flip(0),
     "topk": lambda T, x, y: x.reshape(-1).topk(1),
+    "nonzero": lambda T, x, y: x.nonzero(),
+    "nonzero_tuple": lambda T, x, y: x.nonzero(as_tuple=True),
+    "nonzero_static": lambda T, x, y: T.nonzero_static(x, size=2),
+    "argwhere": lambda T, x, y: T.argwhere(x),
+    "count_nonzero": lambda T, x, y: x.count_nonzero(),
     "promote_long": lambda T, x, y: x + T.ones(2, dtype=T.long),
     "promote_bool": lambda T, x, y: x + T.ones(2, dtype=T.bool),
 }
@@ -86,6 +91,9 @@ SERVED = {
     "where": lambda T, x, y: T.where(x == y, x, y),
     "add_float": lambda T, x, y: x + T.ones(2),
     "cat": lambda T, x, y: T.cat([x, y]),
+    "count_nonzero_dim": lambda T, x, y: x.count_nonzero(0),
+    "any": lambda T, x, y: x.any(),
+    "mask": lambda T, x, y: x[x.bool()],
     "flip_outer": lambda T, x, y: x.flip(0),     # (a strided copy in torch, no flip kernel)
     "index": lambda T, x, y: x[[1, 0]],
     "to_float": lambda T, x, y: x.float(),
