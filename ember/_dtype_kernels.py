@@ -35,6 +35,21 @@ _UNSIGNED_REFUSED = {
     "nonzero": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu",
 }
 
+# torch's kernel name for each op it refuses on the float8 types (CPU); mul and div with a
+# number operand go to torch's "reduced float" kernels (see refusal)
+_FLOAT8_REFUSED = {
+    **{name: kernel for name, kernel in _UNSIGNED_REFUSED.items()
+       if name not in ("abs", "mm", "addmm")},
+    "div": "div_cpu", "div.Scalar": "div_cpu_reduced_float", "mul.Scalar":
+    "mul_cpu_reduced_float", "sum": "sum_cpu", "sum.dim": "sum_cpu", "mean": "sum_cpu",
+    "mean.dim": "sum_cpu", "prod": "prod_out_cpu", "prod.dim": "prod_out_cpu",
+    "cumsum": "cumsum_out_cpu", "cumprod": "cumprod_out_cpu",
+    "sort": "sorting_kernel_method_name", "exp": "exp_vml_cpu", "sqrt": "sqrt_vml_cpu",
+    "floor": "floor_vml_cpu", "round": "round_vml_cpu", "sigmoid": "sigmoid_cpu_reduced_float",
+    "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
+    "bitwise_xor": "bitwise_xor_cpu", "isclose": "mul_cpu_reduced_float",
+}
+
 # torch's kernel name (or whole error) for each op it refuses on complex32 (CPU)
 _COMPLEX32_REFUSED = {
     "div": "div_cpu", "div.Scalar": "div_cpu", "div.rounding": "div_cpu",
@@ -59,7 +74,13 @@ _COMPLEX32_REFUSED = {
 
 # refusals worded otherwise (the op, the dtype) -> torch's error
 _ERRORS = {("_fft_c2c", D.complex32): RuntimeError("MKL FFT doesn't support tensors of type: "
-                                                   "Half")}
+                                                   "Half"),
+           **{(name, D.float8_e8m0fnu): NotImplementedError(
+               f"\"{kernel}\" not implemented for 'Float8_e8m0fnu'")
+              for name, kernel in (("abs", "abs_cpu"), ("mm", "addmm_impl_cpu_"),
+                                   ("addmm", "addmm_impl_cpu_"))}}
+# float8 products torch serves: computed in float32, rounded to the operands' type
+_FLOAT8_PRODUCTS = ("mm", "addmm")
 
 # complex32 ops that run on the float16 pairs themselves (they copy or convert elements
 # without arithmetic, or handle complex32 on their own)
@@ -101,8 +122,9 @@ def refusal(name, dtype, params=None):
     """torch's NotImplementedError for op `name` on `dtype`, or None where torch computes it."""
     if dtype is D.complex32:
         kernel = _COMPLEX32_REFUSED.get(name)
-    elif dtype in D._BAREBONES_UNSIGNED:
-        kernel = _UNSIGNED_REFUSED.get(name)
+    elif dtype in D._BAREBONES_UNSIGNED or dtype in D._FLOAT8:
+        kernel = (_UNSIGNED_REFUSED if dtype in D._BAREBONES_UNSIGNED else
+                  _FLOAT8_REFUSED).get(name)
         if name == "div.rounding":
             kernel = f"div_{params['rounding_mode']}_cpu"
     else:
@@ -140,9 +162,16 @@ def run(op, dtype, xp, arrays, params):
         # a reduction into another dtype (x.sum(dtype=torch.cfloat)): torch's kernel reads
         # the pairs as that dtype, which it serves
         return op.forward(xp, *[_as_complex64(a) for a in arrays], **params)
-    error = _ERRORS.get((op.name, dtype)) or refusal(op.name, dtype, params)
+    name = op.name
+    if name in ("mul", "div") and dtype in D._FLOAT8 and \
+            any(not isinstance(a, np.ndarray) for a in arrays):
+        name += ".Scalar"           # (a number operand: torch's reduced-float kernel)
+    error = _ERRORS.get((name, dtype)) or refusal(name, dtype, params)
     if error is not None and (op.name != "flip" or _flips_innermost(arrays[0], params)):
         raise error
+    if dtype in D._FLOAT8 and name in _FLOAT8_PRODUCTS:
+        out = op.forward(xp, *arrays, **params)
+        return D.as_torch_rounds(out, dtype.np).astype(dtype.np)
     if dtype is not D.complex32 or op.view or op.name in _COMPLEX32_DIRECT:
         return op.forward(xp, *arrays, **params)
     wide = [_as_complex64(a) for a in arrays]

@@ -219,3 +219,66 @@ def test_nn_utils_prune_is_reachable_only_once_imported():
     outs = [subprocess.run([sys.executable, "-c", _PRUNE.format(lib=lib)], capture_output=True,
                            text=True, check=True).stdout for lib in ("torch", "ember")]
     assert outs[0] == outs[1] == "False True True\n"
+
+
+F8_OPS = {
+    "add": lambda T, x, y: x + y,
+    "sub_scalar": lambda T, x, y: x - 1,
+    "mul": lambda T, x, y: x * y,
+    "mul_scalar": lambda T, x, y: x * 2,
+    "div": lambda T, x, y: x / y,
+    "div_scalar": lambda T, x, y: x / 2,
+    "floor_divide": lambda T, x, y: x // y,
+    "neg": lambda T, x, y: -x,
+    "abs": lambda T, x, y: x.abs(),
+    "pow": lambda T, x, y: x ** 2,
+    "sum": lambda T, x, y: x.sum(),
+    "mean": lambda T, x, y: x.mean(),
+    "prod": lambda T, x, y: x.prod(),
+    "cumsum": lambda T, x, y: x.cumsum(0),
+    "max": lambda T, x, y: x.max(),
+    "argmax": lambda T, x, y: x.argmax(),
+    "maximum": lambda T, x, y: T.maximum(x, y),
+    "eq": lambda T, x, y: x == y,
+    "lt": lambda T, x, y: x < y,
+    "sort": lambda T, x, y: x.sort(),
+    "clamp": lambda T, x, y: x.clamp(0, 1),
+    "relu": lambda T, x, y: T.relu(x),
+    "exp": lambda T, x, y: x.exp(),
+    "sqrt": lambda T, x, y: x.sqrt(),
+    "floor": lambda T, x, y: x.floor(),
+    "round": lambda T, x, y: x.round(),
+    "sigmoid": lambda T, x, y: x.sigmoid(),
+    "sign": lambda T, x, y: x.sign(),
+    "isnan": lambda T, x, y: x.isnan(),
+    "where": lambda T, x, y: T.where(x == y, x, y),
+    "mm": lambda T, x, y: x @ y,
+    "bmm": lambda T, x, y: T.bmm(x[None], y[None]),
+    "mv": lambda T, x, y: T.mv(x, y[0]),
+    "dot": lambda T, x, y: T.dot(x[0], y[0]),
+    "flip_outer": lambda T, x, y: x.flip(0),
+    "flip_innermost": lambda T, x, y: x.flip(1),
+    "nonzero": lambda T, x, y: x.nonzero(),
+    "count_nonzero": lambda T, x, y: x.count_nonzero(),
+    "allclose": lambda T, x, y: T.allclose(x, y),
+    "equal": lambda T, x, y: T.equal(x, y),
+    "cat": lambda T, x, y: T.cat([x, y]),
+    "to_float": lambda T, x, y: x.float(),
+    "mul_": lambda T, x, y: x.clone().mul_(y),
+    "add_": lambda T, x, y: x.clone().add_(y),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT8)
+@pytest.mark.parametrize("op", sorted(F8_OPS))
+def test_float8_ops_as_torch(dtype, op):
+    def f(T):
+        x = T.tensor([[1.0, 2.0], [0.5, 4.0]]).to(getattr(T, dtype))
+        y = T.tensor([[1.0, 0.25], [2.0, 1.0]]).to(getattr(T, dtype))
+        out = catch(F8_OPS[op], T, x, y)
+        if isinstance(out, T.Tensor) and out.dtype == getattr(T, dtype):
+            return [out.float(), out.dtype]
+        if isinstance(out, tuple) and out and isinstance(out[0], T.Tensor):
+            return [o.float() for o in out]
+        return out
+    same(f)
