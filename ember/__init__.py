@@ -14,10 +14,12 @@ from . import _dtype
 from ._dtype import (dtype, bool_ as bool, uint8, uint16, uint32, uint64, int8, int16, int32,
                      int64, float16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
                      float8_e5m2fnuz, float8_e8m0fnu,
-                     bfloat16, float32, float64, complex64, complex128, get_default_dtype,
+                     bfloat16, float32, float64, complex32, complex64, complex128,
+                     get_default_dtype,
                      set_default_dtype, promote_types, can_cast, finfo, iinfo)
 from ._dtype import (int16 as short, int32 as int, int64 as long, float16 as half,
-                     float32 as float, float64 as double, complex64 as cfloat,
+                     float32 as float, float64 as double, complex32 as chalf,
+                     complex64 as cfloat,
                      complex128 as cdouble)
 from ._device import device, set_default_device, get_default_device
 # autograd before the Tensor class: its graph and grad-mode modules (which the Tensor class
@@ -267,6 +269,7 @@ from .nn._native_ops import (  # noqa: E402,F401
     native_dropout, native_channel_shuffle, ctc_loss)
 from .ops.random import binomial  # noqa: E402,F401
 from .ops.linalg_decompositions import svd_lowrank, pca_lowrank  # noqa: E402,F401
+from .linalg_lobpcg import lobpcg  # noqa: E402,F401
 from .ops.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from . import signal, version  # noqa: E402,F401  (ember.signal.windows; ember.version)
 from . import version as torch_version  # noqa: E402,F401  (TorchVersion)

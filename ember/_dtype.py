@@ -6,6 +6,7 @@ lower-priority operand still wins when it belongs to a higher *category*
 (bool < integer < floating < complex).
 """
 import builtins
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -16,7 +17,7 @@ __all__ = []  # the public names are re-exported by ember/__init__.py
 
 class dtype:
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
-                 "_category", "_rank", "_half", "__weakref__")
+                 "_category", "_rank", "_half", "_limited", "_float_kernels", "__weakref__")
 
     def __init__(self, name, np_dtype, category, rank):
         self.name = name
@@ -30,6 +31,10 @@ class dtype:
         self._rank = rank           # order by width inside a category
         # float16/bfloat16: PyTorch's kernels compute these in float32 ("opmath")
         self._half = category == 2 and self.itemsize == 2
+        # one of LIMITED_DTYPES (set below): ops go through _dtype_kernels.py
+        self._limited = False
+        # a floating or complex type NumPy computes in directly (the registry's fast paths)
+        self._float_kernels = category >= 2
 
     def __repr__(self):
         return "ember." + self.name
@@ -38,12 +43,13 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
     def to_real(self):
-        return {complex64: float32, complex128: float64}.get(self, self)
+        return {complex32: float16, complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self):
         if self._category < 2:
             raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(self)}")
-        return {float64: complex128, complex128: complex128}.get(self, complex64)
+        return {float16: complex32, complex32: complex32, float64: complex128,
+                complex128: complex128}.get(self, complex64)
 
     @property
     def is_integer(self):
@@ -79,18 +85,31 @@ float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, 0)
 float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, 0)
 _FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 
+# complex32 ("chalf", torch's ComplexHalf). NumPy has no complex32: an element is stored as a
+# pair of float16 in a structured dtype with the fields "real" and "imag" (4 bytes, the layout
+# of torch's c10::complex<Half>), so views, indexing, joins and view_as_real share memory as in
+# torch. Arithmetic reads the pairs as complex64 and rounds the results back to float16 pairs
+# (see as_complex64 and as_complex32 below); which ops torch's CPU kernels serve for it is
+# listed in _dtype_kernels.py.
+COMPLEX32_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+complex32 = dtype("complex32", COMPLEX32_NP, 3, 1)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)
 # the types torch makes, converts and prints but computes little with (kept out of ALL_DTYPES,
 # the types ember's kernels serve)
-LIMITED_DTYPES = (uint16, uint32, uint64) + _FLOAT8
+LIMITED_DTYPES = (uint16, uint32, uint64) + _FLOAT8 + (complex32,)
+for _d in LIMITED_DTYPES:
+    _d._limited = True
+    _d._float_kernels = False
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
     "int32": int32, "int": int32, "int64": int64, "long": int64, "float16": float16,
     "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
     "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
-    "complex128": complex128, "cdouble": complex128, "uint16": uint16, "uint32": uint32,
+    "complex128": complex128, "cdouble": complex128, "complex32": complex32,
+    "chalf": complex32, "uint16": uint16, "uint32": uint32,
     "uint64": uint64, **{d.name: d for d in _FLOAT8},
 }
 
@@ -118,11 +137,56 @@ def from_numpy_dtype(np_dtype):
         "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
 
 
+_warned_complex32 = []
+
+
+def warn_complex32():
+    """torch's one warning per process when the first complex32 tensor is made."""
+    if not _warned_complex32:
+        _warned_complex32.append(True)
+        warnings.warn("ComplexHalf support is experimental and many operators don't support it "
+                      "yet. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                      "EmptyTensor.cpp:54.)", UserWarning, stacklevel=3)
+
+
+def as_complex64(a):
+    """A complex32 array (float16 pairs) as a new complex64 array of the same values."""
+    out = np.empty(a.shape, np.complex64)
+    out.real = a["real"]
+    out.imag = a["imag"]
+    return out
+
+
+def as_complex32(a):
+    """Array `a` (any numeric type) as a new complex32 array: each part rounded to float16 as
+    torch rounds (through float32)."""
+    out = np.empty(a.shape, COMPLEX32_NP)
+    if a.dtype == COMPLEX32_NP:
+        out[...] = a
+        return out
+    if a.dtype == np.bool_:
+        a = a.astype(np.float32)
+    if a.dtype.kind == "c":
+        out["real"] = as_torch_rounds(a.real, np.float16)
+        out["imag"] = as_torch_rounds(a.imag, np.float16)
+    else:
+        out["real"] = as_torch_rounds(a, np.float16)
+        out["imag"] = 0
+    return out
+
+
 def as_torch_rounds(a, np_dtype):
     """Array `a` ready to be cast to `np_dtype` as PyTorch rounds: it makes a half (float16 or
     bfloat16) from a float32, so float64 and wide integers reach a half through float32. NumPy
     and ml-dtypes may round once, directly (ml-dtypes 0.7 does for bfloat16); the two differ
-    just beside a half-way point between halves, so the detour is explicit here."""
+    just beside a half-way point between halves, so the detour is explicit here. complex32
+    (which NumPy cannot cast) is converted here, both ways."""
+    if a.dtype.kind == "V" and a.dtype == COMPLEX32_NP:     # (kind V: structured or ml-dtypes)
+        if np.dtype(np_dtype) == COMPLEX32_NP:
+            return a
+        a = as_complex64(a)
+    elif np.dtype(np_dtype) == COMPLEX32_NP:
+        return as_complex32(a)
     if a.dtype in _ROUND_VIA_FLOAT32 and np.dtype(np_dtype) in _HALF_NP:
         return a.astype(np.float32)
     target = np.dtype(np_dtype)
@@ -167,6 +231,13 @@ def _promote_uncached(a, b):
         return a
     if a in _FLOAT8 or b in _FLOAT8:
         return _FLOAT8_REFUSED                # (torch refuses: see promote_types)
+    if complex32 in (a, b):
+        other = b if a is complex32 else a
+        if other in (uint16, uint32, uint64):
+            return None
+        if other in (bool_, float16) or other._category == 1:
+            return complex32
+        return other.to_complex()         # float32, bfloat16 -> complex64, float64 -> ...
     if a in _BAREBONES_UNSIGNED or b in _BAREBONES_UNSIGNED:
         other = b if a in _BAREBONES_UNSIGNED else a
         if other._category == 2:

@@ -88,7 +88,7 @@ _SCALAR_TYPE_NAMES = {
     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
     "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
     "float8_e8m0fnu": "Float8_e8m0fnu",
-    "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "bool": "Bool", "complex32": "ComplexHalf", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
 
 
@@ -177,7 +177,7 @@ class _ComplexFormatter:
 def _make_formatter(values, dtype):
     """A formatter for ``values``, and ``values`` converted to the type it formats."""
     if dtype.is_complex:
-        values = values.astype(np.complex128)
+        values = _dtypes.as_torch_rounds(values, np.complex128).astype(np.complex128)
         return _ComplexFormatter(values.reshape(-1)), values
     if dtype.is_floating_point:
         values = values.astype(np.float64)

@@ -16,7 +16,7 @@ from ._device import CPU, as_device
 from . import autograd
 from .autograd.graph import AccumulateGrad, SavedTensor, VersionCounter, add_hook
 import copy
-from ._printing import tensor_repr, legacy_type_name
+from ._printing import tensor_repr, legacy_type_name, scalar_type_name
 from ._storage import UntypedStorage
 from ._layout import strided, sparse_coo
 from .autograd.grad_mode import no_grad
@@ -530,6 +530,8 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                f"to Scalar")
+        if self._dtype is D.complex32:
+            return complex(D.as_complex64(self._host().reshape(())).item())
         return self._host().reshape(()).item() if self._dtype is not D.bfloat16 \
             else float(self._host().reshape(()))
 
@@ -537,6 +539,8 @@ class Tensor:
         host = self._host()
         if self._dtype is D.bfloat16 or self._dtype is D.float16:
             host = host.astype(np.float32)
+        elif self._dtype is D.complex32:
+            host = D.as_complex64(host)       # (the float16 pairs as Python complex numbers)
         return host.tolist()
 
     def _host(self):
@@ -551,6 +555,7 @@ class Tensor:
             raise TypeError(f"can't convert {name} layout tensor to "
                             f"numpy. Use Tensor.to_dense() first.")
         if force:
+            self._check_numpy_type()
             return self.detach().cpu()._data
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
@@ -559,9 +564,13 @@ class Tensor:
             raise TypeError(f"can't convert {self._device.type}:{self._device.index} device "
                             f"type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
                             f"memory first.")
-        if self._dtype is D.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        self._check_numpy_type()
         return self._data
+
+    def _check_numpy_type(self):
+        # NumPy has no bfloat16, float8 or complex32 of its own: torch refuses to convert them
+        if self._dtype in _NO_NUMPY_TYPE:
+            raise TypeError(f"Got unsupported ScalarType {scalar_type_name(self._dtype)}")
 
     def __array__(self, dtype=None, copy=None):
         # NumPy 2 protocol: np.array(t) asks for a copy, np.asarray(t) may share memory
@@ -733,6 +742,9 @@ def _copy_into_subclass(new, t):
         if slot not in ("__dict__", "__weakref__"):
             setattr(new, slot, getattr(t, slot))
     return new
+
+
+_NO_NUMPY_TYPE = frozenset((D.bfloat16, D.complex32) + D._FLOAT8)
 
 
 def _rebuild_tensor(array, dtype_name, device, requires_grad, geometry=None):

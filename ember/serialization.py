@@ -83,7 +83,11 @@ _TORCH_SIZE = _Global("torch", "Size")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _STORAGE_GLOBALS = {dt: _Global("torch", name) for dt, name in _STORAGE_NAME.items()}
-_DTYPE_GLOBALS = {dt: _Global("torch", dt.name) for dt in D.ALL_DTYPES}
+_DTYPE_GLOBALS = {dt: _Global("torch", dt.name) for dt in D.ALL_DTYPES + D.LIMITED_DTYPES}
+# the dtypes with no typed-storage class (uint16..64, float8, complex32): torch writes their
+# memory as an UntypedStorage (numel in bytes) and names the dtype in _rebuild_tensor_v3
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")
 
 
 class _Storage:
@@ -120,6 +124,8 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if type(obj) is _Storage:
+            if obj.dtype not in _STORAGE_GLOBALS:
+                return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, obj.array.nbytes)
             return ("storage", _STORAGE_GLOBALS[obj.dtype], obj.key, obj.location,
                     obj.array.size)
         return None
@@ -153,6 +159,8 @@ class _Pickler(pickle._Pickler):
         storage, offset, stride = self._storage_of(t)
         args = (storage, offset, tuple(t.shape), stride, bool(requires_grad),
                 collections.OrderedDict())
+        if t._dtype not in _STORAGE_GLOBALS:
+            return (_REBUILD_TENSOR_V3, args + (t._dtype,))
         return (_REBUILD_TENSOR, args)
 
     def _storage_of(self, t):
@@ -317,6 +325,23 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    """torch's form for the dtypes without a typed storage: an UntypedStorage of bytes, read
+    as `dtype`."""
+    if not isinstance(storage, _LoadedStorage) or not isinstance(dtype, D.dtype):
+        raise CheckpointError("checkpoint is corrupted: a tensor's storage is not a storage "
+                              "record")
+    if storage.dtype is not dtype:
+        if storage.root is not None or storage.array.nbytes % dtype.itemsize:
+            raise CheckpointError(f"ember: a storage read as two dtypes ({storage.dtype} and "
+                                  f"{dtype}) is not supported")
+        storage.array = storage.array.view(dtype.np)    # the bytes as elements of `dtype`
+        storage.dtype = dtype
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+                              backward_hooks, metadata)
+
+
 def _tensor_on(storage, offset, size, stride):
     """A tensor of `size`/`stride` (in elements) at `offset` in `storage`, sharing its memory.
 
@@ -343,9 +368,14 @@ def _tensor_on(storage, offset, size, stride):
     if storage.root is None:
         storage.root = Tensor._make(storage.array, dtype)
     itemsize = storage.array.itemsize
-    window = np.lib.stride_tricks.as_strided(storage.array[offset:] if count else storage.array,
-                                             shape=size,
+    flat = storage.array
+    if flat.dtype.isbuiltin != 1:       # (a structured or user-defined NumPy dtype)
+        # (as_strided cannot make ml-dtypes' float8 or complex32's pairs: it works on the same
+        # bytes as unsigned integers, read back as the dtype)
+        flat = flat.view(np.dtype(f"u{itemsize}"))
+    window = np.lib.stride_tricks.as_strided(flat[offset:] if count else flat, shape=size,
                                              strides=tuple(s * itemsize for s in stride))
+    window = window.view(storage.array.dtype)
     return _to_location(storage.root._make_view(window), storage)
 
 
@@ -392,6 +422,8 @@ _ALLOWED = {
     ("collections", "OrderedDict"): collections.OrderedDict,
     ("collections", "Counter"): collections.Counter,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
+    ("torch.storage", "UntypedStorage"): _StorageType(D.uint8),     # (bytes)
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch", "device"): _rebuild_device,
     ("torch", "Size"): _rebuild_size,

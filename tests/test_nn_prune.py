@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.utils.prune      # noqa: F401 - torch does not import it with torch.nn.utils
+import ember.nn.utils.prune      # noqa: F401 - nor does ember
 
 from differential import catch, same
 

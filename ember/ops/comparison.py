@@ -1,6 +1,7 @@
 """Comparisons: eq, ne, lt, le, gt, ge (and their aliases), isclose, allclose, equal."""
 import numpy as np
 
+from .. import _dtype as D
 from ..autograd import grad_mode
 from ._pointwise_common import _is_tensor, _out, _py_number, _zeros, unsupported, _type_name
 from .inplace_via import _inplace_via
@@ -99,4 +100,6 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     """Same shape and the same values (NaN is never equal); dtypes may differ."""
+    if input._dtype is D.complex32:     # (torch has no complex32 kernel for it)
+        raise NotImplementedError("\"equal_cpu\" not implemented for 'ComplexHalf'")
     return input.shape == other.shape and bool(eq(input, other).all())

@@ -20,7 +20,8 @@ def _retype(view):
 def _view_as_real(xp, self):
     # each complex element as its (real, imag) pair: the last dim, of stride 1 in real units
     strides = [2 * s for s in element_strides(self)] + [1]
-    return restride(self.real, self.shape + (2,), strides)
+    real = self["real"] if self.dtype == D.COMPLEX32_NP else self.real     # (float16 pairs)
+    return restride(real, self.shape + (2,), strides)
 
 
 @_view_as_real.derivative
@@ -31,7 +32,8 @@ def _(ctx, grad):
 @primitive("view_as_complex", node="ViewAsComplexBackward0", view=True)
 def _view_as_complex(xp, self):
     # the pairs along the (contiguous) last dim read as complex numbers, in the same memory
-    return self.view(np.result_type(self.dtype, np.complex64))[..., 0]
+    pair = D.COMPLEX32_NP if self.dtype == np.float16 else np.result_type(self.dtype, np.complex64)
+    return self.view(pair)[..., 0]
 
 
 @_view_as_complex.derivative
@@ -106,7 +108,12 @@ _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.comp
 
 @primitive("complex", node="ComplexBackward0")
 def _complex(xp, real, imag):
-    out = xp.empty(np.broadcast_shapes(real.shape, imag.shape), _COMPLEX_OF[real.dtype])
+    shape = np.broadcast_shapes(real.shape, imag.shape)
+    if real.dtype == np.float16:        # complex32: a pair of float16 (see _dtype.py)
+        out = xp.empty(shape, D.COMPLEX32_NP)
+        out["real"], out["imag"] = real, imag
+        return out
+    out = xp.empty(shape, _COMPLEX_OF[real.dtype])
     out.real, out.imag = real, imag
     return out
 
@@ -136,6 +143,8 @@ def complex(real, imag, *, out=None):
 
 def polar(abs, angle, *, out=None):
     _check_float_pair(abs, angle)
+    if abs._dtype is D.float16:         # (torch has no complex32 kernel for it)
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
     return _out(_polar(abs, angle), out, "polar")
 
 

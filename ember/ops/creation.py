@@ -18,6 +18,8 @@ from .views import element_strides, _extent, restride, strided_view
 
 
 def _finish(array, dtype, device, requires_grad):
+    if dtype is D.complex32:
+        D.warn_complex32()
     t = Tensor._make(array, dtype, device)
     if requires_grad:
         if not (dtype.is_floating_point or dtype.is_complex):
@@ -160,7 +162,11 @@ def _to_array(data, dtype):
             any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
                 for v in np.array(values, dtype=object).reshape(-1)):
         natural = np.array(values, dtype=object)  # (NumPy made floats of too-large ints)
-    if natural.dtype == object or natural.dtype == np.uint64:
+    if (natural.dtype == object or natural.dtype == np.uint64) and dtype is D.uint64 and \
+            all(isinstance(v, numbers.Integral) and 0 <= v < 2 ** 64
+                for v in np.array(values, dtype=object).reshape(-1)):
+        natural = np.array(values, dtype=np.uint64)     # (uint64 holds ints up to 2**64 - 1)
+    elif natural.dtype == object or natural.dtype == np.uint64:
         # Python ints beyond int64: fine for a float dtype, an overflow otherwise
         if dtype.np.kind not in "fc":
             raise ValueError("Overflow when unpacking long long")
@@ -259,7 +265,9 @@ def scalar_tensor(value, like=None, dtype=None, *, device=None, requires_grad=Fa
     device = like._device if isinstance(like, Tensor) else as_device(device)
     if isinstance(value, Tensor):
         value = value.item()
-    return _finish(_on_device(np.array(value, dtype=dtype.np), device), dtype, device,
+    array = D.as_complex32(np.array(value)) if dtype is D.complex32 else \
+        np.array(value, dtype=dtype.np)
+    return _finish(_on_device(array, device), dtype, device,
                    requires_grad)
 
 
@@ -483,7 +491,7 @@ def _factory(fname, fill):
 
 
 zeros = _factory("zeros", lambda xp, s, d: xp.zeros(s, d))
-ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
+ones = _factory("ones", lambda xp, s, d: _full(xp, s, 1, d))
 empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))   # zero-filled: no garbage reads
 
 
@@ -507,7 +515,14 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         _check_fits(fill_value, dtype)
         fill_value = checked_number(fill_value, dtype)
     device = as_device(device)
-    return _finish(xp_of(device).full(shape, fill_value, dtype.np), dtype, device, requires_grad)
+    return _finish(_full(xp_of(device), shape, fill_value, dtype.np), dtype, device,
+                   requires_grad)
+
+
+def _full(xp, shape, value, np_dtype):
+    if np_dtype == D.COMPLEX32_NP:      # (complex32's float16 pairs: NumPy fills both parts)
+        return D.as_complex32(xp.full(shape, value, np.complex64))
+    return xp.full(shape, value, np_dtype)
 
 
 def _like(fn):
@@ -633,6 +648,8 @@ def eye(n, *args, m=None, dtype=None, device=None, requires_grad=False, out=None
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or D.get_default_dtype()
+    if dtype is D.complex32:
+        raise NotImplementedError("\"eye\" not implemented for 'ComplexHalf'")
     device = as_device(device)
     return _finish(xp_of(device).eye(n, n if m is None else m, dtype=dtype.np), dtype, device,
                    requires_grad)
@@ -717,8 +734,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None,
     if dtype is None:
         dtype = D.int64 if all(isinstance(v, numbers.Integral) for v in (start, end, step)) \
             else D.get_default_dtype()
-    if dtype is D.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is D.bool_ or dtype is D.complex32:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for "
+                                  f"'{scalar_type_name(dtype)}'")
     if dtype is D.int64:
         # an int64 range converts its bounds and step to integers first
         if int(step) == 0:
@@ -754,6 +772,8 @@ _MISSING = object()
 def linspace(start, end, steps=_MISSING, *, out=None, dtype=None, device=None, requires_grad=False,
              layout=None):
     start, end, dtype = _range_dtype("linspace", start, end, steps, dtype)
+    if dtype is D.complex32:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'ComplexHalf'")
     device = as_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -943,6 +963,8 @@ def to(self, *args, **kwargs):
             memory_format == (suggested_format(self._data) or "torch.contiguous_format")):
         return self
     moving = device != self._device
+    if dtype is D.complex32:
+        D.warn_complex32()
     out = _to_copy(self, dtype=dtype, device=device if moving else None,
                    memory_format=memory_format)
     if moving:

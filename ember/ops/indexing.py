@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .. import _backend, _dtype as D
+from .. import _backend, _dtype as D, _dtype_kernels
 from .._backend import backend
 from .._tensor import Tensor, _type_name as _argument_type_name
 from ..autograd import forward_ad as _forward_ad
@@ -419,6 +419,8 @@ def checked_number(value, dtype):
         value = value.real if dtype is not D.bool_ else bool(value)
     if dtype is D.uint8 and isinstance(value, numbers.Integral) and value < 0:
         value = int(value) % 256
+    if dtype is D.complex32:     # (a complex number rounded to float16 parts: see _dtype.py)
+        return complex(D.as_complex64(D.as_complex32(np.asarray(value)))[()])
     return np.asarray(value).astype(dtype.np)[()]
 
 
@@ -573,6 +575,7 @@ def _(ctx, grad):
 
 
 def nonzero(input, *, as_tuple=False, out=None):
+    _dtype_kernels.check("nonzero", input._dtype)
     xp = xp_of(input._device)
     idx = xp.nonzero(input._data) if input._data.ndim else \
         ((xp.zeros(1, np.int64),) if input._data.item() else (xp.zeros(0, np.int64),))
@@ -826,6 +829,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     rows up to `size`."""
     if not isinstance(size, int) or size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    _dtype_kernels.check("nonzero", input._dtype)
     found = np.argwhere(input._data)[:size]
     out = np.full((size, input._data.ndim), fill_value, np.int64)
     out[:len(found)] = found

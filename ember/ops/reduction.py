@@ -3,7 +3,7 @@ import builtins
 import math
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _dtype_kernels
 from .._tensor import Tensor
 from . import views as _views
 from ._pointwise_common import _out, unsupported, _check_out_dtype
@@ -766,6 +766,8 @@ def count_nonzero(which, input, dim=None):
     # (an empty dim list counts over every dim, as None does)
     dims = wrap_dims(dim, input._data.ndim) if dim is not None and dim != () and dim != [] \
         else None
+    if dims is None:        # (torch's kernel over all elements; counting along a dim is served)
+        _dtype_kernels.check("count_nonzero", input._dtype)
     return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64),
                         D.int64, input._device)
 

@@ -20,7 +20,7 @@ import inspect
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _dtype_kernels
 from .._tensor import (Tensor, _VIEW_MODE, view_mode_error, INFERENCE, INFERENCE_SAVED_ERROR,
                        check_inference_write, inference_tensors_made as _inference_made,
                        _type_name)
@@ -328,7 +328,10 @@ class Op:
             arrays, dtype, device = self._prepare(inputs)
             try:
                 half = self.opmath and _half_dtype(inputs, dtype)
-                if half:
+                limited = _dtype_kernels.limited_dtype(inputs, dtype)
+                if limited is not None:     # uint16..64, float8, complex32: torch's kernels
+                    out = _dtype_kernels.run(self, limited, xp_of(device), arrays, params)
+                elif half:
                     out = _in_float32(self.forward, xp_of(device), inputs, arrays, params, half)
                 else:
                     out = self.forward(xp_of(device), *arrays, **params)
@@ -381,8 +384,8 @@ class Op:
                 other, b_requires_grad = b._data, b._requires_grad
             else:
                 return fallback(a, b)
-            if a._dtype._category < 2 or a._device is not CPU or _amp_regions[0] or _fw_levels \
-                    or _profiling:
+            if not a._dtype._float_kernels or a._device is not CPU or _amp_regions[0] or \
+                    _fw_levels or _profiling:
                 return fallback(a, b)
             try:
                 out = forward(np, a._data, other)
@@ -408,7 +411,7 @@ class Op:
         forward, record, elementwise = self.forward, self._record, self.elementwise
 
         def method(a, *args, **kwargs):
-            if args or kwargs or a._device is not CPU or a._dtype._category < 2 or \
+            if args or kwargs or a._device is not CPU or not a._dtype._float_kernels or \
                     _amp_regions[0] or _fw_levels or _profiling:
                 return fallback(a, *args, **kwargs)
             out = forward(np, a._data)
@@ -432,7 +435,8 @@ class Op:
         if first.__class__ is not Tensor and not isinstance(first, Tensor):
             return None
         dtype = first._dtype
-        if self.promote is FLOAT and dtype._category < 2 or self.opmath and dtype._half:
+        if self.promote is FLOAT and dtype._category < 2 or self.opmath and dtype._half or \
+                dtype._limited:
             return None
         n = len(inputs)
         if n == 1:
@@ -498,12 +502,15 @@ class Op:
         if promote is FLOAT and dtype._category < 2:
             dtype = D._default[0]
         npd = dtype.np
+        if dtype is D.complex32:    # (computed from complex64 copies: _dtype_kernels.run)
+            return [x._data if isinstance(x, Tensor) else x for x in inputs], dtype, device
         arrays = []
         for x in inputs:
             if isinstance(x, Tensor):
                 a = x._data
                 if x._dtype is not dtype:
-                    a = a.astype(npd)
+                    a = D.as_torch_rounds(a, npd).astype(npd) if x._dtype is D.complex32 \
+                        else a.astype(npd)
                 if x._device is not device and x._device.type != device.type:
                     a = xp_of(device).asarray(a)    # a zero-dim CPU tensor joining in
                 arrays.append(a)
@@ -647,13 +654,18 @@ class Op:
             original._grad_fn, original._output_nr = target._grad_fn, target._output_nr
         try:
             half = self.opmath and _half_dtype(inputs, dtype)
-            if half:
+            limited = _dtype_kernels.limited_dtype(inputs, dtype)
+            if limited is not None:         # uint16..64, float8, complex32: torch's kernels
+                out = _dtype_kernels.run(self, limited, xp_of(device), arrays, params)
+            elif half:
                 out = _in_float32(self.forward, xp_of(device), inputs, arrays, params, half)
             else:
                 out = self.forward(xp_of(device), *arrays, **params)
         except Exception:
             check_inplace_shape(target, inputs)     # PyTorch reports a bad shape first
             raise
+        if target._dtype is D.complex32 or getattr(out, "dtype", None) == D.COMPLEX32_NP:
+            out = D.as_torch_rounds(out, target._dtype.np)      # (NumPy can't cast the pairs)
         if _fw_levels:      # forward AD: the target's new tangent, from its inputs before the write
             _hooks.forward_propagate_inplace(self, target, inputs, out, params)
         # the node saves its inputs before the write (their versions as the op saw them)

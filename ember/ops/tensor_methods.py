@@ -405,7 +405,7 @@ OTHER_METHODS = {
     **{name: _caster(dtype) for name, dtype in {
         "float": D.float32, "double": D.float64, "half": D.float16, "bfloat16": D.bfloat16,
         "long": D.int64, "int": D.int32, "short": D.int16, "char": D.int8, "byte": D.uint8,
-        "bool": D.bool_, "cfloat": D.complex64, "cdouble": D.complex128}.items()},
+        "bool": D.bool_, "chalf": D.complex32, "cfloat": D.complex64, "cdouble": D.complex128}.items()},
 }
 
 # x.op_(...): op computed out of place (by the method above), then written into x

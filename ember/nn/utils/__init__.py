@@ -7,7 +7,8 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from . import rnn, parametrize, parametrizations
 from .weight_norm import weight_norm, remove_weight_norm
 from .spectral_norm import spectral_norm, remove_spectral_norm
-from . import fusion, memory_format, stateless, init, prune
+# (prune is not imported here: as in torch, `import ember.nn.utils.prune` makes it reachable)
+from . import fusion, memory_format, stateless, init
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, \
     fuse_linear_bn_weights
 from .memory_format import convert_conv2d_weight_memory_format, \
