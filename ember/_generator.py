@@ -31,12 +31,12 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import as_device
+from ._random_recipes import SMALL
 from ._tensor import Tensor
 
 N = 624
 STATE_SIZE = 5056
 DEFAULT_SEED = 67280421310721          # a fresh torch.Generator()'s seed
-SMALL = 64                             # draws of up to this many words are served by blocks
 
 
 def _seeded_key(seed):

@@ -13,7 +13,9 @@ import math
 import numpy as np
 import ml_dtypes
 
-from ._generator import SMALL
+# draws of up to this many words are served from a block of words drawn ahead (_generator.py);
+# the recipes take a Python-level path for them
+SMALL = 64
 
 M24 = np.uint64((1 << 24) - 1)
 M24_32 = np.uint32((1 << 24) - 1)
