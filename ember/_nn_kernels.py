@@ -28,22 +28,22 @@ def parallel_samples(body, n, per_sample, chunk):
     them, BLAS keeps to one thread: each chunk's products run on the thread that took it
     (so with fewer chunks than threads, the chunks run in turn and BLAS keeps its threads)."""
     size = n * per_sample
-    if threads_for(size) == 1 or -(-n // chunk) < get_num_threads():
+    if threads_for(size, heavy=True) == 1 or -(-n // chunk) < get_num_threads():
         # one thread, or fewer chunks than threads: the chunks in turn, each product on
         # the threads ember's BLAS policy gives it
         for s in range(0, n, chunk):
             body(s, min(s + chunk, n))
         return
     _threads.call_single_threaded(
-        for_blocks, lambda s, e: body(s // per_sample, e // per_sample), size,
-        chunk * per_sample)
+        lambda: for_blocks(lambda s, e: body(s // per_sample, e // per_sample), size,
+                           chunk * per_sample, heavy=True))
 
 
 def sample_split(n, size):
     """How many samples each piece of a batch of n (size elements in all) takes when a kernel
     runs over the batch on ember's threads; None: run it whole on the calling thread. About
     four pieces per thread: a thread that waits for a core then holds up a small piece."""
-    threads = threads_for(size)
+    threads = threads_for(size, heavy=True)
     if threads == 1 or n < 2:
         return None
     return max(1, -(-n // (4 * threads)))
@@ -54,7 +54,7 @@ def for_sample_pieces(body, n, size, per_piece):
     (`size`: the batch's elements, as given to sample_split)."""
     per_sample = max(size // n, 1)
     for_blocks(lambda s, e: body(s // per_sample, min(e // per_sample, n)), n * per_sample,
-               per_piece * per_sample)
+               per_piece * per_sample, heavy=True)
 
 
 def _flat_pair(a, b=None):

@@ -1,5 +1,7 @@
 """ember._parallel: kernels split into blocks over several threads give the same bits as on
 one thread, and a failing block's exception reaches the caller."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -17,17 +19,26 @@ def two_threads():
 
 def test_every_block_is_visited_once(two_threads):
     n = _parallel.PARALLEL_FROM * 3 + 17          # several blocks and a short last one
-    assert _parallel.threads_for(n) == 2
+    assert _parallel.threads_for(n, heavy=True) == 2
     seen = np.zeros(n, np.int64)
 
     def body(s, e):
         seen[s:e] += 1
-    _parallel.for_blocks(body, n)
+    _parallel.for_blocks(body, n, heavy=True)
     assert (seen == 1).all()
 
 
 def test_small_ranges_stay_on_the_calling_thread(two_threads):
-    assert _parallel.threads_for(_parallel.PARALLEL_FROM - 1) == 1
+    assert _parallel.threads_for(_parallel.PARALLEL_FROM - 1, heavy=True) == 1
+
+
+def test_light_blocks_stay_on_the_calling_thread(two_threads):
+    # blocks of short ufunc calls lose more to GIL handoffs than a second core gives
+    n = _parallel.PARALLEL_FROM * 4
+    assert _parallel.threads_for(n) == 1
+    idents = set()
+    _parallel.for_blocks(lambda s, e: idents.add(threading.get_ident()), n)
+    assert idents == {threading.get_ident()}
 
 
 def test_a_block_that_raises_reaches_the_caller(two_threads):
@@ -35,7 +46,7 @@ def test_a_block_that_raises_reaches_the_caller(two_threads):
         if s >= _parallel.BLOCK * 3:
             raise ValueError("block failed")
     with pytest.raises(ValueError, match="block failed"):
-        _parallel.for_blocks(body, _parallel.PARALLEL_FROM * 2)
+        _parallel.for_blocks(body, _parallel.PARALLEL_FROM * 2, heavy=True)
 
 
 @pytest.mark.parametrize("kernel", ["gelu", "gelu_backward", "sigmoid", "sigmoid_backward"])
@@ -65,7 +76,8 @@ def _bits_at_one_and_two_threads(run, size):
         ember.set_num_threads(1)
         one = run()
         ember.set_num_threads(2)
-        assert size is None or _parallel.threads_for(size) == 2     # (the kernel splits)
+        # (these kernels' blocks are light: they stay on the calling thread, in blocks)
+        assert size is None or _parallel.threads_for(size) == 1
         two = run()
     finally:
         ember.set_num_threads(before)
