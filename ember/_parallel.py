@@ -1,4 +1,4 @@
-"""Elementwise kernels on all of ember's threads: blocks of an array shared out to a small pool.
+"""Kernels in cache-sized blocks, the heavy ones shared out over ember's threads (a small pool).
 
 PyTorch runs its elementwise CPU kernels on every intra-op thread; NumPy runs each ufunc on one.
 NumPy does release the GIL inside a ufunc's loop over a plain numeric array, so Python threads
