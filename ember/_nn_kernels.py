@@ -1,10 +1,12 @@
-"""NumPy kernels of the CNN and LSTM paths, shared out over ember's threads.
+"""NumPy kernels of the CNN and LSTM paths, in pieces handed to `_parallel.for_blocks`.
 
-Each kernel splits its work into independent pieces (rows of a matrix, samples of a batch)
-and hands them to `_parallel.for_blocks`, so that with `set_num_threads(n)` up to n threads
-compute at once (NumPy releases the GIL inside ufunc loops, copies and BLAS calls). Every
-piece is computed by the same NumPy calls whichever thread takes it, so the results have the
-same bits at any thread count.
+Each kernel splits its work into independent pieces (rows of a matrix, samples of a batch).
+The heavy pieces (a convolution chunk's GEMMs and copies, a pooling piece) are shared out
+over ember's threads, so that with `set_num_threads(n)` up to n threads compute at once
+(NumPy releases the GIL inside BLAS calls, copies and ufunc loops); light ones (relu, the
+LSTM backward's rows) run in cache-sized blocks on the calling thread (see _parallel.py for
+why). Every piece is computed by the same NumPy calls whichever thread takes it, so the
+results have the same bits at any thread count.
 """
 import numpy as np
 
@@ -15,7 +17,7 @@ from ._threads import get_num_threads
 
 def parallel_rows(body, rows, row_size, block_elements=2 * BLOCK):
     """body(r0, r1) for consecutive blocks of rows covering range(rows), each block about
-    `block_elements` elements (row_size per row), on ember's threads."""
+    `block_elements` elements (row_size per row), on the calling thread (light blocks)."""
     per_block = max(1, block_elements // max(row_size, 1))
     # (for_blocks counts elements: rows are passed as runs of row_size elements)
     for_blocks(lambda s, e: body(s // row_size, e // row_size), rows * row_size,
