@@ -5,10 +5,11 @@ embedding's backward.
 PyTorch's CPU kernels compute these in float32 for float32 tensors; so do these, instead of a
 float64 detour. Elementwise kernels run in blocks that stay in the CPU cache (each NumPy call
 is one pass over its operands; a block of 32K floats keeps all the passes of a polynomial in
-L2 instead of main memory, about 3x faster on a 0.5M-element tensor), shared out over
-ember's threads by _parallel.for_blocks; row kernels take blocks of whole rows (about 32K
-elements each) the same way. A block's results never depend on which thread computes it, so
-the bits are the same on any number of threads (tests/test_parallel_blocks.py).
+L2 instead of main memory, about 3x faster on a 0.5M-element tensor), through
+_parallel.for_blocks; row kernels take blocks of whole rows (about 32K elements each) the same
+way. These blocks are light, so they run on the calling thread (_parallel.py says why); a
+block's results never depend on the thread that computes it either way, so the bits are the
+same at any thread count (tests/test_parallel_blocks.py).
 """
 import math
 
@@ -150,7 +151,7 @@ def _sigmoid_into(x, out):
 
 def _for_row_blocks(body, rows, width):
     """body(r0, r1) for consecutive blocks of about BLOCK elements of whole rows (at least
-    one row each), over ember's threads: every pass of a row kernel over one block runs while
+    one row each), on the calling thread: every pass of a row kernel over one block runs while
     the block is in cache. Returns the number of blocks; block k covers rows
     [k * per, (k + 1) * per), per = rows_per_block(width)."""
     per = rows_per_block(width)

@@ -72,7 +72,7 @@ def _flat_pair(a, b=None):
 
 
 def relu(x):
-    """max(x, 0) of a large float32/float64 array in blocks on ember's threads (NaN stays
+    """max(x, 0) of a large float32/float64 array in cache-sized blocks (NaN stays
     NaN, as np.maximum); None where the array is small, of another dtype or not
     contiguous."""
     flat = _flat_pair(x)
@@ -86,7 +86,7 @@ def relu(x):
 
 def threshold_backward(grad, x, threshold):
     """grad except where x <= threshold (kept where x is NaN), +0 there whatever grad is
-    (inf and NaN too), as torch's kernel; in blocks on ember's threads. None where not
+    (inf and NaN too), as torch's kernel; in cache-sized blocks. None where not
     applicable (see relu).
 
     Branch-free and exact: grad's bits ANDed with a mask of all ones (kept) or zeros."""

@@ -110,7 +110,7 @@ def _backward_factors(xp, ws, c0, hidden):
     (factors (L, N, 4H) in PyTorch's gate order, dc_from_h (L, N, H)), where
     d pre_i = dc g i(1-i), d pre_f = dc c_prev f(1-f), d pre_g = dc i (1-g^2),
     d pre_o = dh tanh(c) o(1-o), and dc gets dh o (1 - tanh(c)^2) from dh.
-    Computed in blocks of steps x batch rows on ember's threads (each row on its own)."""
+    Computed in blocks of steps x batch rows (each row on its own)."""
     steps, batch = ws.shape[:2]
     h = hidden
     rows = ws.reshape(steps * batch, 6 * h)

@@ -65,7 +65,7 @@ class Adadelta(Optimizer):
         square_avg, acc_delta = flat.state["square_avg"], flat.state["acc_delta"]
         # block by block, so that the update's dozen passes run over data in the CPU's cache
         # (the same operations, element by element, as over the whole arrays at once), the
-        # blocks shared out over ember's threads (each writes only its own slices)
+        # cache-sized blocks (each writes only its own slices)
         change = None if lr == -1 else tmp
 
         def block(s, e):
