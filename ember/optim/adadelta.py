@@ -17,16 +17,17 @@ from .optimizer import (Optimizer, add_, addcmul_, check_lr, check_flags, count_
 _BLOCK = 1 << 15        # elements: 128 KB of float32 per array, six arrays in a 1 MB cache
 
 
-def _update_block(g, square_avg, acc_delta, tmp, std, delta, rho, eps):
-    """Adadelta's state update for one block; the change (before -lr) left in `delta`."""
-    np.multiply(square_avg, rho, out=square_avg)
-    addcmul_(np, square_avg, g, g, 1 - rho, tmp, fma=False)
-    np.sqrt(np.add(square_avg, eps, out=std), out=std)
-    np.sqrt(np.add(acc_delta, eps, out=delta), out=delta)
-    np.divide(delta, std, out=delta)
-    np.multiply(delta, g, out=delta)
-    np.multiply(acc_delta, rho, out=acc_delta)
-    addcmul_(np, acc_delta, delta, delta, 1 - rho, tmp, fma=False)
+def _update_state(xp, g, square_avg, acc_delta, tmp, std, delta, rho, eps):
+    """Adadelta's state update (of a block, or of one parameter); the change (before -lr)
+    left in `delta`."""
+    xp.multiply(square_avg, rho, out=square_avg)
+    addcmul_(xp, square_avg, g, g, 1 - rho, tmp, fma=False)
+    xp.sqrt(xp.add(square_avg, eps, out=std), out=std)
+    xp.sqrt(xp.add(acc_delta, eps, out=delta), out=delta)
+    xp.divide(delta, std, out=delta)
+    xp.multiply(delta, g, out=delta)
+    xp.multiply(acc_delta, rho, out=acc_delta)
+    addcmul_(xp, acc_delta, delta, delta, 1 - rho, tmp, fma=False)
 
 
 class Adadelta(Optimizer):
@@ -64,12 +65,12 @@ class Adadelta(Optimizer):
         tmp, std, delta = ws.get(np, g, "tmp"), ws.get(np, g, "tmp2"), ws.get(np, g, "tmp3")
         square_avg, acc_delta = flat.state["square_avg"], flat.state["acc_delta"]
         # block by block, so that the update's dozen passes run over data in the CPU's cache
-        # (the same operations, element by element, as over the whole arrays at once), the
-        # cache-sized blocks (each writes only its own slices)
+        # (the same operations, element by element, as over the whole arrays at once; each
+        # block writes only its own slices)
         change = None if lr == -1 else tmp
 
         def block(s, e):
-            _update_block(g[s:e], square_avg[s:e], acc_delta[s:e], tmp[s:e], std[s:e],
+            _update_state(np, g[s:e], square_avg[s:e], acc_delta[s:e], tmp[s:e], std[s:e],
                           delta[s:e], rho, eps)
             if change is not None:
                 np.multiply(delta[s:e], -lr, out=tmp[s:e])      # the change, -lr * delta
@@ -87,13 +88,6 @@ class Adadelta(Optimizer):
             delta = ws.get(xp, param, "tmp3")
             square_avg = real(state["square_avg"]._data)
             acc_delta = real(state["acc_delta"]._data)
-            xp.multiply(square_avg, rho, out=square_avg)
-            addcmul_(xp, square_avg, g, g, 1 - rho, tmp, fma=False)
-            xp.sqrt(xp.add(square_avg, eps, out=std), out=std)
-            xp.sqrt(xp.add(acc_delta, eps, out=delta), out=delta)
-            xp.divide(delta, std, out=delta)
-            xp.multiply(delta, g, out=delta)
-            xp.multiply(acc_delta, rho, out=acc_delta)
-            addcmul_(xp, acc_delta, delta, delta, 1 - rho, tmp, fma=False)
+            _update_state(xp, g, square_avg, acc_delta, tmp, std, delta, rho, eps)
             add_(xp, param, delta, -lr, tmp)
             written(p, state["square_avg"], state["acc_delta"])
