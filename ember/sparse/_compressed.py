@@ -26,7 +26,7 @@ from .._backend import backend as _backend
 from .._tensor import Tensor
 from ..ops import creation as _creation
 from ..ops.registry import primitive
-from ._coo import COOArrays, _TORCH_NAMES, _ZERO_PRESERVING, invariants_checked
+from ._coo import COOArrays, SparseArrays, _TORCH_NAMES, _ZERO_PRESERVING, invariants_checked
 from ._kernels import scatter_fma, xp_of
 
 LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
@@ -55,7 +55,7 @@ def layout_name(t):
     return "Sparse" if t.is_sparse else "Strided"
 
 
-class CompressedArrays:
+class CompressedArrays(SparseArrays):
     """A compressed matrix's arrays; the `_data` of an ember Tensor of layout sparse_csr,
     sparse_csc, sparse_bsr or sparse_bsc (see the module doc)."""
     __slots__ = ("layout", "compressed", "plain", "values", "shape", "_coo")
@@ -67,18 +67,6 @@ class CompressedArrays:
         self.compressed, self.plain, self.values = compressed, plain, values
         self.shape = tuple(shape)
         self._coo = None
-
-    @property
-    def dtype(self):
-        return self.values.dtype
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
 
     @property
     def nnz(self):

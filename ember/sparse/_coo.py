@@ -46,7 +46,25 @@ made = [False]
 invariants_checked = [False, None]
 
 
-class COOArrays:
+class SparseArrays:
+    """What a sparse tensor's arrays answer as an array would (the COO and the compressed
+    layouts' holders both have `values` and `shape`)."""
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+
+class COOArrays(SparseArrays):
     """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""
     # origin: (the index array this pattern's rows are taken from, which of its rows each
     # sparse dim is): a transpose keeps its parent's, so both find the same cached plans
@@ -63,21 +81,6 @@ class COOArrays:
         self.origin = origin if origin is not None else (indices, tuple(range(indices.shape[0])))
 
     # ------------------------------------------------------------------ what an array has
-    @property
-    def dtype(self):
-        return self.values.dtype
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
-
     @property
     def strides(self):
         return (0,) * len(self.shape)       # (torch reports zero strides for a sparse tensor)
