@@ -9,10 +9,22 @@ import warnings
 _UNSET = datetime.timedelta(milliseconds=-1)     # torch's "use the group's timeout"
 
 
+class PybindEnumNames:
+    """repr and str of an enum as torch's C++-bound enums print: `<RedOpType.SUM: 0>` and
+    `RedOpType.SUM`, under the last part of the class's qualified name (mixed in before
+    enum.Enum / enum.IntEnum)."""
+
+    def __repr__(self):
+        return f"<{type(self).__qualname__.rpartition('.')[2]}.{self.name}: {self.value}>"
+
+    def __str__(self):
+        return f"{type(self).__qualname__.rpartition('.')[2]}.{self.name}"
+
+
 class ReduceOp:
     """torch's ReduceOp: `ReduceOp.SUM` etc. are members of the RedOpType enum."""
 
-    class RedOpType(enum.IntEnum):
+    class RedOpType(PybindEnumNames, enum.IntEnum):
         SUM = 0
         AVG = 1
         PRODUCT = 2
@@ -22,12 +34,6 @@ class ReduceOp:
         BOR = 6
         BXOR = 7
         PREMUL_SUM = 8
-
-        def __repr__(self):
-            return f"<RedOpType.{self.name}: {self.value}>"
-
-        def __str__(self):
-            return f"RedOpType.{self.name}"
 
     SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = RedOpType
 
@@ -128,17 +134,11 @@ class BackendConfig:
         return ",".join(f"{d}:{b}" for d, b in self._map.items())
 
 
-class DebugLevel(enum.Enum):
+class DebugLevel(PybindEnumNames, enum.Enum):
     """TORCH_DISTRIBUTED_DEBUG's levels (ember records the level; it logs nothing extra)."""
     OFF = 0
     INFO = 1
     DETAIL = 2
-
-    def __repr__(self):
-        return f"<DebugLevel.{self.name}: {self.value}>"
-
-    def __str__(self):
-        return f"DebugLevel.{self.name}"
 
 
 _debug_level = [DebugLevel.OFF]
@@ -163,13 +163,7 @@ def set_debug_level_from_env():
     _debug_level[0] = DebugLevel[value]
 
 
-class BuiltinCommHookType(enum.Enum):
+class BuiltinCommHookType(PybindEnumNames, enum.Enum):
     """The hooks DDP._register_builtin_comm_hook takes (run as default_hooks' Python ones)."""
     ALLREDUCE = 1
     FP16_COMPRESS = 2
-
-    def __repr__(self):
-        return f"<BuiltinCommHookType.{self.name}: {self.value}>"
-
-    def __str__(self):
-        return f"BuiltinCommHookType.{self.name}"

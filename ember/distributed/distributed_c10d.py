@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from . import _mpi
 from . import _objects
 from ..futures import Future
-from ._options import BackendConfig, ReduceOp
+from ._options import BackendConfig, PybindEnumNames, ReduceOp
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -64,7 +64,7 @@ class Backend:
                            f"registered as a process-group class ({name!r}) cannot run here")
 
 
-class _BackendType(enum.IntEnum):
+class _BackendType(PybindEnumNames, enum.IntEnum):
     """ProcessGroup.BackendType, as torch numbers it."""
     UNDEFINED = 0
     GLOO = 1
@@ -73,12 +73,6 @@ class _BackendType(enum.IntEnum):
     MPI = 4
     XCCL = 5
     CUSTOM = 6
-
-    def __repr__(self):
-        return f"<BackendType.{self.name}: {self.value}>"
-
-    def __str__(self):
-        return f"BackendType.{self.name}"
 
 
 _BackendType.__qualname__ = "ProcessGroup.BackendType"
