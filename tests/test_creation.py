@@ -48,6 +48,9 @@ NP = "np."
     "t.tensor([0, 2**63])", "t.tensor([2**63, 0.5])", "t.tensor([[0, 2**64]])",
     "t.tensor([-2**63 + 1, 2**63 - 1]), t.tensor([1e19, 0]), t.tensor([2**70], dtype=t.float64)",
     "t.tensor([300], dtype=t.uint8)", "t.tensor([1+1j], dtype=t.float32)",
+    "t.tensor([2**64 - 1, 3], dtype=t.uint64)", "t.tensor([2**64], dtype=t.uint64)",
+    "t.tensor([-1], dtype=t.uint64)", "t.tensor([[1, 2**64], [-1, 0]], dtype=t.uint64)",
+    "t.tensor([-1, 2**64], dtype=t.uint64)", "t.tensor([2**63], dtype=t.uint64)",
     "t.tensor([1+1j], dtype=t.int64)", "t.tensor([float('nan')], dtype=t.int64)",
     # ragged and invalid data
     "t.tensor([[1, 2], [3]])", "t.tensor([[1, 2], 3])", "t.tensor([1, [2, 3]])",

@@ -162,10 +162,16 @@ def _to_array(data, dtype):
             any(type(v) is int and not -2 ** 63 <= v < 2 ** 63
                 for v in np.array(values, dtype=object).reshape(-1)):
         natural = np.array(values, dtype=object)  # (NumPy made floats of too-large ints)
+    if dtype is D.uint64 and (natural.dtype == object or natural.dtype == np.uint64 or
+                              natural.dtype.kind == "i" and natural.size and natural.min() < 0):
+        # uint64 holds ints up to 2**64 - 1; the first int outside that is Python's overflow
+        for v in np.array(values, dtype=object).reshape(-1):
+            if isinstance(v, numbers.Integral) and not 0 <= v < 2 ** 64:
+                raise OverflowError("can't convert negative int to unsigned" if v < 0 else
+                                    "int too big to convert")
     if (natural.dtype == object or natural.dtype == np.uint64) and dtype is D.uint64 and \
-            all(isinstance(v, numbers.Integral) and 0 <= v < 2 ** 64
-                for v in np.array(values, dtype=object).reshape(-1)):
-        natural = np.array(values, dtype=np.uint64)     # (uint64 holds ints up to 2**64 - 1)
+            all(isinstance(v, numbers.Integral) for v in np.array(values, dtype=object).ravel()):
+        natural = np.array(values, dtype=np.uint64)
     elif natural.dtype == object or natural.dtype == np.uint64:
         # Python ints beyond int64: fine for a float dtype, an overflow otherwise
         if dtype.np.kind not in "fc":
