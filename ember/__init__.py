@@ -283,6 +283,7 @@ from ._typed_storage import (  # noqa: E402,F401  (TypedStorage, FloatStorage, .
     IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
     ComplexDoubleStorage)
 from . import hub, onnx, overrides, types  # noqa: E402,F401  (torch.hub, .onnx, .overrides, .types)
+from . import storage  # noqa: E402,F401  (torch.storage: the typed-storage warning's switches)
 from . import sparse  # noqa: E402,F401  (torch.sparse: COO tensors)
 from .sparse._conversions import sparse_coo_tensor  # noqa: E402,F401
 from .sparse._compressed import (sparse_csr_tensor, sparse_csc_tensor,  # noqa: E402,F401

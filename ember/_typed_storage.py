@@ -17,6 +17,35 @@ __all__ = ["TypedStorage", "FloatStorage", "DoubleStorage", "HalfStorage", "BFlo
            "BoolStorage", "ComplexFloatStorage", "ComplexDoubleStorage"]
 
 
+# torch warns of typed storages once per process, or every time after
+# _set_always_warn_typed_storage_removal(True)
+_warning = {"given": False, "always": False}
+
+
+def _get_always_warn_typed_storage_removal():
+    return _warning["always"]
+
+
+def _set_always_warn_typed_storage_removal(always_warn):
+    if not isinstance(always_warn, bool):
+        raise AssertionError(f"always_warn must be bool, got {type(always_warn).__name__}")
+    _warning["always"] = always_warn
+
+
+def _reset_warn_typed_storage_removal():
+    _warning["given"] = False
+
+
+def _warn_typed_storage_removal(stacklevel=2):
+    if _warning["always"] or not _warning["given"]:
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter "
+                      "to you if you are using storages directly.  To access UntypedStorage "
+                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=stacklevel + 1)
+        _warning["given"] = True
+
+
 class TypedStorage:
     is_sparse = False
     dtype = None
@@ -28,11 +57,7 @@ class TypedStorage:
 
     @staticmethod
     def _warn():
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                      "UntypedStorage will be the only storage class. This should only matter "
-                      "to you if you are using storages directly.  To access UntypedStorage "
-                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=3)
+        _warn_typed_storage_removal(stacklevel=3)
 
     @classmethod
     def _of(cls, tensor):

@@ -170,6 +170,24 @@ def test_tensor_storage():
     same(f)
 
 
+def test_typed_storage_warning_once_per_process():
+    """The typed-storage warning comes once, again after a reset, and every time when asked."""
+    def f(T):
+        a = T.arange(3.)
+        counts = [len(warnings_of(a.storage)[1]), len(warnings_of(a.storage)[1])]
+        T.storage._reset_warn_typed_storage_removal()
+        counts.append(len(warnings_of(a.storage)[1]))
+        T.storage._set_always_warn_typed_storage_removal(True)
+        try:
+            counts += [len(warnings_of(a.storage)[1]), len(warnings_of(a.storage)[1]),
+                       T.storage._get_always_warn_typed_storage_removal()]
+        finally:
+            T.storage._set_always_warn_typed_storage_removal(False)
+        return counts + [T.storage._get_always_warn_typed_storage_removal(),
+                         catch(lambda: T.storage._set_always_warn_typed_storage_removal(1))]
+    same(f)
+
+
 # ----------------------------------------------------------------------------- Tensor methods
 def test_const_data_ptr_and_is_set_to():
     def f(T):
