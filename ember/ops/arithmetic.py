@@ -2,6 +2,7 @@
 hypot, copysign, heaviside, nextafter, ldexp, gcd and lcm."""
 import math
 import numpy as np
+import ml_dtypes
 
 from .. import _dtype as D
 from .._printing import scalar_type_name
@@ -304,7 +305,32 @@ def _pow_scalar(xp, self, *, exponent):
         return xp.logical_or(self, not exponent)
     if _is_int_array(self):
         return _int_pow(xp, self, _cast_like(exponent, self))
+    if exponent in (3, -2, -0.5) and (self.dtype.kind == "f" or self.dtype == ml_dtypes.bfloat16):
+        return _pow_special(xp, self, exponent)
     return xp.power(self, _cast_like(exponent, self))
+
+
+def _pow_special(xp, x, exponent):
+    """torch's products for x ** 3, x ** -2 and x ** -0.5 (its pow is a different, vectorised
+    function otherwise): x * x * x, 1 / (x * x), 1 / sqrt(x); float16 computes them in float32
+    and rounds once, bfloat16 rounds after each step (as NumPy's bfloat16 arithmetic does);
+    x ** -0.5 in float16 and bfloat16 is their plain pow."""
+    half = x.dtype == np.float16
+    if half:
+        x = x.astype(np.float32)
+    one = x.dtype.type(1)
+    if exponent == 3:
+        out = x * x
+        out *= x
+    elif exponent == -2:
+        out = x * x
+        xp.divide(one, out, out=out)
+    elif x.dtype == ml_dtypes.bfloat16 or half:     # (their x ** -0.5 is the plain pow)
+        out = xp.power(x, x.dtype.type(exponent))
+    else:
+        out = xp.sqrt(x)
+        xp.divide(one, out, out=out)
+    return out.astype(np.float16) if half else out
 
 
 @_pow_scalar.derivative
