@@ -34,6 +34,13 @@ class UntypedStorage(StorageBase):
     def element_size(self):
         return 1
 
+    def is_shared(self):
+        return self._owner.is_shared()
+
+    def share_memory_(self):
+        self._owner.share_memory_()
+        return self
+
     @property
     def device(self):
         return self._owner._device

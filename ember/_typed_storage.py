@@ -94,7 +94,11 @@ class TypedStorage:
         return UntypedStorage(self._root)
 
     def is_shared(self):
-        return False
+        return self._root.is_shared()
+
+    def share_memory_(self):
+        self._root.share_memory_()
+        return self
 
     def is_pinned(self, device="cuda"):
         return False

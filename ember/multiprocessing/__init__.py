@@ -1,15 +1,23 @@
 """ember.multiprocessing: Python's multiprocessing (re-exported whole, as torch.multiprocessing
 does) and torch's `spawn`/`start_processes`, which run `fn(i, *args)` in `nprocs` processes.
 
-ember tensors are NumPy arrays, which pickle by value: a tensor sent through a Queue arrives as
-a copy (torch shares its memory between the processes instead).
+As with torch, a tensor sent to another process (a Queue, a Pipe, a Process argument under
+"spawn") shares its memory with the sender instead of being copied: importing this module (as
+`import ember` does) teaches multiprocessing's pickler to send tensors and Parameters as shared
+memory (ember._shared_memory), so Hogwild-style training updates one model from many processes.
 """
 import multiprocessing
 import traceback
 from multiprocessing import *  # noqa: F401,F403
 from multiprocessing.connection import wait as _wait
+from multiprocessing.reduction import ForkingPickler
 import signal
 import warnings
+
+from .. import _dtype as D
+from .._shared_memory import map_received, mark_shared, reduce_tensor, segment_of
+from .._tensor import Tensor
+from ..nn.parameter import Parameter
 
 __all__ = list(multiprocessing.__all__) + [
     "spawn", "start_processes", "ProcessContext", "ProcessException", "ProcessRaisedException",
@@ -28,10 +36,45 @@ def get_sharing_strategy():
 
 
 def set_sharing_strategy(new_strategy):
-    """Recorded only: ember's tensors are copied between processes, whatever the strategy."""
+    """Recorded only: ember always shares tensors by file descriptor (torch's default)."""
     if new_strategy not in get_all_sharing_strategies():
         raise AssertionError
     _sharing[0] = new_strategy
+
+
+def _reduce_tensor(tensor):
+    """multiprocessing's pickler sends a tensor as shared memory (ember._shared_memory)."""
+    shared = reduce_tensor(tensor)
+    if shared is None:
+        return tensor.__reduce_ex__(2)          # (by value: no sharing off the CPU here)
+    return _rebuild_tensor, shared
+
+
+def _rebuild_tensor(where, what):
+    data, segment = map_received(*where)
+    dtype_name, requires_grad = what
+    tensor = Tensor._make(data, D.ALIASES[dtype_name])
+    mark_shared(tensor, segment)
+    tensor._requires_grad = requires_grad
+    return tensor
+
+
+def _reduce_parameter(param):
+    shared = reduce_tensor(param)
+    if shared is None:
+        return param.__reduce_ex__(2)
+    return _rebuild_parameter, shared
+
+
+def _rebuild_parameter(where, what):
+    data = _rebuild_tensor(where, (what[0], False))
+    param = Parameter(data, what[1])
+    mark_shared(param, segment_of(data))
+    return param
+
+
+ForkingPickler.register(Tensor, _reduce_tensor)
+ForkingPickler.register(Parameter, _reduce_parameter)
 
 
 class ProcessException(Exception):

@@ -9,6 +9,7 @@ from . import views as V
 from ._pointwise_common import CPP_NAMES
 from .views import as_strided
 from .._storage import UntypedStorage
+from .. import _shared_memory
 from .._tensor import _copy_into_subclass
 from ..autograd import grad_mode
 from .registry import check_inplace_allowed
@@ -73,11 +74,13 @@ def pin_memory(self, device=None):
 
 
 def is_shared(self):
-    return False
+    return _shared_memory.is_shared(self)
 
 
 def share_memory_(self):
-    return self         # one process: its memory is already where every user can see it
+    """Move this tensor's storage into memory that other processes can map (ember._shared_memory)."""
+    _shared_memory.share_storages([self])
+    return self
 
 
 def set_(self, source=None, storage_offset=0, size=None, stride=None):

@@ -67,8 +67,13 @@ def use_backend(name):
         if repo_root not in sys.path:
             sys.path.insert(0, repo_root)
         import ember
-        sys.meta_path.insert(0, _TorchToEmber())
+        if not any(isinstance(f, _TorchToEmber) for f in sys.meta_path):
+            sys.meta_path.insert(0, _TorchToEmber())
         sys.modules["torch"] = ember
+        # processes the program spawns take this sys.path: their `import torch` finds _alias/
+        alias = os.path.join(HERE, "_alias")
+        if alias not in sys.path:
+            sys.path.insert(0, alias)
     import torch  # the real one, or ember through the alias
     return torch
 

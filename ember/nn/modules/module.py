@@ -18,6 +18,7 @@ from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer
 from ..._device import as_device
 from ...autograd.function import Function
+from ..._shared_memory import share_storages
 
 
 class RemovableHandle:
@@ -444,6 +445,9 @@ class Module:
         return self._cast_floats(D.bfloat16)
 
     def share_memory(self):
+        """Move every parameter, gradient and buffer into shared memory (all in one move)."""
+        tensors = [t for t in itertools.chain(self.parameters(), self.buffers()) if t is not None]
+        share_storages(tensors + [p._grad for p in tensors if p._grad is not None])
         return self
 
     # ------------------------------------------------------------------ state dict
