@@ -113,6 +113,53 @@ def test_hogwild_training_updates_the_parents_model(tmp_path, method):
     _same_output(tmp_path, HOGWILD, method)
 
 
+SHARED_ADAM = """
+    import sys
+    T = __import__(sys.argv[1])
+    import importlib
+    mp = importlib.import_module(sys.argv[1] + ".multiprocessing")
+
+    class SharedAdam(T.optim.Adam):         # the A3C pattern: state made up front, shared
+        def __init__(self, params, lr):
+            super().__init__(params, lr=lr)
+            for group in self.param_groups:
+                for p in group["params"]:
+                    state = self.state[p]
+                    state["step"] = T.zeros(()).share_memory_()
+                    state["exp_avg"] = T.zeros_like(p).share_memory_()
+                    state["exp_avg_sq"] = T.zeros_like(p).share_memory_()
+
+    def work(rank, model, opt):
+        T.manual_seed(rank)
+        for _ in range(3):
+            x = T.randn(4, 3)
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    if __name__ == "__main__":
+        T.manual_seed(0)
+        model = T.nn.Linear(3, 2)
+        model.share_memory()
+        opt = SharedAdam(model.parameters(), lr=0.01)
+        for rank in range(2):
+            p = mp.get_context(sys.argv[2]).Process(target=work, args=(rank, model, opt))
+            p.start()
+            p.join()
+        state = opt.state[model.weight]
+        print(state["step"].item(), [round(v, 6) for v in state["exp_avg"].flatten().tolist()],
+              [round(v, 6) for v in model.weight.flatten().tolist()], flush=True)
+"""
+
+
+@pytest.mark.parametrize("method", ["spawn", "fork"])
+def test_shared_optimizer_state_is_updated_by_the_processes(tmp_path, method):
+    """A3C's shared Adam: the state tensors live in shared memory and every process's step
+    updates them there (ember's batched optimizer update keeps shared state in place)."""
+    _same_output(tmp_path, SHARED_ADAM, method)
+
+
 LOADER = """
     import sys
     T = __import__(sys.argv[1])

@@ -301,17 +301,19 @@ class Optimizer:
         return _Flat(self.state, params, dtype, keys, self._flat_step, states)
 
     def _flat_state_ok(self, state, p, keys):
+        # (a state tensor in shared memory stays where it is: other processes update it too,
+        # as in A3C's shared Adam; the flat buffers would take it private)
         shape = p._data.shape
         for k in keys:
             t = state.get(k)
             if not isinstance(t, Tensor) or type(t._data) is not np.ndarray or \
                     t._data.dtype != p._data.dtype or t._data.shape != shape or \
-                    t._base is not None:
+                    t._base is not None or t.is_shared():
                 return False
         if self._flat_step:
             t = state.get("step")
             if not isinstance(t, Tensor) or type(t._data) is not np.ndarray or \
-                    t._data.ndim or t._base is not None:
+                    t._data.ndim or t._base is not None or t.is_shared():
                 return False
         return True
 
