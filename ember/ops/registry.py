@@ -218,8 +218,36 @@ def _sum_to_shape(g, shape):
     # summing leading dims only (a bias's gradient) gives the shape itself: a fresh array,
     # not a view, so that backward can make it .grad without a copy (graph._owned)
     keep = dims != tuple(range(lead))
-    out = _reduction()._sum_dim.forward(np, g._data, dims=dims, keepdim=keep, dtype=g._dtype)
+    data = g._data
+    if data.dtype.kind == "f" and data.dtype.itemsize >= 4:
+        # the sum op's forward for float32/float64 (so the same bits), without its dtype
+        # round trip and final copy: NumPy's own sum where the sum op takes it (reduction.py's
+        # _sum_np, which widens long serial float32 sums)
+        if data.dtype.itemsize == 8 or _serial_terms(have, dims) < \
+                _reduction().SERIAL_SUM_TERMS:
+            out = np.add.reduce(data, axis=dims, dtype=data.dtype, keepdims=keep)
+        else:
+            out = _reduction()._sum_np(np, data, dims, keep, data.dtype.type)
+        if out.__class__ is not _ndarray:
+            out = np.asarray(out)                   # (a NumPy scalar: all dims summed)
+        elif not out.flags.c_contiguous:
+            out = out.copy(order="C")
+    else:
+        out = _reduction()._sum_dim.forward(np, data, dims=dims, keepdim=keep, dtype=g._dtype)
     return _make_tensor(out.reshape(shape) if keep else out, g._dtype, g._device)
+
+
+def _serial_terms(shape, dims):
+    """How many terms a sum over `dims` adds one after another (reduction._sum_np): the
+    reduced dims ahead of the innermost run of reduced dims."""
+    inner = len(shape)
+    while inner > 0 and inner - 1 in dims:
+        inner -= 1
+    n = 1
+    for d in dims:
+        if d < inner:
+            n *= shape[d]
+    return n
 
 
 _reduction_module = []
