@@ -58,10 +58,6 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     heap = []               # (key, node) of the ready nodes
     arrival = itertools.count(_LEAF_FIRST)
 
-    def ready(node):
-        _heappush(heap, (next(arrival) if node.__class__ is AccumulateGrad else -node._seq,
-                         node))
-
     for (node, nr), g in zip(roots, grads):
         if node is None:
             continue
@@ -71,7 +67,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     for node in buffers:
         if dependencies[node] == 0:     # (a root may also be fed by another root)
-            ready(node)
+            _heappush(heap, (next(arrival) if node.__class__ is AccumulateGrad else -node._seq,
+                             node))
 
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
@@ -141,10 +138,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:
-                    if child.__class__ is AccumulateGrad:
-                        ready(child)
-                    else:
-                        _heappush(heap, (-child._seq, child))     # (ready(), inlined: hot)
+                    _heappush(heap, (next(arrival) if child.__class__ is AccumulateGrad
+                                     else -child._seq, child))
     finally:
         grad_mode.state.enabled = previous_mode
         runs.pop()

@@ -169,7 +169,10 @@ class AccumulateGrad(Node):
     __module__ = "builtins"      # PyTorch's C++ nodes show as <class 'AccumulateGrad'>
 
     def __init__(self, variable):
-        super().__init__(())
+        # (Node.__init__ with no edges, its slots set directly: one per leaf per graph)
+        self._next_nodes = self._next_nrs = ()
+        self._seq = next(_sequence)
+        self._extras = None
         self.variable = variable
         extra = variable._extra
         if extra and extra.get("leaf_hooks"):

@@ -49,6 +49,7 @@ _ELEMENTWISE_MODULES = ("ember.ops.arithmetic", "ember.ops.comparison", "ember.o
 # elementwise ops with an operand passed as an option (no graph edge), ahead of the others
 _LEADING_OPERAND = {"where": "condition"}
 _make_tensor = Tensor._make
+_new_object = object.__new__
 # The hooks of amp, forward AD and the profiler (ops/hooks.py; the modules fill them in when
 # imported): the hot paths below test these three lists only.
 # open autocast regions in any thread
@@ -565,33 +566,30 @@ class Op:
     def _record(self, inputs, outputs, params, in_place=False, original_self=None):
         if _inference_made[0] and _state.inference:
             return None             # inference mode records nothing, even under enable_grad
-        node = self.node_cls.__new__(self.node_cls)
+        node = _new_object(self.node_cls)
         nodes = []                      # the edges: the node each input's gradient goes to,
         nrs = []                        # and which of that node's outputs the input is
         metas = []
         needs = []
         for x in inputs:
             if x.__class__ is Tensor or isinstance(x, Tensor):
+                # (a NumPy dtype, not ember's: the GC need not track these tuples)
+                metas.append((x._data.shape, x._dtype.np))
                 if x._requires_grad:
                     fn = x._grad_fn if x._base is None else x.grad_fn
                     if fn is None:
-                        nodes.append(x._accumulator())
+                        fn = x._accumulator()
                         nrs.append(0)
                     else:
-                        nodes.append(fn)
                         nrs.append(x._output_nr)
+                    nodes.append(fn)
                     needs.append(True)
-                else:
-                    nodes.append(None)
-                    nrs.append(0)
-                    needs.append(False)
-                # (a NumPy dtype, not ember's: the GC need not track these tuples)
-                metas.append((x._data.shape, x._dtype.np))
+                    continue
             else:
-                nodes.append(None)
-                nrs.append(0)
-                needs.append(False)
                 metas.append(None)
+            nodes.append(None)
+            nrs.append(0)
+            needs.append(False)
         node._next_nodes = tuple(nodes)
         node._next_nrs = tuple(nrs)
         node._seq = next(_sequence)
@@ -640,7 +638,9 @@ class Op:
                 if in_place and i == 0:
                     value = original_self       # the target as it was before the write
                 if value.__class__ is Tensor or isinstance(value, Tensor):
-                    version = value._version_counter.value
+                    # (0 while the tensor has no counter: one made later starts there)
+                    vc = value._vc
+                    version = 0 if vc is None else vc.value
             elif kind is _SAVE_RESULT:
                 value = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
                     [SavedTensor(o, True, k) for k, o in
