@@ -127,7 +127,8 @@ def _saved_property(k, name):
         cls = value.__class__
         if cls is Tensor or isinstance(value, Tensor):      # an input, saved as it is
             version = node._versions[k]
-            if value._version_counter.value != version:
+            vc = value._vc
+            if (0 if vc is None else vc.value) != version:
                 record = SavedTensor(value)
                 record.saved_version = version
                 raise RuntimeError(modified_message(record, node))
