@@ -474,8 +474,9 @@ class SavedTensor:
                  "device", "requires_grad", "tangent")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
-        self.saved_version = tensor._version_counter.value
-        self.version_counter = tensor._version_counter
+        counter = tensor._version_counter
+        self.saved_version = counter.value
+        self.version_counter = counter
         if is_output:
             self.tensor = None
             self.data = tensor._data
@@ -496,7 +497,7 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         t = self.tensor_class._make(self.data, self.dtype, self.device)
-        t._version_counter = counter
+        t._vc = counter
         t._grad_fn = node
         t._output_nr = self.output_nr
         t._requires_grad = True
