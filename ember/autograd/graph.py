@@ -346,7 +346,10 @@ def _hook_name(fn):
 def accumulate_into_grad(variable, new):
     """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
     old = variable._grad
-    if _sparse(new) or _sparse(variable) or old is not None and _sparse(old):
+    ndarray = np.ndarray        # (NumPy arrays all round, the common case: nothing is sparse)
+    if not (new._data.__class__ is ndarray and variable._data.__class__ is ndarray and
+            (old is None or old._data.__class__ is ndarray)) and \
+            (_sparse(new) or _sparse(variable) or old is not None and _sparse(old)):
         from ..sparse._autograd import accumulate     # (ember.sparse is built on autograd)
         accumulate(variable, old, new)
         return
