@@ -154,8 +154,11 @@ class Tensor:
         """A tensor sharing this tensor's memory and version counter."""
         t = Tensor._make(data, self._dtype, self._device)
         t._base = self._base if self._base is not None else self
-        t._version_counter = self._version_counter
-        t._fn_version = self._version_counter.value
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = VersionCounter()
+        t._vc = vc
+        t._fn_version = vc.value
         extra = self._extra
         if not _grad_state.enabled:
             # PyTorch: a view taken in no_grad (or inference) mode still requires grad, as a
@@ -461,7 +464,9 @@ class Tensor:
     def _accumulator(self):
         """The leaf's AccumulateGrad node, kept alive by the graph that uses it (weakly here);
         None for a view made in no_grad mode of a tensor requiring grad (no edge, as PyTorch)."""
-        extra = self._get_extra()
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = {}
         ref = extra.get("accumulator")
         acc = ref() if ref is not None else None
         if acc is None:

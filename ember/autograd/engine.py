@@ -8,9 +8,9 @@ PyTorch. Each node's incoming gradients wait in a per-node buffer that is droppe
 node runs. Derivatives run with grad mode set to `create_graph`, which is all higher-order
 gradients need.
 """
+import collections
 import heapq
 import threading
-import itertools
 
 from . import grad_mode
 from . import anomaly_mode
@@ -25,10 +25,6 @@ def _sum(a, b):
     return a + b
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
-# heap keys, smallest first: a node's is -(its creation sequence); a leaf accumulator's is below
-# all of those, in the order the accumulators became ready (keys are unique: nodes are never
-# compared)
-_LEAF_FIRST = -(1 << 62)
 
 
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate=True):
@@ -55,12 +51,10 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         captured = [None] * len(inputs)
 
     buffers = {}            # node -> the gradients received so far for each of its outputs
-    heap = []               # (key, node) of the ready nodes
-    arrival = itertools.count(_LEAF_FIRST)
-
-    def ready(node):
-        _heappush(heap, (next(arrival) if node.__class__ is AccumulateGrad else -node._seq,
-                         node))
+    heap = []               # (-creation sequence, node) of the ready nodes
+    # the ready leaf accumulators, in the order they became ready: they run before any node of
+    # the heap (as PyTorch runs them first), so they need no heap of their own
+    leaves = collections.deque()
 
     for (node, nr), g in zip(roots, grads):
         if node is None:
@@ -71,7 +65,10 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
         buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     for node in buffers:
         if dependencies[node] == 0:     # (a root may also be fed by another root)
-            ready(node)
+            if node.__class__ is AccumulateGrad:
+                leaves.append(node)
+            else:
+                _heappush(heap, (-node._seq, node))
 
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     previous_mode = grad_mode.state.enabled
@@ -79,8 +76,13 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     runs = _runs.stack
     runs.append(Run(dependencies, wanted))
     try:
-        while heap:
-            node = _heappop(heap)[1]
+        while True:
+            if leaves:
+                node = leaves.popleft()
+            elif heap:
+                node = _heappop(heap)[1]
+            else:
+                break
             grads_in = buffers.pop(node)
             children = node._next_nodes
             if wanted is not None and node not in wanted:
@@ -142,9 +144,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
                 dependencies[child] = remaining
                 if remaining == 0:
                     if child.__class__ is AccumulateGrad:
-                        ready(child)
+                        leaves.append(child)
                     else:
-                        _heappush(heap, (-child._seq, child))     # (ready(), inlined: hot)
+                        _heappush(heap, (-child._seq, child))
     finally:
         grad_mode.state.enabled = previous_mode
         runs.pop()

@@ -169,7 +169,10 @@ class AccumulateGrad(Node):
     __module__ = "builtins"      # PyTorch's C++ nodes show as <class 'AccumulateGrad'>
 
     def __init__(self, variable):
-        super().__init__(())
+        # (Node.__init__ with no edges, its slots set directly: one per leaf per graph)
+        self._next_nodes = self._next_nrs = ()
+        self._seq = next(_sequence)
+        self._extras = None
         self.variable = variable
         extra = variable._extra
         if extra and extra.get("leaf_hooks"):
@@ -343,7 +346,10 @@ def _hook_name(fn):
 def accumulate_into_grad(variable, new):
     """Add `new` into `variable.grad` as PyTorch does: in place unless building a graph."""
     old = variable._grad
-    if _sparse(new) or _sparse(variable) or old is not None and _sparse(old):
+    ndarray = np.ndarray        # (NumPy arrays all round, the common case: nothing is sparse)
+    if not (new._data.__class__ is ndarray and variable._data.__class__ is ndarray and
+            (old is None or old._data.__class__ is ndarray)) and \
+            (_sparse(new) or _sparse(variable) or old is not None and _sparse(old)):
         from ..sparse._autograd import accumulate     # (ember.sparse is built on autograd)
         accumulate(variable, old, new)
         return
@@ -471,8 +477,9 @@ class SavedTensor:
                  "device", "requires_grad", "tangent")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
-        self.saved_version = tensor._version_counter.value
-        self.version_counter = tensor._version_counter
+        counter = tensor._version_counter
+        self.saved_version = counter.value
+        self.version_counter = counter
         if is_output:
             self.tensor = None
             self.data = tensor._data
@@ -493,7 +500,7 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         t = self.tensor_class._make(self.data, self.dtype, self.device)
-        t._version_counter = counter
+        t._vc = counter
         t._grad_fn = node
         t._output_nr = self.output_nr
         t._requires_grad = True

@@ -49,6 +49,7 @@ _ELEMENTWISE_MODULES = ("ember.ops.arithmetic", "ember.ops.comparison", "ember.o
 # elementwise ops with an operand passed as an option (no graph edge), ahead of the others
 _LEADING_OPERAND = {"where": "condition"}
 _make_tensor = Tensor._make
+_new_object = object.__new__
 # The hooks of amp, forward AD and the profiler (ops/hooks.py; the modules fill them in when
 # imported): the hot paths below test these three lists only.
 # open autocast regions in any thread
@@ -126,7 +127,8 @@ def _saved_property(k, name):
         cls = value.__class__
         if cls is Tensor or isinstance(value, Tensor):      # an input, saved as it is
             version = node._versions[k]
-            if value._version_counter.value != version:
+            vc = value._vc
+            if (0 if vc is None else vc.value) != version:
                 record = SavedTensor(value)
                 record.saved_version = version
                 raise RuntimeError(modified_message(record, node))
@@ -218,8 +220,36 @@ def _sum_to_shape(g, shape):
     # summing leading dims only (a bias's gradient) gives the shape itself: a fresh array,
     # not a view, so that backward can make it .grad without a copy (graph._owned)
     keep = dims != tuple(range(lead))
-    out = _reduction()._sum_dim.forward(np, g._data, dims=dims, keepdim=keep, dtype=g._dtype)
+    data = g._data
+    if data.dtype.kind == "f" and data.dtype.itemsize >= 4:
+        # the sum op's forward for float32/float64 (so the same bits), without its dtype
+        # round trip and final copy: NumPy's own sum where the sum op takes it (reduction.py's
+        # _sum_np, which widens long serial float32 sums)
+        if data.dtype.itemsize == 8 or _serial_terms(have, dims) < \
+                _reduction().SERIAL_SUM_TERMS:
+            out = np.add.reduce(data, axis=dims, dtype=data.dtype, keepdims=keep)
+        else:
+            out = _reduction()._sum_np(np, data, dims, keep, data.dtype.type)
+        if out.__class__ is not _ndarray:
+            out = np.asarray(out)                   # (a NumPy scalar: all dims summed)
+        elif not out.flags.c_contiguous:
+            out = out.copy(order="C")
+    else:
+        out = _reduction()._sum_dim.forward(np, data, dims=dims, keepdim=keep, dtype=g._dtype)
     return _make_tensor(out.reshape(shape) if keep else out, g._dtype, g._device)
+
+
+def _serial_terms(shape, dims):
+    """How many terms a sum over `dims` adds one after another (reduction._sum_np): the
+    reduced dims ahead of the innermost run of reduced dims."""
+    inner = len(shape)
+    while inner > 0 and inner - 1 in dims:
+        inner -= 1
+    n = 1
+    for d in dims:
+        if d < inner:
+            n *= shape[d]
+    return n
 
 
 _reduction_module = []
@@ -537,33 +567,30 @@ class Op:
     def _record(self, inputs, outputs, params, in_place=False, original_self=None):
         if _inference_made[0] and _state.inference:
             return None             # inference mode records nothing, even under enable_grad
-        node = self.node_cls.__new__(self.node_cls)
+        node = _new_object(self.node_cls)
         nodes = []                      # the edges: the node each input's gradient goes to,
         nrs = []                        # and which of that node's outputs the input is
         metas = []
         needs = []
         for x in inputs:
             if x.__class__ is Tensor or isinstance(x, Tensor):
+                # (a NumPy dtype, not ember's: the GC need not track these tuples)
+                metas.append((x._data.shape, x._dtype.np))
                 if x._requires_grad:
                     fn = x._grad_fn if x._base is None else x.grad_fn
                     if fn is None:
-                        nodes.append(x._accumulator())
+                        fn = x._accumulator()
                         nrs.append(0)
                     else:
-                        nodes.append(fn)
                         nrs.append(x._output_nr)
+                    nodes.append(fn)
                     needs.append(True)
-                else:
-                    nodes.append(None)
-                    nrs.append(0)
-                    needs.append(False)
-                # (a NumPy dtype, not ember's: the GC need not track these tuples)
-                metas.append((x._data.shape, x._dtype.np))
+                    continue
             else:
-                nodes.append(None)
-                nrs.append(0)
-                needs.append(False)
                 metas.append(None)
+            nodes.append(None)
+            nrs.append(0)
+            needs.append(False)
         node._next_nodes = tuple(nodes)
         node._next_nrs = tuple(nrs)
         node._seq = next(_sequence)
@@ -612,7 +639,9 @@ class Op:
                 if in_place and i == 0:
                     value = original_self       # the target as it was before the write
                 if value.__class__ is Tensor or isinstance(value, Tensor):
-                    version = value._version_counter.value
+                    # (0 while the tensor has no counter: one made later starts there)
+                    vc = value._vc
+                    version = 0 if vc is None else vc.value
             elif kind is _SAVE_RESULT:
                 value = SavedTensor(outs[0], True, 0) if self.n_outputs == 1 else \
                     [SavedTensor(o, True, k) for k, o in

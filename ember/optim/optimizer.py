@@ -721,22 +721,31 @@ def _round_once_(a, tmp, exact, *operands):
     into `wide`. The operands (arrays shaped as `a`, or numbers) are passed flat, chunk by
     chunk, with `wide` = tmp's memory seen as float64 (half as many elements, so two or three
     chunks): nothing is allocated. Small, strided or overlapping cases take a float64 array."""
-    arrays = [o for o in operands if isinstance(o, np.ndarray)]
-    if not (a.flags.c_contiguous and tmp.flags.c_contiguous and a.size >= 2 and
-            all(o.shape == a.shape and o.flags.c_contiguous and
-                not np.may_share_memory(o, tmp) for o in arrays)):
-        wide = np.empty(a.shape, np.float64)
+    n = a.size
+    shape = a.shape
+    flat = []
+    simple = n >= 2 and a.flags.c_contiguous and tmp.flags.c_contiguous
+    for o in operands:
+        if not simple:
+            break
+        if isinstance(o, np.ndarray):
+            if o.shape != shape or not o.flags.c_contiguous or np.may_share_memory(o, tmp):
+                simple = False
+            flat.append(o.reshape(-1))
+        else:
+            flat.append(None)           # a number: passed as it is
+    if not simple:
+        wide = np.empty(shape, np.float64)
         exact(wide, *operands)
         a[...] = wide
         return a
     flat_a = a.reshape(-1)
-    flat = [o.reshape(-1) if isinstance(o, np.ndarray) else o for o in operands]
-    k = flat_a.size // 2
+    k = n // 2
     wide = tmp.reshape(-1)[:2 * k].view(np.float64)
-    for start in range(0, flat_a.size, k):
-        stop = min(start + k, flat_a.size)
+    for start in range(0, n, k):
+        stop = min(start + k, n)
         chunk = wide[:stop - start]
-        exact(chunk, *(o[start:stop] if isinstance(o, np.ndarray) else o for o in flat))
+        exact(chunk, *[o if f is None else f[start:stop] for o, f in zip(operands, flat)])
         flat_a[start:stop] = chunk                   # (the one rounding, to float32)
     return a
 

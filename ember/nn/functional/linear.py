@@ -1,13 +1,26 @@
 """Linear maps: linear and bilinear."""
+import numpy as np
+
+from ..._device import CPU
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ...ops import hooks
 from ...ops.hooks import autocast_entry
 from ...ops.registry import primitive
-from ...ops.blas import addmm, matmul
+from ...ops.blas import addmm, matmul, _addmm, _product
+from ...ops.views import _t
+
+_ndarray = np.ndarray
+_grad_state = grad_mode.state
+_ADDMM_PARAMS = {"beta": 1, "alpha": 1}     # what addmm passes its op by default
 
 
 # ============================================================================ linear
 @autocast_entry
 def linear(input, weight, bias=None):
     """y = x W^T + b. A 2-D input with a bias is one addmm, as in PyTorch's graph."""
+    if bias is not None and _plain_2d(input, weight, bias):
+        return _linear_2d(input, weight, bias)
     if bias is None:
         return matmul(input, weight.t())
     if input.dim() == 2:
@@ -15,6 +28,39 @@ def linear(input, weight, bias=None):
     flat = input.reshape(-1, input.shape[-1])
     out = addmm(bias, flat, weight.t())
     return out.view(*input.shape[:-1], out.shape[-1])
+
+
+def _plain_2d(input, weight, bias):
+    """The common layer call: a 2-D input, a 2-D weight and a 1-D bias of one real floating
+    dtype (float32/float64) on the CPU, shapes that fit, and no autocast, profiler or forward
+    AD. Then `_linear_2d` gives addmm's result without addmm's checks and op dispatch."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor) and
+            isinstance(bias, Tensor)):
+        return False
+    dtype = input._dtype
+    x, w, b = input._data, weight._data, bias._data
+    return (weight._dtype is dtype and bias._dtype is dtype and dtype._category == 2 and
+            not dtype._half and input._device is CPU and weight._device is CPU and
+            bias._device is CPU and x.__class__ is _ndarray and w.__class__ is _ndarray and
+            b.__class__ is _ndarray and x.ndim == 2 and w.ndim == 2 and b.ndim == 1 and
+            x.shape[1] == w.shape[1] and b.shape[0] == w.shape[0] and w.size and
+            not hooks.autocast_regions[0] and not hooks.profiling and not hooks.dual_levels)
+
+
+def _linear_2d(input, weight, bias):
+    """addmm(bias, input, weight.t()) as its op calls compute and record it: the weight's
+    transposed view (TBackward0 when grad mode records), then the product plus the bias
+    (AddmmBackward0), each with its op's forward arithmetic and its op's record."""
+    recording = _grad_state.enabled
+    w = weight._data
+    wt = weight._make_view(w.T)             # (t's forward on a non-empty 2-D array)
+    if recording and weight._requires_grad:
+        _t._record((weight,), wt, {})
+    out = _product(np, input._data, w.T) + bias._data     # (addmm's, for beta = alpha = 1)
+    result = Tensor._make(out, input._dtype)
+    if recording and (input._requires_grad or wt._requires_grad or bias._requires_grad):
+        _addmm._record((bias, input, wt), result, dict(_ADDMM_PARAMS))
+    return result
 
 
 @primitive("_trilinear", node="TrilinearBackward0", save=("i1", "i2", "i3"))

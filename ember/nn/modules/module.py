@@ -169,7 +169,10 @@ class Module:
     # ------------------------------------------------------------------ attributes
     def __getattr__(self, name):
         d = self.__dict__
-        for store in ("_parameters", "_buffers", "_modules"):
+        params = d.get("_parameters")          # (a layer's weight: the common case, first)
+        if params is not None and name in params:
+            return params[name]
+        for store in ("_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
