@@ -59,3 +59,34 @@ def test_the_lm_layer_is_one_node_per_layer_as_in_torch():
         out, _ = m(T.tensor(x, requires_grad=True))
         names.append(type(out.grad_fn).__name__)
     assert names[1] == names[0] == "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, batch_first", [((0, 2, 3), False), ((0, 3), False),
+                                                ((2, 0, 3), True)])
+def test_an_empty_sequence_is_torchs_error(cls, dtype, shape, batch_first):
+    errors = []
+    for T in (torch, ember):
+        m = getattr(T.nn, cls)(3, 4, 2, batch_first=batch_first).to(getattr(T, dtype))
+        with pytest.raises(RuntimeError) as info:
+            m(T.zeros(shape, dtype=getattr(T, dtype)))
+        errors.append(str(info.value))
+    assert errors[1] == errors[0] == "Expected sequence length to be larger than 0 in RNN"
+
+
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_an_empty_batch_runs_as_in_torch(cls, dtype):
+    got = []
+    for T in (torch, ember):
+        T.manual_seed(0)
+        m = getattr(T.nn, cls)(3, 4, 2, bidirectional=True).to(getattr(T, dtype))
+        x = T.zeros((2, 0, 3), dtype=getattr(T, dtype), requires_grad=True)
+        out, state = m(x)
+        states = state if cls == "LSTM" else (state,)
+        (out.sum() + sum(s.sum() for s in states)).backward()
+        got.append([tuple(out.shape), [tuple(s.shape) for s in states], out.grad_fn.name(),
+                    tuple(x.grad.shape),
+                    [(tuple(p.grad.shape), float(p.grad.abs().sum())) for p in m.parameters()]])
+    assert got[1] == got[0]

@@ -97,7 +97,7 @@ def lstm_layer_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     dtype = x.dtype
     # input pre-activations for all steps in one GEMM, the sigmoid gates negated
     # (_gate_columns); viewed per step as (4, N, H), gate by gate
-    xg = _matmul(xp, x.reshape(steps * batch, -1), _gate_columns(xp, w_ih, hidden))
+    xg = _matmul(xp, x.reshape(steps * batch, x.shape[2]), _gate_columns(xp, w_ih, hidden))
     if b_ih is not None:
         xg += _gate_bias(xp, b_ih, b_hh, hidden)
     xg = xg.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
@@ -165,9 +165,9 @@ def _backward_factors(xp, ws, hidden):
         xp.subtract(1, d, out=d)
         d *= o
 
-    if xp is np:
+    if xp is np and per_step:
         _parallel_rows(body, steps, per_step)
-    else:
+    else:                                   # (another backend, or an empty batch)
         body(0, steps)
     return factors.reshape(steps, batch, 4 * h), dc_from_h
 
@@ -209,7 +209,7 @@ def lstm_layer_backward(xp, x, w_ih, w_hh, h0, c0, out, ws, d_out, d_hn, d_cn, h
     dh, dc = _per_step(xp, run, batch, h4, hidden)
     flat = dgates.reshape(steps * batch, h4)
     dx = _matmul(xp, flat, w_ih).reshape(x.shape)
-    dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, -1))
+    dw_ih = _matmul(xp, flat.T, x.reshape(steps * batch, x.shape[2]))
     h_prev = xp.concatenate([h0[None], out[:-1]]) if steps else out
     dw_hh = _matmul(xp, flat.T, h_prev.reshape(steps * batch, hidden))
     db = flat.sum(axis=0) if has_bias else None
