@@ -90,3 +90,30 @@ def test_an_empty_batch_runs_as_in_torch(cls, dtype):
                     tuple(x.grad.shape),
                     [(tuple(p.grad.shape), float(p.grad.abs().sum())) for p in m.parameters()]])
     assert got[1] == got[0]
+
+
+def _lm_layer_grads(x, g):
+    ember.manual_seed(0)
+    m = ember.nn.LSTM(200, 200, 2)
+    xt = ember.tensor(x, requires_grad=True)
+    out, (h_n, c_n) = m(xt)
+    (out * ember.tensor(g)).sum().backward()
+    return [t.detach().numpy() for t in [out, h_n, c_n, xt.grad] +
+            [p.grad for p in m.parameters()]]
+
+
+def test_the_lm_layer_has_the_same_bits_at_one_and_two_threads():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((35, 20, 200)).astype(np.float32)
+    g = rng.standard_normal((35, 20, 200)).astype(np.float32)
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        one = _lm_layer_grads(x, g)
+        ember.set_num_threads(2)
+        two = [_lm_layer_grads(x, g) for _ in range(3)]     # (the BLAS policy may switch)
+    finally:
+        ember.set_num_threads(before)
+    for run in two:
+        for a, b in zip(one, run):
+            assert a.tobytes() == b.tobytes()
