@@ -10,6 +10,10 @@ import numpy as _np
 # computes through NumPy, so its warnings for them are silenced once, here.
 _np.seterr(all="ignore")
 
+# large temporaries reuse freed memory instead of faulting in fresh pages (see _malloc.py)
+from . import _malloc
+_malloc.keep_freed_memory()
+
 from . import _dtype
 from ._dtype import (dtype, bool_ as bool, uint8, uint16, uint32, uint64, int8, int16, int32,
                      int64, float16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,

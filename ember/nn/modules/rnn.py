@@ -203,6 +203,8 @@ class RNNBase(Module):
     def _run(self, x, h0, c0, batch_sizes=None):
         """All layers; x is (L, N, in) or packed data (with batch_sizes, a list); h0/c0 are
         (layers*directions, N, size)."""
+        if batch_sizes is None and x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         for layer in range(self.num_layers):
