@@ -102,7 +102,12 @@ def _lm_layer_grads(x, g):
             [p.grad for p in m.parameters()]]
 
 
-def test_the_lm_layer_has_the_same_bits_at_one_and_two_threads():
+def test_the_lm_layer_agrees_at_one_and_two_threads():
+    """ember's own LSTM kernels give the same bits whatever the thread count; the large
+    products (the input projection, the weight gradients over all steps) may run on two
+    BLAS threads when ember's policy finds that faster, and OpenBLAS then sums some of them
+    in another order (seen: weight_ih_l1's gradient, a (800x700)@(700x200) product): so the
+    results agree to float32 rounding, as torch's do across thread counts."""
     rng = np.random.default_rng(11)
     x = rng.standard_normal((35, 20, 200)).astype(np.float32)
     g = rng.standard_normal((35, 20, 200)).astype(np.float32)
@@ -116,4 +121,4 @@ def test_the_lm_layer_has_the_same_bits_at_one_and_two_threads():
         ember.set_num_threads(before)
     for run in two:
         for a, b in zip(one, run):
-            assert a.tobytes() == b.tobytes()
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
