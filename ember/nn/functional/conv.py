@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ... import _winograd
 from ..._cpu import onednn_takes
 from ..._nn_kernels import parallel_samples
 from ...ops.blas import _product
@@ -193,6 +194,11 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None, bias=No
 
     `out` limits the output size (a transposed convolution's input gradient may need fewer
     positions than fit)."""
+    if xp is np and out is None and \
+            _winograd.applies(x, w, stride, padding, dilation, groups, bias):
+        y = _winograd.forward(x, w, bias, padding)
+        if y is not None:           # (else an inf, NaN or overflow: the direct sum below)
+            return y
     d = w.ndim - 2
     n = x.shape[0]
     o_ch, kernel = w.shape[0], w.shape[2:]
@@ -357,7 +363,13 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     # the gradient as a GEMM operand, shared by both products of a plain convolution: on a
     # GPU made once for the whole batch; on the CPU chunk by chunk, in cache (_conv_grads)
     gmat = both = None
-    if not transposed and output_mask[0] and output_mask[1]:
+    if xp is np and not transposed and (output_mask[0] or output_mask[1]) and \
+            g.dtype == x.dtype and _winograd.applies(x, w, stride, padding, dilation, groups):
+        both = _winograd.backward(x, w, g, padding, need_input=output_mask[0],
+                                  need_weight=output_mask[1])
+        if both is not None:        # (else an inf, NaN or overflow: the direct sums below)
+            both = tuple(empty if r is None else r for r in both)
+    if both is None and not transposed and output_mask[0] and output_mask[1]:
         if xp is np:
             both = _conv_grads(xp, x, g, w, stride, padding, dilation, groups)
         else:

@@ -1,0 +1,307 @@
+"""Winograd F(2x2, 3x3): 3x3 stride-1 convolutions (forward and both gradients) in fewer
+multiply-adds than im2col + GEMM.
+
+A 2x2 block of outputs of a 3x3 correlation reads a 4x4 tile d of the padded input. With the
+transforms of F(2, 3) along each axis (input B^T, weight G, output A^T),
+
+    y_tile = A^T [ (G w G^T) (.) (B^T d B) ] A       ((.): elementwise over the 4x4 positions)
+
+and summed over input channels, the elementwise product becomes, for each of the 16 positions
+k, one matrix product U[k] (O x C) @ V[k] (C x tiles): 16*C multiply-adds per 4 outputs
+instead of 36*C. F(2, 3)'s transforms only add and subtract (the weight's halves are exact),
+so it is as accurate as the direct sum in float32; F(4, 3) (4x fewer products) loses about
+three decimal digits, more than torch's float32 tolerance, and is not used.
+
+The backward passes are the adjoints of the same three linear steps:
+    dM[k] = A dY A^T  (per tile),   dU[k] = sum over tiles dM[k] V[k]^T,   dV[k] = U[k]^T dM[k],
+    dx = the adjoint of the input transform, overlapping tiles summed;  dw = G^T dU G.
+
+Layout. The padded input is split into its four phase planes (even/odd rows x even/odd
+columns), each (C, R, S) with R = tile rows + 1, S = tile columns + 1; a tile's 4x4 inputs are
+then the four planes at the tile's own position and the next one along a row, a column or
+both: contiguous runs shifted by 1, S or S+1 in the flat planes, so every transform is a few
+whole-array adds and subtracts. The extra row and column of tiles ("wide" positions) are
+computed and dropped (their gradients are zero). The batch runs in chunks of a few samples
+(everything a chunk touches stays within a core's L2 cache), each chunk's products one small
+GEMM per sample and position, on ember's threads (_nn_kernels.parallel_samples); the weight
+gradient sums each chunk in its own slot, added up in chunk order: the same bits at any thread
+count.
+
+Inputs with inf or NaN (or finite ones large enough that a transform overflows) can give NaN
+where the direct sum gives inf: every result is checked and None returned where it is not all
+finite, and the caller then uses the direct path.
+"""
+import threading
+
+import numpy as np
+
+from ._nn_kernels import parallel_samples
+
+_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+_CHUNK_BYTES = 1 << 21      # a chunk's working set (within a core's L2 cache)
+MIN_CHANNELS = 8            # fewer input or output channels: the direct GEMM is faster
+
+
+def applies(x, w, stride, padding, dilation, groups, bias=None):
+    """Whether a convolution of NumPy arrays x (N, C, H, W) and w (O, C, 3, 3) takes this path
+    (it depends on the shapes and dtypes only, never on the thread count)."""
+    if w.ndim != 4 or w.shape[2:] != (3, 3) or groups != 1 or tuple(stride) != (1, 1) or \
+            tuple(dilation) != (1, 1):
+        return False
+    if x.dtype != w.dtype or x.dtype not in (np.float32, np.float64) or \
+            (bias is not None and bias.dtype != x.dtype):
+        return False
+    n, c, h, wd = x.shape
+    if n == 0 or c < MIN_CHANNELS or w.shape[0] < MIN_CHANNELS:
+        return False
+    return h + 2 * padding[0] >= 3 and wd + 2 * padding[1] >= 3
+
+
+class _Geometry:
+    """Tiles and phase planes of one input size and padding (see the module's docstring)."""
+
+    def __init__(self, h, w, padding):
+        ph, pw = padding
+        self.out = (h + 2 * ph - 2, w + 2 * pw - 2)
+        th, tw = -(-self.out[0] // 2), -(-self.out[1] // 2)
+        self.rows, self.cols = th + 1, tw + 1             # plane size R x S
+        self.plane = self.rows * self.cols
+        # for phase p (q): the input rows (columns) it holds, and where they start in the plane
+        self.in_rows = [self._phase(p, ph, h) for p in (0, 1)]
+        self.in_cols = [self._phase(q, pw, w) for q in (0, 1)]
+        # the output rows (columns) of tile position a (b): how many there are
+        self.out_rows = [(self.out[0] - a + 1) // 2 for a in (0, 1)]
+        self.out_cols = [(self.out[1] - b + 1) // 2 for b in (0, 1)]
+
+    @staticmethod
+    def _phase(p, pad, n):
+        """(first input index, its plane index, count) of the inputs with padded index % 2 == p."""
+        first = (p - pad) % 2
+        return first, (first + pad) // 2, max(0, (n - first + 1) // 2)
+
+
+_GEOMETRIES = {}
+
+
+def _geometry(h, w, padding):
+    key = (h, w, tuple(padding))
+    geo = _GEOMETRIES.get(key)
+    if geo is None:
+        if len(_GEOMETRIES) > 256:
+            _GEOMETRIES.clear()
+        geo = _GEOMETRIES[key] = _Geometry(h, w, padding)
+    return geo
+
+
+_local = threading.local()
+
+
+def _buffer(tag, shape, dtype):
+    """A zero-filled array owned by the calling thread and reused by its later calls with the
+    same tag, shape and dtype. Callers rewrite the same parts of it each time and rely on the
+    rest staying zero (the planes' padding, the wide tile positions' gradients)."""
+    cache = getattr(_local, "buffers", None)
+    if cache is None:
+        cache = _local.buffers = {}
+    key = (tag, shape, np.dtype(dtype))
+    buf = cache.get(key)
+    if buf is None:
+        if len(cache) > 64:
+            cache.clear()
+        buf = cache[key] = np.zeros(shape, dtype)
+    return buf
+
+
+def _chunk(n, per_sample_bytes):
+    """Samples per chunk: a working set within _CHUNK_BYTES, and at least 8 chunks."""
+    return max(1, min(_CHUNK_BYTES // max(per_sample_bytes, 1), -(-n // 8)))
+
+
+def _weight_transform(w):
+    """U = G w G^T for each (o, c), as (16, O, C) (computed in float64: exact halves)."""
+    u = np.einsum("ik,ockl,jl->ijoc", _G, w.astype(np.float64), _G)
+    return np.ascontiguousarray(u.reshape(16, w.shape[0], w.shape[1]), dtype=w.dtype)
+
+
+def _input_transform(x, geo, ns, dtype, tag):
+    """V = B^T d B of every tile of x (ns, C, H, W): (16, ns, C, R*S) (a per-thread buffer)."""
+    c = x.shape[1]
+    s, length = geo.cols, ns * c * geo.plane
+    planes = _buffer(tag + "planes", (2, 2, length + s + 2), dtype)
+    for p, (i0, r0, nr) in enumerate(geo.in_rows):
+        for q, (j0, c0, nc) in enumerate(geo.in_cols):
+            inner = planes[p, q, :length].reshape(ns, c, geo.rows, geo.cols)
+            inner[:, :, r0:r0 + nr, c0:c0 + nc] = x[:, :, i0::2, j0::2]
+    # along the rows: the tile's rows 0..3 are the even/odd planes here and one row down
+    t = _buffer(tag + "t", (4, 2, length + 1), dtype)
+    p0, p0s = planes[0, :, :length + 1], planes[0, :, s:s + length + 1]
+    p1, p1s = planes[1, :, :length + 1], planes[1, :, s:s + length + 1]
+    np.subtract(p0, p0s, out=t[0])
+    np.add(p1, p0s, out=t[1])
+    np.subtract(p0s, p1, out=t[2])
+    np.subtract(p1, p1s, out=t[3])
+    # along the columns: the tile's columns 0..3 are the even/odd columns here and one right
+    v = _buffer(tag + "v", (4, 4, length), dtype)
+    t0, t0s, t1, t1s = t[:, 0, :length], t[:, 0, 1:], t[:, 1, :length], t[:, 1, 1:]
+    np.subtract(t0, t0s, out=v[:, 0])
+    np.add(t1, t0s, out=v[:, 1])
+    np.subtract(t0s, t1, out=v[:, 2])
+    np.subtract(t1, t1s, out=v[:, 3])
+    return v.reshape(16, ns, c, geo.plane)
+
+
+def forward(x, w, bias, padding):
+    """The convolution of x (N, C, H, W) with w (O, C, 3, 3) (+ bias), stride 1; None where
+    the result is not all finite (see the module's docstring)."""
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    geo = _geometry(h, wd, padding)
+    u = _weight_transform(w)[:, None]                             # 16, 1, O, C
+    b = None if bias is None else bias.reshape(o, 1)
+    y = np.empty((n, o) + geo.out, dtype=x.dtype)
+    per_sample = (28 * c + 24 * o) * geo.plane * x.itemsize
+    step = _chunk(n, per_sample)
+    finite = [True] * -(-n // step)
+
+    def chunk(s0, s1):
+        ns = s1 - s0
+        v = _input_transform(x[s0:s1], geo, ns, x.dtype, "")
+        m = _buffer("m", (16, ns, o, geo.plane), x.dtype)
+        np.matmul(u, v, out=m)                                    # 16, ns, O, R*S
+        if b is not None:
+            m[5] += b           # position (1, 1) enters each of the four outputs once
+        mf = m.reshape(4, 4, -1)
+        # along the rows (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]), then along the columns
+        z = _buffer("z", (2, 4, mf.shape[2]), x.dtype)
+        np.add(mf[0], mf[1], out=z[0])
+        z[0] += mf[2]
+        np.subtract(mf[1], mf[2], out=z[1])
+        z[1] -= mf[3]
+        out = m[:4].reshape(2, 2, -1)           # (M is spent: its buffer takes the outputs)
+        np.add(z[:, 0], z[:, 1], out=out[:, 0])
+        out[:, 0] += z[:, 2]
+        np.subtract(z[:, 1], z[:, 2], out=out[:, 1])
+        out[:, 1] -= z[:, 3]
+        finite[s0 // step] = bool(np.isfinite(out.sum()))
+        # into place: copies (a ufunc writing into these strided views is 3x slower)
+        out = out.reshape(2, 2, ns, o, geo.rows, geo.cols)
+        ys = y[s0:s1]
+        for a in (0, 1):
+            for e in (0, 1):
+                ys[:, :, a::2, e::2] = out[a, e, :, :, :geo.out_rows[a], :geo.out_cols[e]]
+    parallel_samples(chunk, n, max(per_sample // x.itemsize, 1), step)
+    return y if all(finite) else None
+
+
+def backward(x, w, g, padding, need_input=True, need_weight=True):
+    """(input gradient, weight gradient) of the convolution of x with w given the output
+    gradient g (N, O, Ho, Wo); each None unless needed. None where a result is not all
+    finite."""
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    geo = _geometry(h, wd, padding)
+    u = _weight_transform(w) * _DM_SIGNS.astype(x.dtype)[:, None, None]
+    ut = u.transpose(0, 2, 1)[:, None]                            # 16, 1, C, O
+    gi = np.empty(x.shape, dtype=x.dtype) if need_input else None
+    per_sample = (28 * c + 24 * o) * geo.plane * x.itemsize
+    step = _chunk(n, per_sample)
+    sums = np.empty((-(-n // step), 16, o, c), dtype=x.dtype)
+    finite = [True] * len(sums)
+
+    def chunk(s0, s1):
+        ns = s1 - s0
+        v = _input_transform(x[s0:s1], geo, ns, x.dtype, "")
+        dm = _output_adjoint(g[s0:s1], geo, ns, o, x.dtype)       # 16, ns, O, R*S
+        ok = True
+        if need_weight:
+            partial = _buffer("du", (16, ns, o, c), x.dtype)
+            np.matmul(dm, v.transpose(0, 1, 3, 2), out=partial)
+            slot = sums[s0 // step]
+            partial.sum(axis=1, out=slot)
+            ok = np.isfinite(slot.sum())
+        if need_input:
+            dv = v                  # (V is spent: its buffer takes dV)
+            np.matmul(ut, dm, out=dv)                             # 16, ns, C, R*S
+            xs = gi[s0:s1]
+            _input_adjoint(dv.reshape(4, 4, -1), geo, ns, c, xs)
+            ok = ok and np.isfinite(xs.sum())
+        finite[s0 // step] = bool(ok)
+    parallel_samples(chunk, n, max(per_sample // x.itemsize, 1), step)
+    if not all(finite):
+        return None
+    if not need_weight:
+        return gi, None
+    du = (sums[0] if len(sums) == 1 else sums.sum(axis=0)) * _DM_SIGNS[:, None, None]
+    gw = np.einsum("ik,ijoc,jl->ockl", _G, du.reshape(4, 4, o, c).astype(np.float64), _G)
+    gw = gw.astype(x.dtype)
+    if not np.isfinite(gw.sum()):
+        return None
+    return gi, gw
+
+
+# _output_adjoint's dM, position by position, is this sign times the true dM (the GEMMs take
+# the sign: U's rows in dV = U^T dM, and dU's at the end)
+_DM_SIGNS = np.array([[1, 1, 1, -1]] * 3 + [[-1, -1, -1, 1]], dtype=np.float64).reshape(16)
+
+
+def _output_adjoint(g, geo, ns, o, dtype):
+    """dM = A dY A^T of every tile of the output gradient g (ns, O, Ho, Wo), up to the signs
+    _DM_SIGNS: (16, ns, O, R*S), zero at the wide tile positions.
+
+    With g's four phases g_ab (a: row, b: column in the 2x2 output tile), dY A^T has rows
+    (g_a0, g_a0 + g_a1, g_a0 - g_a1, -g_a1) and dM's rows are row0, row0 + row1, row0 - row1,
+    -row1 of that. Stored: rows S0 = (g00, g00 + g01, g00 - g01, g01), S3 likewise from g10,
+    g11, then S0 + S3 and S0 - S3 (plain copies, sums and differences; the signs go to the
+    GEMMs)."""
+    dm = _buffer("dm", (4, 4, ns, o, geo.rows, geo.cols), dtype)
+    r0, r1 = geo.out_rows
+    c0, c1 = geo.out_cols
+    dm[0, 0, :, :, :r0, :c0] = g[:, :, 0::2, 0::2]
+    dm[0, 3, :, :, :r0, :c1] = g[:, :, 0::2, 1::2]
+    dm[3, 0, :, :, :r1, :c0] = g[:, :, 1::2, 0::2]
+    dm[3, 3, :, :, :r1, :c1] = g[:, :, 1::2, 1::2]
+    flat = dm.reshape(4, 4, -1)
+    ends = flat[0::3]                                   # rows 0 and 3
+    np.add(ends[:, 0], ends[:, 3], out=ends[:, 1])
+    np.subtract(ends[:, 0], ends[:, 3], out=ends[:, 2])
+    np.add(flat[0], flat[3], out=flat[1])
+    np.subtract(flat[0], flat[3], out=flat[2])
+    return dm.reshape(16, ns, o, geo.plane)
+
+
+def _input_adjoint(dv, geo, ns, c, out):
+    """The adjoint of _input_transform: dV (4, 4, ns*C*R*S) summed back into the input
+    gradient out (ns, C, H, W) (overlapping tiles add up)."""
+    dtype = dv.dtype
+    s, length = geo.cols, ns * c * geo.plane
+    # columns: V[:, 0] = t0 - t0s, V[:, 1] = t1 + t0s, V[:, 2] = t0s - t1, V[:, 3] = t1 - t1s
+    dt = _buffer("dt", (4, 2, length + 1), dtype)
+    tmp = _buffer("tmp", (4, length), dtype)
+    dv0, dv1, dv2, dv3 = dv[:, 0], dv[:, 1], dv[:, 2], dv[:, 3]
+    dt0, dt1 = dt[:, 0], dt[:, 1]
+    np.add(dv1, dv2, out=tmp)
+    tmp -= dv0
+    dt0[:, :length] = dv0
+    dt0[:, length] = 0
+    dt0[:, 1:] += tmp
+    np.subtract(dv1, dv2, out=dt1[:, :length])
+    dt1[:, :length] += dv3
+    dt1[:, length] = 0
+    dt1[:, 1:] -= dv3
+    # rows: t0 = p0 - p0s, t1 = p1 + p0s, t2 = p0s - p1, t3 = p1 - p1s
+    dp = _buffer("dp", (2, 2, length + s + 2), dtype)
+    tmp2 = _buffer("tmp2", (2, length + 1), dtype)
+    n1 = length + 1
+    np.add(dt[1], dt[2], out=tmp2)
+    tmp2 -= dt[0]
+    dp[0, :, :n1] = dt[0]
+    dp[0, :, n1:] = 0
+    dp[0, :, s:s + n1] += tmp2
+    np.subtract(dt[1], dt[2], out=dp[1, :, :n1])
+    dp[1, :, :n1] += dt[3]
+    dp[1, :, n1:] = 0
+    dp[1, :, s:s + n1] -= dt[3]
+    for p, (i0, r0, nr) in enumerate(geo.in_rows):
+        for q, (j0, c0, nc) in enumerate(geo.in_cols):
+            inner = dp[p, q, :length].reshape(ns, c, geo.rows, geo.cols)
+            out[:, :, i0::2, j0::2] = inner[:, :, r0:r0 + nr, c0:c0 + nc]
