@@ -32,6 +32,7 @@ where the direct sum gives inf: every result is checked and None returned where 
 finite, and the caller then uses the direct path.
 """
 import threading
+from functools import partial
 
 import numpy as np
 
@@ -96,22 +97,6 @@ def _geometry(h, w, padding):
 _local = threading.local()
 
 
-def _buffer(tag, shape, dtype):
-    """A zero-filled array owned by the calling thread and reused by its later calls with the
-    same tag, shape and dtype. Callers rewrite the same parts of it each time and rely on the
-    rest staying zero (the planes' padding, the wide tile positions' gradients)."""
-    cache = getattr(_local, "buffers", None)
-    if cache is None:
-        cache = _local.buffers = {}
-    key = (tag, shape, np.dtype(dtype))
-    buf = cache.get(key)
-    if buf is None:
-        if len(cache) > 64:
-            cache.clear()
-        buf = cache[key] = np.zeros(shape, dtype)
-    return buf
-
-
 def _chunk(n, per_sample_bytes):
     """Samples per chunk: a working set within _CHUNK_BYTES, and at least 8 chunks."""
     return max(1, min(_CHUNK_BYTES // max(per_sample_bytes, 1), -(-n // 8)))
@@ -123,31 +108,146 @@ def _weight_transform(w):
     return np.ascontiguousarray(u.reshape(16, w.shape[0], w.shape[1]), dtype=w.dtype)
 
 
-def _input_transform(x, geo, ns, dtype, tag):
-    """V = B^T d B of every tile of x (ns, C, H, W): (16, ns, C, R*S) (a per-thread buffer)."""
-    c = x.shape[1]
-    s, length = geo.cols, ns * c * geo.plane
-    planes = _buffer(tag + "planes", (2, 2, length + s + 2), dtype)
-    for p, (i0, r0, nr) in enumerate(geo.in_rows):
-        for q, (j0, c0, nc) in enumerate(geo.in_cols):
-            inner = planes[p, q, :length].reshape(ns, c, geo.rows, geo.cols)
-            inner[:, :, r0:r0 + nr, c0:c0 + nc] = x[:, :, i0::2, j0::2]
-    # along the rows: the tile's rows 0..3 are the even/odd planes here and one row down
-    t = _buffer(tag + "t", (4, 2, length + 1), dtype)
-    p0, p0s = planes[0, :, :length + 1], planes[0, :, s:s + length + 1]
-    p1, p1s = planes[1, :, :length + 1], planes[1, :, s:s + length + 1]
-    np.subtract(p0, p0s, out=t[0])
-    np.add(p1, p0s, out=t[1])
-    np.subtract(p0s, p1, out=t[2])
-    np.subtract(p1, p1s, out=t[3])
-    # along the columns: the tile's columns 0..3 are the even/odd columns here and one right
-    v = _buffer(tag + "v", (4, 4, length), dtype)
-    t0, t0s, t1, t1s = t[:, 0, :length], t[:, 0, 1:], t[:, 1, :length], t[:, 1, 1:]
-    np.subtract(t0, t0s, out=v[:, 0])
-    np.add(t1, t0s, out=v[:, 1])
-    np.subtract(t0s, t1, out=v[:, 2])
-    np.subtract(t1, t1s, out=v[:, 3])
-    return v.reshape(16, ns, c, geo.plane)
+def _plan(geo, ns, c, o, dtype):
+    """The calling thread's _Plan for chunks of ns samples of this geometry (cached: a chunk
+    then costs its NumPy calls only, not the slicing that sets them up)."""
+    plans = getattr(_local, "plans", None)
+    if plans is None:
+        plans = _local.plans = {}
+    key = (geo, ns, c, o, np.dtype(dtype))
+    plan = plans.get(key)
+    if plan is None:
+        if len(plans) > 16:
+            plans.clear()
+        plan = plans[key] = _Plan(geo, ns, c, o, np.dtype(dtype))
+    return plan
+
+
+class _Plan:
+    """One thread's buffers for chunks of ns samples, and the NumPy calls of each transform
+    over them (as argument-free partials). The buffers start as zeros; each chunk rewrites
+    the same parts, and the rest stays zero (the planes' padding, the gradient's wide tile
+    positions)."""
+
+    def __init__(self, geo, ns, c, o, dtype):
+        self.geo, self.ns = geo, ns
+        s, q = geo.cols, geo.plane
+        length, lo = ns * c * q, ns * o * q
+        sub, add = np.subtract, np.add
+
+        # input transform (see the module's docstring): phase planes, then rows, then columns
+        self.planes = planes = np.zeros((2, 2, length + s + 2), dtype)
+        self.plane_in = [(planes[p, qq, :length].reshape(ns, c, geo.rows, geo.cols)
+                          [:, :, r0:r0 + nr, c0:c0 + nc], i0, j0)
+                         for p, (i0, r0, nr) in enumerate(geo.in_rows)
+                         for qq, (j0, c0, nc) in enumerate(geo.in_cols)]
+        self.t = t = np.zeros((4, 2, length + 1), dtype)
+        p0, p0s = planes[0, :, :length + 1], planes[0, :, s:s + length + 1]
+        p1, p1s = planes[1, :, :length + 1], planes[1, :, s:s + length + 1]
+        self.v = v = np.zeros((4, 4, length), dtype)
+        t0, t0s, t1, t1s = t[:, 0, :length], t[:, 0, 1:], t[:, 1, :length], t[:, 1, 1:]
+        self.input_ops = [
+            # rows: the tile's rows 0..3 are the even/odd planes here and one row down
+            partial(sub, p0, p0s, out=t[0]), partial(add, p1, p0s, out=t[1]),
+            partial(sub, p0s, p1, out=t[2]), partial(sub, p1, p1s, out=t[3]),
+            # columns: the tile's columns 0..3 are the even/odd columns here and one right
+            partial(sub, t0, t0s, out=v[:, 0]), partial(add, t1, t0s, out=v[:, 1]),
+            partial(sub, t0s, t1, out=v[:, 2]), partial(sub, t1, t1s, out=v[:, 3])]
+        self.v16 = v.reshape(16, ns, c, q)
+        self.c, self.o, self.dtype = c, o, dtype
+        self._forward = self._backward = None
+
+    def input_transform(self, x):
+        """V = B^T d B of every tile of x (ns, C, H, W): (16, ns, C, R*S)."""
+        for dst, i0, j0 in self.plane_in:
+            dst[...] = x[:, :, i0::2, j0::2]
+        for op in self.input_ops:
+            op()
+        return self.v16
+
+    def forward_parts(self):
+        """(M, M's position (1, 1), the output steps, the outputs (for the finite check), and
+        (a, b, view) of the outputs to copy into place)."""
+        if self._forward is None:
+            geo, ns, o, dtype = self.geo, self.ns, self.o, self.dtype
+            m = np.zeros((16, ns, o, geo.plane), dtype)
+            mf = m.reshape(4, 4, -1)
+            z = np.zeros((2, 4, mf.shape[2]), dtype)
+            out = m[:4].reshape(2, 2, -1)        # (M is spent: its buffer takes the outputs)
+            sub, add = np.subtract, np.add
+            ops = [
+                # rows (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]), then columns
+                partial(add, mf[0], mf[1], out=z[0]), partial(add, z[0], mf[2], out=z[0]),
+                partial(sub, mf[1], mf[2], out=z[1]), partial(sub, z[1], mf[3], out=z[1]),
+                partial(add, z[:, 0], z[:, 1], out=out[:, 0]),
+                partial(add, out[:, 0], z[:, 2], out=out[:, 0]),
+                partial(sub, z[:, 1], z[:, 2], out=out[:, 1]),
+                partial(sub, out[:, 1], z[:, 3], out=out[:, 1])]
+            tiles = out.reshape(2, 2, ns, o, geo.rows, geo.cols)
+            copies = [(a, e, tiles[a, e, :, :, :geo.out_rows[a], :geo.out_cols[e]])
+                      for a in (0, 1) for e in (0, 1)]
+            self._forward = (m, m[5], ops, out, copies)
+        return self._forward
+
+    def backward_parts(self):
+        """(dM, the places the output gradient's phases go, dM's steps, the input adjoint's
+        steps, and (view, i0, j0) of the input gradient's phase planes)."""
+        if self._backward is None:
+            geo, ns, c, o, dtype = self.geo, self.ns, self.c, self.o, self.dtype
+            s, length = geo.cols, ns * c * geo.plane
+            sub, add = np.subtract, np.add
+            # dM = A dY A^T of every tile, up to the signs _DM_SIGNS. With the gradient's
+            # phases g_ab (a: row, b: column in the 2x2 output tile), dY A^T has the rows
+            # (g_a0, g_a0 + g_a1, g_a0 - g_a1, -g_a1), and dM's rows are row0, row0 + row1,
+            # row0 - row1, -row1 of that. Made of copies, sums and differences only (the
+            # signs go to the GEMMs): rows S0 = (g00, g00 + g01, g00 - g01, g01) and S3
+            # likewise from g10 and g11, then S0 + S3 and S0 - S3.
+            dm = np.zeros((4, 4, ns, o, geo.rows, geo.cols), dtype)
+            r0, r1 = geo.out_rows
+            c0, c1 = geo.out_cols
+            dm_in = [(dm[0, 0, :, :, :r0, :c0], 0, 0), (dm[0, 3, :, :, :r0, :c1], 0, 1),
+                     (dm[3, 0, :, :, :r1, :c0], 1, 0), (dm[3, 3, :, :, :r1, :c1], 1, 1)]
+            flat = dm.reshape(4, 4, -1)
+            ends = flat[0::3]                               # rows 0 and 3
+            dm_ops = [partial(add, ends[:, 0], ends[:, 3], out=ends[:, 1]),
+                      partial(sub, ends[:, 0], ends[:, 3], out=ends[:, 2]),
+                      partial(add, flat[0], flat[3], out=flat[1]),
+                      partial(sub, flat[0], flat[3], out=flat[2])]
+            # the adjoint of the input transform, from dV in V's buffer: columns, then rows
+            dv = self.v
+            dv0, dv1, dv2, dv3 = dv[:, 0], dv[:, 1], dv[:, 2], dv[:, 3]
+            dt = self.t                 # (T's buffer: the input transform is done with it)
+            dt0, dt1 = dt[:, 0], dt[:, 1]
+            tmp = np.zeros((4, length), dtype)
+            dp = np.zeros((2, 2, length + s + 2), dtype)
+            tmp2 = tmp.reshape(-1)[:2 * (length + 1)].reshape(2, length + 1)
+            n1 = length + 1
+            adjoint_ops = [
+                # columns: V[:, 0] = t0 - t0s, V[:, 1] = t1 + t0s, V[:, 2] = t0s - t1,
+                # V[:, 3] = t1 - t1s
+                partial(add, dv1, dv2, out=tmp), partial(sub, tmp, dv0, out=tmp),
+                partial(np.copyto, dt0[:, :length], dv0),
+                partial(np.copyto, dt0[:, length], 0),
+                partial(add, dt0[:, 1:], tmp, out=dt0[:, 1:]),
+                partial(sub, dv1, dv2, out=dt1[:, :length]),
+                partial(add, dt1[:, :length], dv3, out=dt1[:, :length]),
+                partial(np.copyto, dt1[:, length], 0),
+                partial(sub, dt1[:, 1:], dv3, out=dt1[:, 1:]),
+                # rows: t0 = p0 - p0s, t1 = p1 + p0s, t2 = p0s - p1, t3 = p1 - p1s
+                partial(np.copyto, dp[:, :, n1:], 0),
+                partial(add, dt[1], dt[2], out=tmp2), partial(sub, tmp2, dt[0], out=tmp2),
+                partial(np.copyto, dp[0, :, :n1], dt[0]),
+                partial(add, dp[0, :, s:s + n1], tmp2, out=dp[0, :, s:s + n1]),
+                partial(sub, dt[1], dt[2], out=dp[1, :, :n1]),
+                partial(add, dp[1, :, :n1], dt[3], out=dp[1, :, :n1]),
+                partial(sub, dp[1, :, s:s + n1], dt[3], out=dp[1, :, s:s + n1])]
+            dp_out = [(dp[p, qq, :length].reshape(ns, c, geo.rows, geo.cols)
+                       [:, :, r0_:r0_ + nr, c0_:c0_ + nc], i0, j0)
+                      for p, (i0, r0_, nr) in enumerate(geo.in_rows)
+                      for qq, (j0, c0_, nc) in enumerate(geo.in_cols)]
+            self._backward = (dm.reshape(16, ns, o, geo.plane), dm_in, dm_ops, adjoint_ops,
+                              dp, dp_out)
+        return self._backward
 
 
 def forward(x, w, bias, padding):
@@ -164,31 +264,19 @@ def forward(x, w, bias, padding):
     finite = [True] * -(-n // step)
 
     def chunk(s0, s1):
-        ns = s1 - s0
-        v = _input_transform(x[s0:s1], geo, ns, x.dtype, "")
-        m = _buffer("m", (16, ns, o, geo.plane), x.dtype)
+        plan = _plan(geo, s1 - s0, c, o, x.dtype)
+        v = plan.input_transform(x[s0:s1])
+        m, m5, ops, out, copies = plan.forward_parts()
         np.matmul(u, v, out=m)                                    # 16, ns, O, R*S
         if b is not None:
-            m[5] += b           # position (1, 1) enters each of the four outputs once
-        mf = m.reshape(4, 4, -1)
-        # along the rows (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]), then along the columns
-        z = _buffer("z", (2, 4, mf.shape[2]), x.dtype)
-        np.add(mf[0], mf[1], out=z[0])
-        z[0] += mf[2]
-        np.subtract(mf[1], mf[2], out=z[1])
-        z[1] -= mf[3]
-        out = m[:4].reshape(2, 2, -1)           # (M is spent: its buffer takes the outputs)
-        np.add(z[:, 0], z[:, 1], out=out[:, 0])
-        out[:, 0] += z[:, 2]
-        np.subtract(z[:, 1], z[:, 2], out=out[:, 1])
-        out[:, 1] -= z[:, 3]
+            np.add(m5, b, out=m5)   # position (1, 1) enters each of the four outputs once
+        for op in ops:
+            op()
         finite[s0 // step] = bool(np.isfinite(out.sum()))
         # into place: copies (a ufunc writing into these strided views is 3x slower)
-        out = out.reshape(2, 2, ns, o, geo.rows, geo.cols)
         ys = y[s0:s1]
-        for a in (0, 1):
-            for e in (0, 1):
-                ys[:, :, a::2, e::2] = out[a, e, :, :, :geo.out_rows[a], :geo.out_cols[e]]
+        for a, e, src in copies:
+            ys[:, :, a::2, e::2] = src
     parallel_samples(chunk, n, max(per_sample // x.itemsize, 1), step)
     return y if all(finite) else None
 
@@ -205,33 +293,42 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
     gi = np.empty(x.shape, dtype=x.dtype) if need_input else None
     per_sample = (28 * c + 24 * o) * geo.plane * x.itemsize
     step = _chunk(n, per_sample)
-    sums = np.empty((-(-n // step), 16, o, c), dtype=x.dtype)
+    sums = np.empty((-(-n // step), 16, 1, o, c), dtype=x.dtype)
     finite = [True] * len(sums)
 
     def chunk(s0, s1):
         ns = s1 - s0
-        v = _input_transform(x[s0:s1], geo, ns, x.dtype, "")
-        dm = _output_adjoint(g[s0:s1], geo, ns, o, x.dtype)       # 16, ns, O, R*S
+        plan = _plan(geo, ns, c, o, x.dtype)
+        v = plan.input_transform(x[s0:s1])
+        dm, dm_in, dm_ops, adjoint_ops, dp, dp_out = plan.backward_parts()
+        gs = g[s0:s1]
+        for dst, a, e in dm_in:
+            dst[...] = gs[:, :, a::2, e::2]
+        for op in dm_ops:
+            op()
         ok = True
         if need_weight:
-            partial = _buffer("du", (16, ns, o, c), x.dtype)
-            np.matmul(dm, v.transpose(0, 1, 3, 2), out=partial)
             slot = sums[s0 // step]
-            partial.sum(axis=1, out=slot)
+            if ns == 1:
+                np.matmul(dm, v.transpose(0, 1, 3, 2), out=slot)
+            else:
+                slot[:, 0] = np.matmul(dm, v.transpose(0, 1, 3, 2)).sum(axis=1)
             ok = np.isfinite(slot.sum())
         if need_input:
-            dv = v                  # (V is spent: its buffer takes dV)
-            np.matmul(ut, dm, out=dv)                             # 16, ns, C, R*S
+            np.matmul(ut, dm, out=v)        # dV, in V's buffer: 16, ns, C, R*S
+            for op in adjoint_ops:
+                op()
+            ok = ok and np.isfinite(dp.sum())     # (dp: the gradient's planes)
             xs = gi[s0:s1]
-            _input_adjoint(dv.reshape(4, 4, -1), geo, ns, c, xs)
-            ok = ok and np.isfinite(xs.sum())
+            for src, i0, j0 in dp_out:
+                xs[:, :, i0::2, j0::2] = src
         finite[s0 // step] = bool(ok)
     parallel_samples(chunk, n, max(per_sample // x.itemsize, 1), step)
     if not all(finite):
         return None
     if not need_weight:
         return gi, None
-    du = (sums[0] if len(sums) == 1 else sums.sum(axis=0)) * _DM_SIGNS[:, None, None]
+    du = (sums[0] if len(sums) == 1 else sums.sum(axis=0))[:, 0] * _DM_SIGNS[:, None, None]
     gw = np.einsum("ik,ijoc,jl->ockl", _G, du.reshape(4, 4, o, c).astype(np.float64), _G)
     gw = gw.astype(x.dtype)
     if not np.isfinite(gw.sum()):
@@ -239,69 +336,6 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
     return gi, gw
 
 
-# _output_adjoint's dM, position by position, is this sign times the true dM (the GEMMs take
-# the sign: U's rows in dV = U^T dM, and dU's at the end)
+# the dM that backward's chunks make, position by position, is this sign times the true dM
+# (the GEMMs take the sign: U's rows in dV = U^T dM, and dU's at the end)
 _DM_SIGNS = np.array([[1, 1, 1, -1]] * 3 + [[-1, -1, -1, 1]], dtype=np.float64).reshape(16)
-
-
-def _output_adjoint(g, geo, ns, o, dtype):
-    """dM = A dY A^T of every tile of the output gradient g (ns, O, Ho, Wo), up to the signs
-    _DM_SIGNS: (16, ns, O, R*S), zero at the wide tile positions.
-
-    With g's four phases g_ab (a: row, b: column in the 2x2 output tile), dY A^T has rows
-    (g_a0, g_a0 + g_a1, g_a0 - g_a1, -g_a1) and dM's rows are row0, row0 + row1, row0 - row1,
-    -row1 of that. Stored: rows S0 = (g00, g00 + g01, g00 - g01, g01), S3 likewise from g10,
-    g11, then S0 + S3 and S0 - S3 (plain copies, sums and differences; the signs go to the
-    GEMMs)."""
-    dm = _buffer("dm", (4, 4, ns, o, geo.rows, geo.cols), dtype)
-    r0, r1 = geo.out_rows
-    c0, c1 = geo.out_cols
-    dm[0, 0, :, :, :r0, :c0] = g[:, :, 0::2, 0::2]
-    dm[0, 3, :, :, :r0, :c1] = g[:, :, 0::2, 1::2]
-    dm[3, 0, :, :, :r1, :c0] = g[:, :, 1::2, 0::2]
-    dm[3, 3, :, :, :r1, :c1] = g[:, :, 1::2, 1::2]
-    flat = dm.reshape(4, 4, -1)
-    ends = flat[0::3]                                   # rows 0 and 3
-    np.add(ends[:, 0], ends[:, 3], out=ends[:, 1])
-    np.subtract(ends[:, 0], ends[:, 3], out=ends[:, 2])
-    np.add(flat[0], flat[3], out=flat[1])
-    np.subtract(flat[0], flat[3], out=flat[2])
-    return dm.reshape(16, ns, o, geo.plane)
-
-
-def _input_adjoint(dv, geo, ns, c, out):
-    """The adjoint of _input_transform: dV (4, 4, ns*C*R*S) summed back into the input
-    gradient out (ns, C, H, W) (overlapping tiles add up)."""
-    dtype = dv.dtype
-    s, length = geo.cols, ns * c * geo.plane
-    # columns: V[:, 0] = t0 - t0s, V[:, 1] = t1 + t0s, V[:, 2] = t0s - t1, V[:, 3] = t1 - t1s
-    dt = _buffer("dt", (4, 2, length + 1), dtype)
-    tmp = _buffer("tmp", (4, length), dtype)
-    dv0, dv1, dv2, dv3 = dv[:, 0], dv[:, 1], dv[:, 2], dv[:, 3]
-    dt0, dt1 = dt[:, 0], dt[:, 1]
-    np.add(dv1, dv2, out=tmp)
-    tmp -= dv0
-    dt0[:, :length] = dv0
-    dt0[:, length] = 0
-    dt0[:, 1:] += tmp
-    np.subtract(dv1, dv2, out=dt1[:, :length])
-    dt1[:, :length] += dv3
-    dt1[:, length] = 0
-    dt1[:, 1:] -= dv3
-    # rows: t0 = p0 - p0s, t1 = p1 + p0s, t2 = p0s - p1, t3 = p1 - p1s
-    dp = _buffer("dp", (2, 2, length + s + 2), dtype)
-    tmp2 = _buffer("tmp2", (2, length + 1), dtype)
-    n1 = length + 1
-    np.add(dt[1], dt[2], out=tmp2)
-    tmp2 -= dt[0]
-    dp[0, :, :n1] = dt[0]
-    dp[0, :, n1:] = 0
-    dp[0, :, s:s + n1] += tmp2
-    np.subtract(dt[1], dt[2], out=dp[1, :, :n1])
-    dp[1, :, :n1] += dt[3]
-    dp[1, :, n1:] = 0
-    dp[1, :, s:s + n1] -= dt[3]
-    for p, (i0, r0, nr) in enumerate(geo.in_rows):
-        for q, (j0, c0, nc) in enumerate(geo.in_cols):
-            inner = dp[p, q, :length].reshape(ns, c, geo.rows, geo.cols)
-            out[:, :, i0::2, j0::2] = inner[:, :, r0:r0 + nr, c0:c0 + nc]
