@@ -104,7 +104,7 @@ def _chunk(n, per_sample_bytes):
 
 def _weight_transform(w):
     """U = G w G^T for each (o, c), as (16, O, C) (computed in float64: exact halves)."""
-    u = np.einsum("ik,ockl,jl->ijoc", _G, w.astype(np.float64), _G)
+    u = np.einsum("ik,ockl,jl->ijoc", _G, w.astype(np.float64), _G, optimize=True)
     return np.ascontiguousarray(u.reshape(16, w.shape[0], w.shape[1]), dtype=w.dtype)
 
 
@@ -313,7 +313,7 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
                 np.matmul(dm, v.transpose(0, 1, 3, 2), out=slot)
             else:
                 slot[:, 0] = np.matmul(dm, v.transpose(0, 1, 3, 2)).sum(axis=1)
-            ok = np.isfinite(slot.sum())
+            # (checked once summed: a non-finite partial makes the sum non-finite)
         if need_input:
             np.matmul(ut, dm, out=v)        # dV, in V's buffer: 16, ns, C, R*S
             for op in adjoint_ops:
@@ -329,7 +329,8 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
     if not need_weight:
         return gi, None
     du = (sums[0] if len(sums) == 1 else sums.sum(axis=0))[:, 0] * _DM_SIGNS[:, None, None]
-    gw = np.einsum("ik,ijoc,jl->ockl", _G, du.reshape(4, 4, o, c).astype(np.float64), _G)
+    gw = np.einsum("ik,ijoc,jl->ockl", _G, du.reshape(4, 4, o, c).astype(np.float64), _G,
+                   optimize=True)
     gw = gw.astype(x.dtype)
     if not np.isfinite(gw.sum()):
         return None
