@@ -13,7 +13,10 @@ from ember.autograd import gradcheck, gradgradcheck
 
 @pytest.fixture
 def calls(monkeypatch):
-    """Counts the Winograd forward/backward calls, and how many gave a result (not None)."""
+    """Counts the Winograd forward/backward calls, and how many gave a result (not None);
+    small shapes take the Winograd path too (its speed thresholds off)."""
+    monkeypatch.setattr(_winograd, "MIN_CHANNELS", 1)
+    monkeypatch.setattr(_winograd, "MIN_PLANE", 1)
     seen = {"forward": [], "backward": []}
     for name in seen:
         real = getattr(_winograd, name)
@@ -92,7 +95,27 @@ def test_one_gradient_only(calls, grads):
     assert calls["backward"] == [True]
 
 
-def test_small_channel_counts_keep_the_direct_path(calls):
+@pytest.mark.parametrize("shape, used", [
+    ((2, 32, 64, 26, 26, 0), True),     # the MNIST CNN's second convolution
+    ((2, 16, 16, 22, 22, 1), True),
+    ((2, 8, 32, 26, 26, 0), False),     # too few input channels
+    ((2, 32, 8, 26, 26, 0), False),     # too few output channels
+    ((2, 64, 64, 14, 14, 1), False),    # too small an image
+])
+def test_which_shapes_take_the_winograd_path(calls, monkeypatch, shape, used):
+    monkeypatch.setattr(_winograd, "MIN_CHANNELS", 16)
+    monkeypatch.setattr(_winograd, "MIN_PLANE", 144)
+    n, c, o, h, w, padding = shape
+    rng = np.random.default_rng(4)
+    x, wt = _rand(rng, (n, c, h, w), np.float32), _rand(rng, (o, c, 3, 3), np.float32, 0.1)
+    y = ember.nn.functional.conv2d(ember.tensor(x), ember.tensor(wt), padding=padding)
+    ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(wt), padding=padding)
+    _close(y.numpy(), ref.numpy(), np.float32)
+    assert calls["forward"] == ([True] if used else [])
+
+
+def test_small_channel_counts_keep_the_direct_path(calls, monkeypatch):
+    monkeypatch.setattr(_winograd, "MIN_CHANNELS", 2)
     rng = np.random.default_rng(4)
     x, w = _rand(rng, (2, 1, 8, 8), np.float32), _rand(rng, (8, 1, 3, 3), np.float32)
     y = ember.nn.functional.conv2d(ember.tensor(x), ember.tensor(w))
@@ -161,7 +184,7 @@ def test_same_bits_at_one_and_two_threads(calls):
     assert calls["forward"] == [True, True]
 
 
-def test_float32_accuracy_against_float64():
+def test_float32_accuracy_against_float64(calls):
     # the MNIST CNN's second convolution: F(2x2, 3x3) stays as close to the exact result as
     # torch's own float32 kernel (within 2x of its error)
     rng = np.random.default_rng(9)
@@ -172,9 +195,10 @@ def test_float32_accuracy_against_float64():
     mine, theirs = _run(ember, x, w, None, g, 0), _run(torch, x, w, None, g, 0)
     for m, t, e in zip(mine[:3], theirs[:3], exact[:3]):
         assert np.abs(m - e).max() <= 2 * np.abs(t - e).max()
+    assert calls["forward"] == [True] and calls["backward"] == [True]
 
 
-def test_double_backward():
+def test_double_backward(calls):
     rng = np.random.default_rng(10)
     x = ember.tensor(rng.standard_normal((2, 8, 5, 5)), requires_grad=True)
     w = ember.tensor(rng.standard_normal((8, 8, 3, 3)), requires_grad=True)
@@ -184,3 +208,4 @@ def test_double_backward():
         return ember.nn.functional.conv2d(x, w, b, padding=1)
     assert gradcheck(fn, (x, w, b))
     assert gradgradcheck(fn, (x, w, b))
+    assert calls["forward"] and all(calls["forward"]) and all(calls["backward"])
