@@ -7,6 +7,10 @@ vectorised add of a strided slab. Each op is a primitive with PyTorch's node nam
 derivative is written with primitives of this file (a convolution's input gradient is a
 transposed convolution, its weight gradient a GEMM of windows with the gradient, ...), so double
 backward works and shows torch's node names.
+
+A float32/float64 3x3 stride-1 convolution with enough channels over a large enough image (a
+CNN's usual layer) runs forward and backward by Winograd F(2x2, 3x3) instead (ember/_winograd.py:
+2.25x fewer multiply-adds), falling back to the GEMMs here where its result is not finite.
 """
 import itertools
 import warnings
