@@ -97,6 +97,12 @@ def kernel_cases():
         b = T.tensor(_rand(32, 2), requires_grad=True)
         return [x, w, b], lambda x, w, b: T.nn.functional.conv2d(x, w, b)
 
+    def conv2d_padded(T):   # a VGG-style 3x3 layer, padding 1 (a small image: direct GEMMs)
+        x = T.tensor(_rand((32, 64, 16, 16)), requires_grad=True)
+        w = T.tensor(_rand((64, 64, 3, 3), 1, 0.05), requires_grad=True)
+        b = T.tensor(_rand(64, 2), requires_grad=True)
+        return [x, w, b], lambda x, w, b: T.nn.functional.conv2d(x, w, b, padding=1)
+
     def dropout(T):         # the MNIST CNN's first dropout (the noise is drawn each call)
         x = T.tensor(_rand((64, 9216)), requires_grad=True)
         return [x], lambda x: T.nn.functional.dropout(x, 0.25)
@@ -115,6 +121,7 @@ def kernel_cases():
             "log_softmax 1024x65": log_softmax, "cross_entropy 1024x65": cross_entropy,
             "sigmoid 700x800": sigmoid, "nn.LSTM 2x200, seq 35, batch 20": lstm,
             "conv2d 64x32x26x26, 64 3x3": conv2d, "conv2d 64x1x28x28, 32 3x3": conv2d_first,
+            "conv2d 32x64x16x16, 64 3x3, pad 1": conv2d_padded,
             "dropout 64x9216, p 0.25": dropout, "max_pool2d 64x64x24x24, 2": max_pool2d,
             "mm 20x200 @ 200x800": mm}
 

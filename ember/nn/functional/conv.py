@@ -7,6 +7,10 @@ vectorised add of a strided slab. Each op is a primitive with PyTorch's node nam
 derivative is written with primitives of this file (a convolution's input gradient is a
 transposed convolution, its weight gradient a GEMM of windows with the gradient, ...), so double
 backward works and shows torch's node names.
+
+A float32/float64 3x3 stride-1 convolution with enough channels over a large enough image (a
+CNN's usual layer) runs forward and backward by Winograd F(2x2, 3x3) instead (ember/_winograd.py:
+2.25x fewer multiply-adds), falling back to the GEMMs here where its result is not finite.
 """
 import itertools
 import warnings
@@ -14,6 +18,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ... import _winograd
 from ..._cpu import onednn_takes
 from ..._nn_kernels import parallel_samples
 from ...ops.blas import _product
@@ -193,6 +198,11 @@ def _conv_forward(xp, x, w, stride, padding, dilation, groups, out=None, bias=No
 
     `out` limits the output size (a transposed convolution's input gradient may need fewer
     positions than fit)."""
+    if xp is np and out is None and \
+            _winograd.applies(x, w, stride, padding, dilation, groups, bias):
+        y = _winograd.forward(x, w, bias, padding)
+        if y is not None:           # (else an inf, NaN or overflow: the direct sum below)
+            return y
     d = w.ndim - 2
     n = x.shape[0]
     o_ch, kernel = w.shape[0], w.shape[2:]
@@ -357,7 +367,13 @@ def _convolution_backward(xp, grad_output, input, weight, *, output_mask, stride
     # the gradient as a GEMM operand, shared by both products of a plain convolution: on a
     # GPU made once for the whole batch; on the CPU chunk by chunk, in cache (_conv_grads)
     gmat = both = None
-    if not transposed and output_mask[0] and output_mask[1]:
+    if xp is np and not transposed and (output_mask[0] or output_mask[1]) and \
+            g.dtype == x.dtype and _winograd.applies(x, w, stride, padding, dilation, groups):
+        both = _winograd.backward(x, w, g, padding, need_input=output_mask[0],
+                                  need_weight=output_mask[1])
+        if both is not None:        # (else an inf, NaN or overflow: the direct sums below)
+            both = tuple(empty if r is None else r for r in both)
+    if both is None and not transposed and output_mask[0] and output_mask[1]:
         if xp is np:
             both = _conv_grads(xp, x, g, w, stride, padding, dilation, groups)
         else:
