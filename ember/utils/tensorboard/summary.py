@@ -216,7 +216,8 @@ def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
 
 def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127, weights=None):
     num_thresholds = min(num_thresholds, _PR_MAX_THRESHOLDS)
-    rows = [make_np(r) for r in (tp, fp, tn, fn, precision, recall)]
+    rows = [make_np(r) if isinstance(r, Tensor) else np.asarray(r)   # lists are fine here
+            for r in (tp, fp, tn, fn, precision, recall)]
     return _pr_summary(tag, rows, num_thresholds)
 
 

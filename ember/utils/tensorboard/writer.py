@@ -221,7 +221,7 @@ class SummaryWriter:
             entry.metadata_path = f"{subdir}/metadata.tsv"
         assert mat.ndim == 2, "mat should be 2D, where mat.size(0) is the number of data points"
         with open(os.path.join(folder, "tensors.tsv"), "w") as f:
-            f.writelines("\t".join(str(v) for v in row) + "\n" for row in mat)
+            f.writelines("\t".join(str(v) for v in row) + "\n" for row in mat.tolist())
         entry.tensor_path = f"{subdir}/tensors.tsv"
         if not hasattr(self, "_projector_config"):
             self._projector_config = ProjectorConfig()
