@@ -304,6 +304,63 @@ def test_embeddings(tmp_path):
     assert_same_runs(tmp_path, calls)
     assert_same_error(lambda w, lib: w.add_embedding(np.zeros(3)))
     assert_same_error(lambda w, lib: w.add_embedding(np.zeros((2, 2)), metadata=["a"]))
+    assert_same_error(lambda w, lib: w.add_embedding(np.zeros((2, 2)),
+                                                     label_img=lib.zeros(3, 3, 2, 2)))
+    assert_same_error(lambda w, lib: w.add_embedding(np.zeros((2, 2)),
+                                                     label_img=lib.zeros(2, 4, 2, 2)))
+    assert_same_error(lambda w, lib: w.add_embedding(np.zeros((2, 2)),      # taller than wide
+                                                     label_img=lib.zeros(2, 3, 5, 1)))
+    assert_same_error(lambda w, lib: w.add_embedding(np.zeros((2, 2)),      # only tensors
+                                                     label_img=np.zeros((2, 3, 2, 2))))
+
+
+def test_embedding_sprites(tmp_path):
+    rng = np.random.default_rng(4)
+    images = rng.random((5, 3, 4, 6)).astype(np.float32)
+    gray = rng.random((3, 1, 4, 4))   # float64
+
+    def calls(w, lib):
+        w.add_embedding(np.zeros((5, 2)), label_img=lib.tensor(images))
+        w.add_embedding(np.zeros((3, 2)), label_img=lib.tensor(gray), global_step=1, tag="gray")
+        w.add_embedding(np.zeros((2, 2)), global_step=2,
+                        label_img=lib.tensor((images[:2] * 255).astype(np.uint8)))
+        w.add_scalar("s", 1.0)
+    assert_same_runs(tmp_path, calls)
+
+
+def test_embedding_dir_exists_warning(tmp_path):
+    # in a fresh process: torch's logger holds the stream of its import time, which under
+    # pytest is pytest's own capture (and it picks stdout or stderr by its own rules: the
+    # two are compared together)
+    code = textwrap.dedent("""
+        import sys, numpy as np
+        from {0}.utils.tensorboard import SummaryWriter
+        with SummaryWriter(sys.argv[1]) as w:
+            w.add_embedding(np.zeros((1, 1)))
+            w.add_embedding(np.zeros((1, 1)))
+    """)
+    errs = []
+    for name in LIBS:
+        out = subprocess.run([sys.executable, "-c", code.format(name), str(tmp_path / name)],
+                             capture_output=True, text=True, timeout=300, env=_env())
+        assert out.returncode == 0, out.stderr
+        errs.append(out.stdout + out.stderr)
+    assert errs[0] == ("warning: Embedding dir exists, did you set global_step for "
+                       "add_embedding()?\n")
+    assert errs[1] == errs[0]
+
+
+def test_audio(tmp_path, capsys):
+    samples = np.sin(np.linspace(0, 20, 300)) * 1.2       # beyond [-1, 1]: cut, with a warning
+
+    def calls(w, lib):
+        w.add_audio("a", lib.tensor(samples, dtype=lib.float32), 1, sample_rate=8000)
+        w.add_audio("a", samples[None, :100] / 2, 2)
+        w.add_audio("a", lib.tensor([0.0, 0.5, -0.25]), 3)
+    assert_same_runs(tmp_path, calls, min_events=3)
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["warning: audio amplitude out of range, auto clipped."] * 2
+    assert_same_error(lambda w, lib: w.add_audio("a", lib.zeros(2, 3)))
 
 
 # ---- the writer itself ------------------------------------------------------------------------
@@ -364,6 +421,16 @@ _HIDE_TENSORBOARD = textwrap.dedent("""
 """)
 
 
+def _env(first_path=None):
+    """This process's environment, with the repository (and first_path before it) on
+    PYTHONPATH."""
+    env = dict(os.environ)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [first_path, repo, env.get("PYTHONPATH")]
+                                        if p)
+    return env
+
+
 def _import_error(module, prelude, env_path=None):
     code = prelude + textwrap.dedent(f"""
         try:
@@ -371,11 +438,8 @@ def _import_error(module, prelude, env_path=None):
         except Exception as e:
             print(type(e).__name__, "|", e, "|", getattr(e, "name", None))
     """)
-    env = dict(os.environ)
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [env_path, repo, env.get("PYTHONPATH")] if p)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env(env_path), timeout=300)
     return out.stdout.strip()
 
 

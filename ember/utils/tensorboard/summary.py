@@ -2,6 +2,8 @@
 protobuf classes exactly as torch.utils.tensorboard.summary builds them (checked field by
 field against torch in tests/test_tensorboard.py)."""
 import io
+import math
+import wave
 
 import numpy as np
 from google.protobuf import struct_pb2
@@ -15,9 +17,9 @@ from tensorboard.plugins.hparams.plugin_data_pb2 import (HParamsPluginData, Sess
 from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
 
 from ..._tensor import Tensor
-from ._convert import make_np, to_hwc
+from ._convert import make_grid, make_np, to_hwc
 
-__all__ = ["scalar", "histogram", "histogram_raw", "image", "text", "hparams", "pr_curve",
+__all__ = ["scalar", "histogram", "histogram_raw", "image", "audio", "text", "hparams", "pr_curve",
            "pr_curve_raw", "custom_scalars", "tensor_proto"]
 
 _PR_MAX_THRESHOLDS = 127     # TensorBoard's PR-curve plugin draws at most this many
@@ -100,17 +102,54 @@ def histogram(name, values, bins, max_bins=None):
 def image(tag, array, dataformats="CHW"):
     """A PNG of `array`: uint8 as it is, anything else read as [0, 1] and scaled to 0..255
     (cut to that range, truncated); colorspace is the channel count."""
+    hwc = to_hwc(make_np(array), dataformats)
+    pixels = _to_uint8(hwc, 1 if hwc.dtype == np.uint8 else 255)
+    height, width, channels = pixels.shape
+    picture = Summary.Image(height=height, width=width, colorspace=channels,
+                            encoded_image_string=_png(pixels))
+    return Summary(value=[Summary.Value(tag=tag, image=picture)])
+
+
+def _png(pixels):
     from PIL import Image   # optional, as in torch: only images need Pillow
 
-    hwc = to_hwc(make_np(array), dataformats)
-    scale = 1 if hwc.dtype == np.uint8 else 255
-    pixels = (hwc.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
-    height, width, channels = pixels.shape
     buffer = io.BytesIO()
     Image.fromarray(pixels).save(buffer, format="PNG")
-    picture = Summary.Image(height=height, width=width, colorspace=channels,
-                            encoded_image_string=buffer.getvalue())
-    return Summary(value=[Summary.Value(tag=tag, image=picture)])
+    return buffer.getvalue()
+
+
+def _to_uint8(array, scale):
+    return (array.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+
+
+def write_sprite(label_img, folder):
+    """The embedding projector's sprite.png: the images tiled ceil(sqrt(N)) to a row, on a
+    black square as wide as the tiling (every dtype read as [0, 1])."""
+    count = label_img.size(0)       # a tensor, as in torch (a NumPy array fails here there too)
+    images = make_np(label_img)
+    grid = make_grid(images, ncols=math.ceil(math.sqrt(count))).transpose(1, 2, 0)
+    square = np.zeros((grid.shape[1], grid.shape[1], 3))
+    square[:grid.shape[0], :, :] = grid
+    with open(f"{folder}/sprite.png", "wb") as f:
+        f.write(_png(_to_uint8(square, 255)))
+
+
+def audio(tag, samples, sample_rate=44100):
+    array = make_np(samples).squeeze()
+    if abs(array).max() > 1:
+        print("warning: audio amplitude out of range, auto clipped.")
+        array = array.clip(-1, 1)
+    assert array.ndim == 1, "input tensor should be 1 dimensional."
+    pcm = (array * np.iinfo(np.int16).max).astype("<i2")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(pcm.tobytes())
+    clip = Summary.Audio(sample_rate=sample_rate, num_channels=1, length_frames=array.shape[-1],
+                         encoded_audio_string=buffer.getvalue(), content_type="audio/wav")
+    return Summary(value=[Summary.Value(tag=tag, audio=clip)])
 
 
 def text(tag, text):

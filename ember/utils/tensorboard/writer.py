@@ -2,6 +2,7 @@
 the tensorboard package's EventFileWriter (so the event files are TensorBoard's own format)."""
 import os
 import socket
+import sys
 import time
 from datetime import datetime
 
@@ -196,15 +197,14 @@ class SummaryWriter:
         """Points for TensorBoard's projector: <log_dir>/<step:05>/<tag>/tensors.tsv (and
         metadata.tsv), listed in <log_dir>/projector_config.pbtxt."""
         mat = make_np(mat)
-        if label_img is not None:
-            raise NotImplementedError("add_embedding: label_img (sprite images) is not "
-                                      "supported by ember.utils.tensorboard")
         step = 0 if global_step is None else global_step
         subdir = f"{str(step).zfill(5)}/{_tsv_name(tag)}"
         root = self._get_file_writer().get_logdir()
         folder = os.path.join(root, subdir)
         if os.path.exists(folder):
-            print("warning: Embedding dir exists, did you set global_step for add_embedding()?")
+            # (torch logs it through its 'torch' logger, which writes plain messages to stderr)
+            print("warning: Embedding dir exists, did you set global_step for add_embedding()?",
+                  file=sys.stderr)
         else:
             os.makedirs(folder)
         entry = EmbeddingInfo(tensor_name=f"{tag}:{str(step).zfill(5)}")
@@ -219,6 +219,11 @@ class SummaryWriter:
             with open(os.path.join(folder, "metadata.tsv"), "w") as f:
                 f.writelines(line + "\n" for line in lines)
             entry.metadata_path = f"{subdir}/metadata.tsv"
+        if label_img is not None:
+            assert mat.shape[0] == label_img.shape[0], "#images should equal with #data points"
+            _summary.write_sprite(label_img, folder)
+            entry.sprite.image_path = f"{subdir}/sprite.png"
+            entry.sprite.single_image_dim.extend([label_img.shape[3], label_img.shape[2]])
         assert mat.ndim == 2, "mat should be 2D, where mat.size(0) is the number of data points"
         with open(os.path.join(folder, "tensors.tsv"), "w") as f:
             f.writelines("\t".join(str(v) for v in row) + "\n" for row in mat.tolist())
@@ -228,6 +233,11 @@ class SummaryWriter:
         self._projector_config.embeddings.append(entry)
         with open(os.path.join(root, "projector_config.pbtxt"), "w") as f:
             f.write(text_format.MessageToString(self._projector_config))
+
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        """A mono clip of samples in [-1, 1] (cut to that range), as a 16-bit WAV."""
+        self._get_file_writer().add_summary(
+            _summary.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """Not provided: torch traces the model with torch.jit.trace, which ember lacks."""
