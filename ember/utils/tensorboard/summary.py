@@ -2,6 +2,7 @@
 protobuf classes exactly as torch.utils.tensorboard.summary builds them (checked field by
 field against torch in tests/test_tensorboard.py)."""
 import io
+import json
 import math
 import wave
 
@@ -12,6 +13,8 @@ from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.plugins.custom_scalar import layout_pb2
 from tensorboard.plugins.hparams import api_pb2 as hp_api
+from tensorboard.plugins.mesh import metadata as mesh_metadata
+from tensorboard.plugins.mesh.plugin_data_pb2 import MeshPluginData
 from tensorboard.plugins.hparams.plugin_data_pb2 import (HParamsPluginData, SessionEndInfo,
                                                         SessionStartInfo)
 from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
@@ -20,7 +23,7 @@ from ..._tensor import Tensor
 from ._convert import make_grid, make_np, to_hwc
 
 __all__ = ["scalar", "histogram", "histogram_raw", "image", "audio", "text", "hparams", "pr_curve",
-           "pr_curve_raw", "custom_scalars", "tensor_proto"]
+           "pr_curve_raw", "custom_scalars", "tensor_proto", "mesh"]
 
 _PR_MAX_THRESHOLDS = 127     # TensorBoard's PR-curve plugin draws at most this many
 _PR_MIN_COUNT = 1e-7         # keeps precision and recall finite where nothing is counted
@@ -281,3 +284,24 @@ def custom_scalars(layout):
                          tensor_shape=TensorShapeProto())
     return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=tensor,
                                         metadata=_plugin_metadata("custom_scalars"))])
+
+
+def mesh(tag, vertices, colors=None, faces=None, config_dict=None):
+    """The mesh plugin's three parts (vertices, faces, colors: each B x N x 3) as float
+    tensors, each labelled with which parts the mesh has."""
+    parts = [(vertices, MeshPluginData.VERTEX), (faces, MeshPluginData.FACE),
+             (colors, MeshPluginData.COLOR)]
+    parts = [(data, kind) for data, kind in parts if data is not None]
+    components = mesh_metadata.get_components_bitmask([kind for _, kind in parts])
+    config = json.dumps(config_dict or {}, sort_keys=True)
+    values = []
+    for given, kind in parts:
+        data = make_np(given)
+        # the shape as given (a tensor's Size) goes into the bad-shape message, as in torch
+        metadata = mesh_metadata.create_summary_metadata(
+            tag, None, kind, components, given.shape, json_config=config)
+        proto = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
+                            tensor_shape=_shape(*data.shape))
+        values.append(Summary.Value(tag=mesh_metadata.get_instance_name(tag, kind),
+                                    tensor=proto, metadata=metadata))
+    return Summary(value=values)

@@ -239,6 +239,26 @@ class SummaryWriter:
         self._get_file_writer().add_summary(
             _summary.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
 
+    def add_mesh(self, tag, vertices, colors=None, faces=None, config_dict=None,
+                 global_step=None, walltime=None):
+        """A 3D point cloud or mesh (B x N x 3 vertices; faces and colors alike) for the mesh
+        plugin; config_dict: its ThreeJS camera, lights and material settings."""
+        self._get_file_writer().add_summary(
+            _summary.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    def add_image_with_boxes(self, tag, img_tensor, box_tensor, global_step=None, walltime=None,
+                             rescale=1, dataformats="CHW", labels=None):
+        raise NotImplementedError("add_image_with_boxes is not provided by "
+                                  "ember.utils.tensorboard")
+
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
+        raise NotImplementedError("add_figure (matplotlib figures) is not provided by "
+                                  "ember.utils.tensorboard: draw the figure into an array and "
+                                  "use add_image")
+
+    def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
+        raise NotImplementedError("add_video is not provided by ember.utils.tensorboard")
+
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """Not provided: torch traces the model with torch.jit.trace, which ember lacks."""
         raise NotImplementedError(_NO_GRAPH)
