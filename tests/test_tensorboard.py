@@ -79,8 +79,9 @@ def assert_same_runs(tmp_path, calls, min_events=1, **writer_kwargs):
             assert e_ev == t_ev, f"{folder}:\ntorch:\n{t_ev}\nember:\n{e_ev}"
             assert e_hp == t_hp
     assert e_files == t_files
-    count = sum(len(v) for v in t_events.values())
-    assert count >= min_events + 1, "no events beyond the file-version header"   # the test checks something
+    # the comparison compared something: at least min_events summaries were written
+    count = sum(ev.HasField("summary") for v in t_events.values() for ev, _ in v)
+    assert count >= min_events
     return t_events
 
 
@@ -126,7 +127,7 @@ def test_scalars_purge_step_and_reopen_after_close(tmp_path):
         w.add_scalar("a", 1, 6)
         w.close()
         w.add_scalar("a", 2, 7)          # a closed writer opens a new event file
-    events = assert_same_runs(tmp_path, calls, min_events=3, purge_step=5)
+    events = assert_same_runs(tmp_path, calls, min_events=2, purge_step=5)
     assert any(ev.session_log.status for ev, _ in events[""])
 
 
@@ -248,7 +249,7 @@ def test_hparams(tmp_path):
                       hparam_domain_discrete={"opt": ["adam", "sgd"], "lr": [0.1, 0.2],
                                               "flag": [True, False]},
                       run_name="second", global_step=7)
-    events = assert_same_runs(tmp_path, calls, min_events=10)
+    events = assert_same_runs(tmp_path, calls, min_events=9)
     assert sorted(events) == ["", "first", "second"]
 
 
@@ -398,7 +399,8 @@ def test_default_log_dir_and_suffix(tmp_path, monkeypatch):
     t, e = folders["torch"], folders["ember"]
     assert e.startswith("runs" + os.sep) and e.endswith("_lr0.1")
     assert e.split("_", 2)[2] == t.split("_", 2)[2]      # host and comment
-    pattern = r"runs/[A-Z][a-z]{2}\d{2}_\d{2}-\d{2}-\d{2}_" + re.escape(socket.gethostname()) + "_lr0.1"
+    host = re.escape(socket.gethostname())
+    pattern = r"runs/[A-Z][a-z]{2}\d{2}_\d{2}-\d{2}-\d{2}_" + host + "_lr0.1"
     assert re.fullmatch(pattern, t.replace(os.sep, "/"))
     assert re.fullmatch(pattern, e.replace(os.sep, "/"))
 
@@ -476,7 +478,8 @@ def test_import_fails_with_old_tensorboard(tmp_path, version_line):
     (tmp_path / "tensorboard").mkdir()
     (tmp_path / "tensorboard" / "__init__.py").write_text(version_line + "\n")
     t, e = _import_errors("", str(tmp_path))
-    assert t == "ImportError | TensorBoard logging requires TensorBoard version 1.15 or above | None"
+    assert t == ("ImportError | TensorBoard logging requires TensorBoard version 1.15 or above "
+                 "| None")
     assert e == t
 
 

@@ -19,7 +19,8 @@ def _version_tuple(text):
 if _version_tuple(str(getattr(tensorboard, "__version__", ""))) < (1, 15):
     raise ImportError("TensorBoard logging requires TensorBoard version 1.15 or above")
 
-from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402,F401 (torch re-exports it)
+# torch re-exports tensorboard's RecordWriter
+from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402,F401
 
 from .writer import FileWriter, SummaryWriter  # noqa: E402
 

@@ -66,7 +66,8 @@ def tensorflow_bins():
     return [-e for e in reversed(positive)] + [0.0] + positive
 
 
-def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_counts):  # noqa: A002
+def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits,  # noqa: A002
+                  bucket_counts):
     histo = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
                            bucket_limit=bucket_limits, bucket=bucket_counts)
     return Summary(value=[Summary.Value(tag=name, histo=histo)])
