@@ -302,6 +302,7 @@ def test_embeddings(tmp_path):
         w.add_embedding(mat.astype(np.float64), metadata=[["a", 1], ["b", 2], ["c", 3], ["d", 4]],
                         metadata_header=["name", "n"], global_step=3, tag="a/b c")
         w.add_embedding(lib.tensor(mat), metadata=lib.tensor([1, 2, 3, 4]))
+        w.add_embedding(lib.tensor(mat), global_step=4, tag="p%q\\r s")
         w.add_scalar("s", 1.0)       # an event, so the event files are compared too
     assert_same_runs(tmp_path, calls)
     assert_same_error(lambda w, lib: w.add_embedding(np.zeros(3)))
