@@ -424,6 +424,27 @@ def test_writer_attributes_and_flush(tmp_path):
     t.close()
 
 
+def test_file_writer(tmp_path):
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from torch.utils.tensorboard import FileWriter as TorchFileWriter
+    runs = []
+    for name, Writer in (("torch", TorchFileWriter), ("ember", FileWriter)):
+        folder = str(tmp_path / name)
+        w = Writer(folder, max_queue=2, filename_suffix=".x")
+        assert w.get_logdir() == folder
+        w.add_summary(Summary(value=[Summary.Value(tag="a", simple_value=2.5)]), 3)
+        w.add_event(Event(step=1, file_version="brain.Event:2"), step=4.7, walltime=5.0)
+        w.flush()
+        w.close()
+        # tensorboard's EventFileWriter has no reopen(): the same AttributeError in both
+        with pytest.raises(AttributeError, match="'EventFileWriter' object has no attribute"):
+            w.reopen()
+        assert all(f.endswith(".x") for f in os.listdir(folder))
+        runs.append(read_run(folder))
+    assert runs[1] == runs[0]
+    assert len(runs[0][0][""]) == 3      # a header, the summary, the event
+
+
 def test_add_graph_is_not_provided(tmp_path):
     with EmberWriter(str(tmp_path)) as w:
         with pytest.raises(NotImplementedError, match="graph"):
