@@ -218,6 +218,26 @@ def test_images(tmp_path):
     assert_same_runs(tmp_path, calls, min_events=20)
 
 
+def test_images_with_boxes(tmp_path):
+    rng = np.random.default_rng(6)
+    image = rng.random((3, 40, 60)).astype(np.float32)
+    boxes = np.array([[1, 1, 5, 4], [3.5, 12.2, 45.7, 38.1]])
+
+    def calls(w, lib):
+        w.add_image_with_boxes("b", lib.tensor(image), lib.tensor(boxes), 1)
+        w.add_image_with_boxes("b", image, boxes, 2, labels=["cat", "Dog 2"])
+        w.add_image_with_boxes("b", lib.tensor(image), lib.tensor(boxes), 3, rescale=2)
+        w.add_image_with_boxes("b", lib.tensor(image), lib.tensor(boxes), 4, rescale=0.7,
+                               labels=["x", "y"])
+        w.add_image_with_boxes("b", image, boxes, 5, labels=["one"])   # not one per box: none
+        w.add_image_with_boxes("b", lib.tensor(image), lib.tensor(boxes[:1]), 6, labels="one")
+        w.add_image_with_boxes("b", lib.tensor(image).permute(1, 2, 0), boxes, 7,
+                               dataformats="HWC")
+    assert_same_runs(tmp_path, calls, min_events=7)
+    assert_same_error(lambda w, lib: w.add_image_with_boxes("b", lib.zeros(3, 4, 4),
+                                                            lib.tensor([1, 1, 2, 2])))
+
+
 def test_image_errors():
     assert_same_error(lambda w, lib: w.add_image("i", np.zeros((2, 3))))
     assert_same_error(lambda w, lib: w.add_image("i", lib.zeros(2, 3, 4), dataformats="HW"))

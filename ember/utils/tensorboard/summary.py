@@ -22,7 +22,7 @@ from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
 from ..._tensor import Tensor
 from ._convert import make_grid, make_np, to_hwc
 
-__all__ = ["scalar", "histogram", "histogram_raw", "image", "audio", "text", "hparams", "pr_curve",
+__all__ = ["scalar", "histogram", "histogram_raw", "image", "image_boxes", "audio", "text", "hparams", "pr_curve",
            "pr_curve_raw", "custom_scalars", "tensor_proto", "mesh"]
 
 _PR_MAX_THRESHOLDS = 127     # TensorBoard's PR-curve plugin draws at most this many
@@ -114,16 +114,59 @@ def image(tag, array, dataformats="CHW"):
     return Summary(value=[Summary.Value(tag=tag, image=picture)])
 
 
-def _png(pixels):
+def _png(pixels, rescale=1, boxes=None, labels=None):
+    """PNG bytes of an HWC uint8 array, boxes (rows of left, top, right, bottom) drawn on it
+    first, then scaled by `rescale`."""
     from PIL import Image   # optional, as in torch: only images need Pillow
 
+    picture = Image.fromarray(pixels)
+    if boxes is not None:
+        _draw_boxes(picture, boxes, labels)
+    if rescale != 1:
+        width, height = picture.size
+        picture = picture.resize((int(width * rescale), int(height * rescale)),
+                                 Image.Resampling.LANCZOS)
     buffer = io.BytesIO()
-    Image.fromarray(pixels).save(buffer, format="PNG")
+    picture.save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+def _draw_boxes(picture, boxes, labels):
+    """Red 2-pixel outlines; a label in black on a red band above the box's bottom edge."""
+    from PIL import ImageDraw, ImageFont
+
+    draw = ImageDraw.Draw(picture)
+    font = ImageFont.load_default()
+    for i in range(boxes.shape[0]):
+        left, top, right, bottom = (boxes[i, k] for k in range(4))
+        draw.line([(left, top), (left, bottom), (right, bottom), (right, top), (left, top)],
+                  width=2, fill="Red")
+        if labels is None:
+            continue
+        x0, y0, x1, y1 = font.getbbox(labels[i])
+        text_width, text_height = x1 - x0, y1 - y0
+        margin = np.ceil(0.05 * text_height)
+        draw.rectangle([(left, bottom - text_height - 2 * margin), (left + text_width, bottom)],
+                       fill="Red")
+        draw.text((left + margin, bottom - text_height - margin), labels[i], fill="black",
+                  font=font)
 
 
 def _to_uint8(array, scale):
     return (array.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+
+
+def image_boxes(tag, array, boxes, rescale=1, dataformats="CHW", labels=None):
+    """An image with boxes drawn on it (add_image_with_boxes); height and width are the
+    image's before `rescale`, as torch records them."""
+    hwc = to_hwc(make_np(array), dataformats)
+    boxes = make_np(boxes)
+    pixels = _to_uint8(hwc, 1 if hwc.dtype == np.uint8 else 255)
+    height, width, channels = pixels.shape
+    encoded = _png(pixels, rescale, boxes, labels)
+    picture = Summary.Image(height=height, width=width, colorspace=channels,
+                            encoded_image_string=encoded)
+    return Summary(value=[Summary.Value(tag=tag, image=picture)])
 
 
 def write_sprite(label_img, folder):

@@ -248,8 +248,16 @@ class SummaryWriter:
 
     def add_image_with_boxes(self, tag, img_tensor, box_tensor, global_step=None, walltime=None,
                              rescale=1, dataformats="CHW", labels=None):
-        raise NotImplementedError("add_image_with_boxes is not provided by "
-                                  "ember.utils.tensorboard")
+        """An image with boxes (N x 4: left, top, right, bottom in pixels) drawn in red, each
+        labelled when `labels` has one string per box (otherwise the labels are left out)."""
+        if labels is not None:
+            if isinstance(labels, str):
+                labels = [labels]
+            if len(labels) != box_tensor.shape[0]:
+                labels = None
+        self._get_file_writer().add_summary(
+            _summary.image_boxes(tag, img_tensor, box_tensor, rescale=rescale,
+                                 dataformats=dataformats, labels=labels), global_step, walltime)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         raise NotImplementedError("add_figure (matplotlib figures) is not provided by "
