@@ -3,6 +3,7 @@ library's SummaryWriter, into two folders; the event files are read back and com
 event, field by field (wall times and file names aside), with the other files (embeddings)
 compared byte for byte. Also: the import errors without tensorboard, bad input errors."""
 import glob
+import importlib.util
 import os
 import re
 import socket
@@ -236,6 +237,18 @@ def test_images_with_boxes(tmp_path):
     assert_same_runs(tmp_path, calls, min_events=7)
     assert_same_error(lambda w, lib: w.add_image_with_boxes("b", lib.zeros(3, 4, 4),
                                                             lib.tensor([1, 1, 2, 2])))
+
+
+def test_video_without_moviepy(tmp_path, capsys):
+    if importlib.util.find_spec("moviepy") is not None:
+        pytest.skip("moviepy is installed: ember does not encode videos")
+
+    def calls(w, lib):
+        w.add_video("v", lib.rand(1, 4, 3, 8, 8), 3)
+        w.add_video("v", np.zeros((2, 4, 3, 8, 8)), 4, fps=10)
+    assert_same_runs(tmp_path, calls, min_events=2)
+    assert capsys.readouterr().out.splitlines() == ["add_video needs package moviepy"] * 4
+    assert_same_error(lambda w, lib: w.add_video("v", lib.rand(4, 3, 8, 8)))
 
 
 def test_image_errors():

@@ -1,6 +1,7 @@
 """Summary protos for each kind of TensorBoard data, built with the tensorboard package's own
 protobuf classes exactly as torch.utils.tensorboard.summary builds them (checked field by
 field against torch in tests/test_tensorboard.py)."""
+import importlib.util
 import io
 import json
 import math
@@ -22,7 +23,7 @@ from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
 from ..._tensor import Tensor
 from ._convert import make_grid, make_np, to_hwc
 
-__all__ = ["scalar", "histogram", "histogram_raw", "image", "image_boxes", "audio", "text", "hparams", "pr_curve",
+__all__ = ["scalar", "histogram", "histogram_raw", "image", "image_boxes", "video", "audio", "text", "hparams", "pr_curve",
            "pr_curve_raw", "custom_scalars", "tensor_proto", "mesh"]
 
 _PR_MAX_THRESHOLDS = 127     # TensorBoard's PR-curve plugin draws at most this many
@@ -167,6 +168,18 @@ def image_boxes(tag, array, boxes, rescale=1, dataformats="CHW", labels=None):
     picture = Summary.Image(height=height, width=width, colorspace=channels,
                             encoded_image_string=encoded)
     return Summary(value=[Summary.Value(tag=tag, image=picture)])
+
+
+def video(tag, array, fps=4):
+    """A video (B x T x C x H x W) needs moviepy to become a GIF. Without moviepy torch says so
+    and logs the tag with no picture: so does this. With moviepy: not written yet."""
+    frames = make_np(array)
+    _batch, _time, _channels, _height, _width = frames.shape   # the shape torch requires
+    if importlib.util.find_spec("moviepy") is None:
+        print("add_video needs package moviepy")
+        return Summary(value=[Summary.Value(tag=tag)])
+    raise NotImplementedError("add_video (GIF encoding with moviepy) is not provided by "
+                              "ember.utils.tensorboard")
 
 
 def write_sprite(label_img, folder):

@@ -265,7 +265,8 @@ class SummaryWriter:
                                   "use add_image")
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
-        raise NotImplementedError("add_video is not provided by ember.utils.tensorboard")
+        self._get_file_writer().add_summary(_summary.video(tag, vid_tensor, fps), global_step,
+                                            walltime)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """Not provided: torch traces the model with torch.jit.trace, which ember lacks."""
