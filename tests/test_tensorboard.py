@@ -251,6 +251,33 @@ def test_video_without_moviepy(tmp_path, capsys):
     assert_same_error(lambda w, lib: w.add_video("v", lib.rand(4, 3, 8, 8)))
 
 
+def test_figures(tmp_path):
+    if importlib.util.find_spec("matplotlib") is None:     # then both fail alike
+        assert_same_error(lambda w, lib: w.add_figure("f", None))
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def figure(k):
+        f = plt.figure(figsize=(2, 1.5))
+        plt.plot([1, 2, 3], [3, k, 2])
+        return f
+    kept = []
+
+    def calls(w, lib):
+        closed = figure(1)
+        w.add_figure("f", closed, 1)
+        assert not plt.fignum_exists(closed.number)
+        w.add_figure("f", [figure(2), figure(3)], 2)
+        kept.append(figure(4))
+        w.add_figure("f", kept[-1], 3, close=False)
+        assert plt.fignum_exists(kept[-1].number)
+    assert_same_runs(tmp_path, calls, min_events=3)
+    for f in kept:
+        plt.close(f)
+
+
 def test_image_errors():
     assert_same_error(lambda w, lib: w.add_image("i", np.zeros((2, 3))))
     assert_same_error(lambda w, lib: w.add_image("i", lib.zeros(2, 3, 4), dataformats="HW"))

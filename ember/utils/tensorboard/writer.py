@@ -6,6 +6,7 @@ import sys
 import time
 from datetime import datetime
 
+import numpy as np
 from google.protobuf import text_format
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
@@ -59,6 +60,20 @@ _NO_GRAPH = ("ember.utils.tensorboard does not write model graphs: ember has no 
 def _default_log_dir(comment):
     stamp = datetime.now().strftime("%b%d_%H-%M-%S")
     return os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
+
+
+def _figure_to_chw(figure, close):
+    """The RGB pixels (CHW, uint8) of a matplotlib figure rendered by the Agg backend."""
+    import matplotlib.pyplot as plt     # optional, and only figures need it (as in torch)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    width, height = figure.canvas.get_width_height()
+    rgba = np.frombuffer(canvas.buffer_rgba(), dtype=np.uint8).reshape(height, width, 4)
+    if close:
+        plt.close(figure)
+    return rgba[:, :, :3].transpose(2, 0, 1)
 
 
 def _tsv_name(tag):
@@ -260,9 +275,14 @@ class SummaryWriter:
                                  dataformats=dataformats, labels=labels), global_step, walltime)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
-        raise NotImplementedError("add_figure (matplotlib figures) is not provided by "
-                                  "ember.utils.tensorboard: draw the figure into an array and "
-                                  "use add_image")
+        """A matplotlib figure drawn as an image (a list of figures: one image, side by side);
+        closed afterwards unless close=False. Needs matplotlib, as in torch."""
+        if isinstance(figure, list):
+            images = np.stack([_figure_to_chw(f, close) for f in figure])
+            self.add_images(tag, images, global_step, walltime, dataformats="NCHW")
+        else:
+            self.add_image(tag, _figure_to_chw(figure, close), global_step, walltime,
+                           dataformats="CHW")
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
         self._get_file_writer().add_summary(_summary.video(tag, vid_tensor, fps), global_step,
