@@ -11,8 +11,9 @@ from count_local_imports import local_imports  # noqa: E402
 from import_cycles import import_graph, largest_cycle, strongly_connected  # noqa: E402
 
 EMBER = os.path.join(ROOT, "ember")
-# Issue 11 asks for at most 40 (12 of those left are optional dependencies: CuPy, mpi4py, ...)
-MAX_LOCAL_IMPORTS = 37
+# Issue 11 asks for at most 40 (14 of those left are optional dependencies: CuPy, mpi4py,
+# tensorboard's Pillow and matplotlib, ...)
+MAX_LOCAL_IMPORTS = 39
 # the largest set of ember modules that reach each other by imports (tools/import_cycles.py):
 # 217 before the cycle was cut at its causes; what is left is Tensor <-> the core ops and
 # autograd (31), and the package's own (ember/__init__ imports every subpackage;

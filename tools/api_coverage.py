@@ -18,6 +18,7 @@ and other objects that a torch module merely imports from the standard library a
 import argparse
 import fnmatch
 import importlib
+import importlib.util
 import inspect
 import os
 import pkgutil
@@ -70,7 +71,9 @@ def torch_scope():
     import torch.nn.modules
     files = sorted(m.name for m in pkgutil.iter_modules(torch.nn.modules.__path__)
                    if not m.name.startswith("_"))
-    return ["torch"] + SCOPE + [f"torch.nn.modules.{f}" for f in files]
+    # torch.utils.tensorboard needs the optional tensorboard package, in torch as in ember
+    optional = ["torch.utils.tensorboard"] if importlib.util.find_spec("tensorboard") else []
+    return ["torch"] + SCOPE + optional + [f"torch.nn.modules.{f}" for f in files]
 
 
 def _is_junk(name, obj):
