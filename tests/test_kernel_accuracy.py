@@ -228,3 +228,42 @@ def test_float32_kernels_keep_the_input_memory_layout(op):
         g, = T.autograd.grad(y, t, T.ones(3, 4, 5).permute(2, 0, 1))
         strides.append((y.stride(), g.stride(), fn(T.tensor(x)[:, ::2]).stride()))
     assert strides[1] == strides[0]
+
+
+def test_gelu_backward_without_the_forwards_kept_denominators_within_ulps():
+    # a pack hook that copies the saved input hands the backward another array: it then
+    # recomputes 1 / Phi(x) instead of reading the forward's (the same tolerances)
+    x, g = _inputs()
+    x64 = torch.from_numpy(x).double().requires_grad_()
+    g64, = torch.autograd.grad(torch.nn.functional.gelu(x64), x64, torch.from_numpy(g).double())
+    ulp_g = np.spacing(np.abs(g))
+    grads = []
+    for copy in (False, True):
+        ex = ember.tensor(x, requires_grad=True)
+        if copy:
+            with ember.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+                ey = ember.nn.functional.gelu(ex)
+        else:
+            ey = ember.nn.functional.gelu(ex)
+        eg, = ember.autograd.grad(ey, ex, ember.tensor(g))
+        assert _ulps(eg.numpy(), g64.numpy(), ulp_g) <= 4
+        grads.append(eg.numpy())
+    assert _ulps(grads[0], grads[1], ulp_g) <= 2
+
+
+def test_gelu_keeps_its_denominators_only_while_the_input_lives_and_grad_is_on():
+    from ember import _fast_kernels
+    before = len(_fast_kernels._GELU_DENOMS)
+    x = ember.randn(1000, requires_grad=True)
+    with ember.no_grad():
+        ember.nn.functional.gelu(x)
+    assert len(_fast_kernels._GELU_DENOMS) == before
+    h = x * 2
+    y = ember.nn.functional.gelu(h)
+    assert len(_fast_kernels._GELU_DENOMS) == before + 1
+    y.sum().backward()
+    t = torch.tensor(x.detach().numpy(), requires_grad=True)
+    torch.nn.functional.gelu(t * 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+    del h, y        # the graph (and so h's array) is freed: the entry goes with it
+    assert len(_fast_kernels._GELU_DENOMS) == before

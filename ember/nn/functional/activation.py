@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D, _fast_kernels
+from ...autograd import grad_mode
 from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
@@ -183,7 +184,8 @@ def _gelu_forward(xp, self, *, approximate):
         inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
         return (0.5 * self * (1 + xp.tanh(inner))).astype(self.dtype)
     if xp is np and self.dtype == np.float32:       # (half precision arrives as float32)
-        return _fast_kernels.gelu_f32(self)
+        # (with grad on, the kernel keeps 1 / Phi(x) for its backward)
+        return _fast_kernels.gelu_f32(self, keep=grad_mode.state.enabled)
     cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
     return (self * cdf).astype(self.dtype)
 
