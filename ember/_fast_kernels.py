@@ -57,38 +57,41 @@ def _in_layout_of(x, result):
 
 def gelu_f32(x, keep=False):
     """gelu(x) = x * Phi(x) for a float32 array. keep: remember 1 / Phi(x) for
-    gelu_backward_f32 of the same array (see _GELU_DENOMS)."""
+    gelu_backward_f32 of the same array (see _KEPT)."""
     return _in_layout_of(x, _gelu_f32(x, keep))
 
 
-# The forward's denominators 1 + exp(x P(x^2)) = 1 / Phi(x), kept for the backward of the same
-# input array: with them the backward is 8 passes with one exp instead of ~22 with two (it
-# would recompute the polynomial). Keyed by id(x), with a weak reference that drops the entry
-# when x is freed (the autograd node holds x until its backward has run) and that tells a
-# recycled id from x itself. An input changed in place bumps its tensor's version, and the
-# backward then raises before it reads anything.
-_GELU_DENOMS = {}
-
-# GELU's passes run in blocks of 64K elements: measured 10% faster than 32K on the 0.5M
-# elements of the GPT's MLP (fewer Python calls; the 3-4 arrays of a block still fit in L2).
-_GELU_BLOCK = 2 * BLOCK
+# What a forward keeps for the backward of the same input array (GELU's denominators 1 / Phi(x);
+# layer_norm's centred rows and reciprocal deviations), so that the backward need not recompute
+# it: keyed by (kernel, id(x)), with a weak reference that drops the entry when x is freed (the
+# autograd node holds x until its backward has run) and that tells a recycled id from x
+# itself. An input changed in place bumps its tensor's version, and the backward then raises
+# before it reads anything. The forwards keep only while grad mode is on.
+_KEPT = {}
 
 
-def _remember_denoms(x, denoms):
-    key = id(x)
+def _keep(kind, x, value):
+    key = (kind, id(x))
 
     def forget(ref):
-        entry = _GELU_DENOMS.get(key)
+        entry = _KEPT.get(key)
         if entry is not None and entry[0] is ref:
-            del _GELU_DENOMS[key]
-    _GELU_DENOMS[key] = (weakref.ref(x, forget), denoms)
+            del _KEPT[key]
+    _KEPT[key] = (weakref.ref(x, forget), value)
 
 
-def _kept_denoms(x):
-    entry = _GELU_DENOMS.get(id(x))
+def _kept(kind, x):
+    entry = _KEPT.get((kind, id(x)))
     if entry is not None and entry[0]() is x:
         return entry[1]
     return None
+
+
+# GELU: with the forward's denominators the backward is 8 passes with one exp instead of ~22
+# with two (it would recompute the polynomial). Its passes run in blocks of 64K elements:
+# measured 10% faster than 32K on the 0.5M elements of the GPT's MLP (fewer Python calls; the
+# 3-4 arrays of a block still fit in L2).
+_GELU_BLOCK = 2 * BLOCK
 
 
 def _gelu_f32(x, keep):
@@ -105,7 +108,7 @@ def _gelu_f32(x, keep):
             np.divide(xs, d, out=out[s:e])          # x * Phi(x), one pass
     for_blocks(block, flat.size, _GELU_BLOCK)
     if keep:
-        _remember_denoms(x, denoms)
+        _keep("gelu", x, denoms)
     # -inf: x * Phi(x) is -inf * 0 (PyTorch: nan as well; see the tests)
     return out.reshape(np.shape(x))
 
@@ -123,7 +126,7 @@ def _gelu_backward_f32(grad, x):
     flat = np.ascontiguousarray(x).reshape(-1)
     g = np.ascontiguousarray(grad).reshape(-1)
     out = np.empty_like(flat)
-    denoms = _kept_denoms(x)
+    denoms = _kept("gelu", x)
 
     def block(s, e):
         u, t = scratch(2, np.float32, _GELU_BLOCK)
