@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from ._parallel import BLOCK, for_blocks, scratch
+from ._threads import call_single_threaded
 
 # GELU (exact, erf-based): gelu(x) = x * Phi(x), Phi the standard normal CDF. Written as
 # Phi(x) = 1 / (1 + exp(x * P(x^2))): x * P(x^2) = log((1 - Phi) / Phi) is odd and smooth, and
@@ -262,24 +263,59 @@ def softmax_backward_rows(g, y, log=False):
     return out
 
 
-def _row_stats_into(x, eps, xc):
-    """xc = x - mean for each row of a 2-D block; returns (mean, rstd) as (rows, 1) columns.
-    Row sums by einsum: one pass, ~3x faster than NumPy's mean on short rows."""
-    n = x.shape[1]
-    mean = np.einsum("ij->i", x)[:, None]
-    mean /= n
-    np.subtract(x, mean, out=xc)
-    var = np.einsum("ij,ij->i", xc, xc)[:, None]
-    var /= n
-    var += x.dtype.type(eps)
-    rstd = np.sqrt(var, out=var)
-    np.reciprocal(rstd, out=rstd)
-    return mean, rstd
+def _outer_into(out, col, row, lhs, rhs):
+    """out[i, j] = col[i] * row[j] (each product rounded once, as NumPy's multiply) as the
+    matrix product [col, 0] @ [row; 0]: BLAS writes this rank-2 product at about the speed of a
+    copy, ~3x faster than NumPy's broadcast of a column against a row (or of a column over a
+    block), and ~10x faster than a rank-1 product (NumPy's own loop). lhs (rows, 2) and rhs
+    (2, n) are the caller's buffers, their second column and row zero.
+
+    The kernels that use BLAS this way (and for row sums) run with BLAS on one thread
+    (call_single_threaded): OpenBLAS would split a block's matrix-vector products over its
+    threads, in an order that depends on their number, and the handoffs cost more than a
+    block's product."""
+    lhs[:, 0] = col
+    rhs[0] = row
+    np.matmul(lhs, rhs, out=out)
+
+
+class _RowScaler:
+    """Outer products col (x) row for the blocks of one row kernel (see _outer_into): the
+    operand buffers, the ones vector, and per-block views of a (rows, n) output buffer."""
+
+    def __init__(self, rows, n, dtype):
+        self.lhs = np.zeros((rows, 2), dtype)
+        self.rhs = np.zeros((2, n), dtype)
+        self.ones_n = np.ones(n, dtype)
+        self.ones_rows = np.ones(rows, dtype)
+
+    def outer(self, out, col, row=None):
+        rows = len(col)
+        _outer_into(out, col, self.ones_n if row is None else row, self.lhs[:rows], self.rhs)
+
+
+def _centre_into(x, xc, scaler, col):
+    """xc = x - mean(x) row by row for a 2-D block; returns the mean (1-D, in col). Row sums
+    as a matrix-vector product (one pass, ~3x faster than NumPy's mean on short rows)."""
+    mean = np.matmul(x, scaler.ones_n, out=col)
+    mean /= x.shape[1]
+    scaler.outer(xc, mean)
+    np.subtract(x, xc, out=xc)
+    return mean
+
+
+def _rstd_into(xc, eps, out):
+    """out = 1 / sqrt(mean(xc^2) + eps) for each row of a centred 2-D block (1-D)."""
+    var = np.einsum("ij,ij->i", xc, xc, out=out)
+    var /= xc.shape[1]
+    var += xc.dtype.type(eps)
+    np.sqrt(var, out=var)
+    return np.reciprocal(var, out=var)
 
 
 def _tiled(vector, rows, n):
-    """A 1-D weight repeated over `rows` rows (or None): multiplying a block by a same-shaped
-    array is ~2x faster in NumPy than broadcasting a row over it (the short inner loop)."""
+    """A 1-D weight repeated over `rows` rows (or None): adding a same-shaped array to a block
+    is ~2x faster in NumPy than broadcasting a row over it (the short inner loop)."""
     if vector is None:
         return None
     out = np.empty((rows, n), vector.dtype)
@@ -287,64 +323,91 @@ def _tiled(vector, rows, n):
     return out
 
 
-def layer_norm_rows(x, weight, bias, eps):
+def layer_norm_rows(x, weight, bias, eps, keep=None):
     """Layer norm of each row of a C-contiguous 2-D float array (the normalized dims
-    flattened), in x's dtype; weight and bias 1-D or None."""
+    flattened), in x's dtype; weight and bias 1-D or None. keep: an array (the op's input) to
+    key the centred rows and reciprocal deviations by, for layer_norm_backward_rows (_KEPT).
+
+    y = xc * (rstd (x) w) + b with xc = x - mean: two passes for the statistics, then one
+    outer product (a BLAS rank-2 product) and two passes."""
     rows, n = x.shape
     y = np.empty_like(x)
     per = min(rows, rows_per_block(n))
-    w, b = _tiled(weight, per, n), _tiled(bias, per, n)
+    scaler = _RowScaler(per, n, x.dtype)
+    b = _tiled(bias, per, n)
+    xc_all = np.empty_like(x) if keep is not None else None
+    rstd_all = np.empty(rows, x.dtype)
 
     def block(r0, r1):
-        o = y[r0:r1]
-        _, rstd = _row_stats_into(x[r0:r1], eps, o)
-        o *= rstd
-        if w is not None:
-            o *= w[:r1 - r0]
+        o, size = y[r0:r1], (r1 - r0) * n
+        t, = scratch(1, x.dtype, max(BLOCK, n))
+        xc = xc_all[r0:r1] if keep is not None else t[:size].reshape(o.shape)
+        _centre_into(x[r0:r1], xc, scaler, rstd_all[r0:r1])
+        rstd = _rstd_into(xc, eps, rstd_all[r0:r1])
+        scaler.outer(o, rstd, weight)
+        o *= xc
         if b is not None:
             o += b[:r1 - r0]
-    _for_row_blocks(block, rows, n)
+    call_single_threaded(_for_row_blocks, block, rows, n)
+    if keep is not None:
+        _keep("layer_norm", keep, (xc_all, rstd_all, eps))
     return y
 
 
-def layer_norm_backward_rows(g, x, weight, eps):
+def layer_norm_backward_rows(g, x, weight, eps, key=None):
     """(grad of x, grad of weight, grad of bias) of layer_norm_rows, for C-contiguous 2-D g
-    and x.
+    and x; key: the array its forward kept its statistics by (else they are recomputed).
 
     With xc = x - mean, a = rstd and gy = g * weight, as PyTorch's CPU kernel:
     dx = a * gy + b * xc + c, b = -sum(a gy xc) a^2 / n, c = -sum(a gy) / n per row (xc in
-    place of x there: no cancellation against the mean). The weight's and bias's gradients
-    are column sums: each block sums its own rows, then the blocks' sums are added in block
+    place of x there: no cancellation against the mean). The row sums are matrix-vector
+    products: sum(gy xc) = (g xc) @ w and sum(gy) = g @ w; the outer products by BLAS
+    (_outer_into). The weight's and bias's gradients are column sums (vector-matrix
+    products): each block sums its own rows, then the blocks' sums are added in block
     order (the same bits on any number of threads)."""
     rows, n = x.shape
     gx = np.empty_like(x)
     per = rows_per_block(n)
     nblocks = -(-rows // per)
-    w = _tiled(weight, min(rows, per), n)
+    scaler = _RowScaler(min(rows, per), n, x.dtype)
     part_w = np.empty((nblocks, n), x.dtype) if weight is not None else None
     part_b = np.empty((nblocks, n), x.dtype)
+    kept = _kept("layer_norm", key) if key is not None else None
+    if kept is not None and kept[2] != eps:
+        kept = None
+    w = scaler.ones_n if weight is None else weight
     inv_n = x.dtype.type(1 / n)
 
     def block(r0, r1):
-        k = r0 // per
+        k, size = r0 // per, (r1 - r0) * n
         gs, o = g[r0:r1], gx[r0:r1]
-        xc = scratch(1, x.dtype, max(BLOCK, n))[0][:o.size].reshape(o.shape)
-        _, rstd = _row_stats_into(x[r0:r1], eps, xc)
-        np.einsum("ij->j", gs, out=part_b[k])
-        np.multiply(gs, rstd, out=o)                        # a * g
-        if w is not None:
-            np.einsum("ij,ij->j", o, xc, out=part_w[k])     # sum of g * xhat
-            o *= w[:r1 - r0]                                # a * gy
-        b = np.einsum("ij,ij->i", o, xc)[:, None]
+        t1, t2, t3 = (a[:size].reshape(o.shape) for a in scratch(3, x.dtype, max(BLOCK, n)))
+        if kept is None:
+            xc, rstd = t3, np.empty(r1 - r0, x.dtype)
+            _centre_into(x[r0:r1], xc, scaler, rstd)
+            _rstd_into(xc, eps, rstd)
+        else:
+            xc, rstd = kept[0][r0:r1], kept[1][r0:r1]
+        np.matmul(scaler.ones_rows[:r1 - r0], gs, out=part_b[k])
+        np.multiply(gs, xc, out=t1)                         # g * xc
+        if weight is not None:
+            np.matmul(rstd, t1, out=part_w[k])              # sum of g * xhat
+        b = np.matmul(t1, w)                                # sum(gy xc)
+        b *= rstd
         b *= rstd
         b *= rstd
         b *= -inv_n
-        c = np.einsum("ij->i", o)[:, None]
+        c = np.matmul(gs, w)                                # sum(gy)
+        c *= rstd
         c *= -inv_n
-        xc *= b
-        o += xc
-        o += c
-    _for_row_blocks(block, rows, n)
+        scaler.outer(t2, rstd, weight)
+        np.multiply(gs, t2, out=o)                          # a * gy
+        scaler.outer(t2, b)
+        t2 *= xc
+        o += t2
+        scaler.outer(t2, c)
+        o += t2
+    call_single_threaded(_for_row_blocks, block, rows, n)
     gw = part_w.sum(axis=0) if weight is not None else None
     return gx, gw, part_b.sum(axis=0)
 
