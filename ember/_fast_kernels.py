@@ -64,10 +64,10 @@ def gelu_f32(x, keep=False):
 
 # What a forward keeps for the backward of the same input array (GELU's denominators 1 / Phi(x);
 # layer_norm's centred rows and reciprocal deviations), so that the backward need not recompute
-# it: keyed by (kernel, id(x)), with a weak reference that drops the entry when x is freed (the
-# autograd node holds x until its backward has run) and that tells a recycled id from x
-# itself. An input changed in place bumps its tensor's version, and the backward then raises
-# before it reads anything. The forwards keep only while grad mode is on.
+# it: keyed by (kernel, id(x)), taken out by the backward that reads it, with a weak reference
+# that drops the entry when x is freed first and that tells a recycled id from x itself. An
+# input changed in place bumps its tensor's version, and the backward then raises before it
+# reads anything. The forwards keep only while grad mode is on.
 _KEPT = {}
 
 
@@ -82,7 +82,9 @@ def _keep(kind, x, value):
 
 
 def _kept(kind, x):
-    entry = _KEPT.get((kind, id(x)))
+    """What the forward kept for x, taken out of the cache (a second backward, after
+    retain_graph, recomputes it), or None."""
+    entry = _KEPT.pop((kind, id(x)), None)
     if entry is not None and entry[0]() is x:
         return entry[1]
     return None
