@@ -96,6 +96,11 @@ def _kept(kind, x):
 # 3-4 arrays of a block still fit in L2).
 _GELU_BLOCK = 2 * BLOCK
 
+# Row kernels (softmax, log_softmax, layer_norm) take blocks of whole rows of about 64K
+# elements: some 10 calls a block, each with a fixed cost of 1-2 us, so that fewer, larger
+# blocks are faster (measured ~10% on softmax's 4096 x 64 rows against 32K blocks).
+_ROW_BLOCK = 2 * BLOCK
+
 
 def _gelu_f32(x, keep):
     flat = np.ascontiguousarray(x).reshape(-1)
@@ -196,9 +201,9 @@ def _sigmoid_into(x, out):
 
 
 def _for_row_blocks(body, rows, width):
-    """body(r0, r1) for consecutive blocks of about BLOCK elements of whole rows (at least
-    one row each), on the calling thread: every pass of a row kernel over one block runs while
-    the block is in cache. Returns the number of blocks; block k covers rows
+    """body(r0, r1) for consecutive blocks of about _ROW_BLOCK elements of whole rows (at
+    least one row each), on the calling thread: every pass of a row kernel over one block runs
+    while the block is in cache. Returns the number of blocks; block k covers rows
     [k * per, (k + 1) * per), per = rows_per_block(width)."""
     per = rows_per_block(width)
     step = per * width
@@ -207,7 +212,7 @@ def _for_row_blocks(body, rows, width):
 
 
 def rows_per_block(width):
-    return max(1, BLOCK // max(width, 1))
+    return max(1, _ROW_BLOCK // max(width, 1))
 
 
 def _row_max(x, offsets):
@@ -236,7 +241,7 @@ def softmax_rows(x, log=False):
         xs, o = x[r0:r1], out[r0:r1]
         np.subtract(xs, _row_max(xs, offsets), out=o)
         if log:
-            e = scratch(1, x.dtype, max(BLOCK, n))[0][:o.size].reshape(o.shape)
+            e = scratch(1, x.dtype, max(_ROW_BLOCK, n))[0][:o.size].reshape(o.shape)
             np.exp(o, out=e)
             o -= np.log(np.einsum("ij->i", e))[:, None]
         else:
@@ -342,7 +347,7 @@ def layer_norm_rows(x, weight, bias, eps, keep=None):
 
     def block(r0, r1):
         o, size = y[r0:r1], (r1 - r0) * n
-        t, = scratch(1, x.dtype, max(BLOCK, n))
+        t, = scratch(1, x.dtype, max(_ROW_BLOCK, n))
         xc = xc_all[r0:r1] if keep is not None else t[:size].reshape(o.shape)
         _centre_into(x[r0:r1], xc, scaler, rstd_all[r0:r1])
         rstd = _rstd_into(xc, eps, rstd_all[r0:r1])
@@ -383,7 +388,8 @@ def layer_norm_backward_rows(g, x, weight, eps, key=None):
     def block(r0, r1):
         k, size = r0 // per, (r1 - r0) * n
         gs, o = g[r0:r1], gx[r0:r1]
-        t1, t2, t3 = (a[:size].reshape(o.shape) for a in scratch(3, x.dtype, max(BLOCK, n)))
+        t1, t2, t3 = (a[:size].reshape(o.shape)
+                      for a in scratch(3, x.dtype, max(_ROW_BLOCK, n)))
         if kept is None:
             xc, rstd = t3, np.empty(r1 - r0, x.dtype)
             _centre_into(x[r0:r1], xc, scaler, rstd)
