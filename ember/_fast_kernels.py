@@ -205,15 +205,19 @@ def _for_row_blocks(body, rows, width):
     """body(r0, r1) for consecutive blocks of about _ROW_BLOCK elements of whole rows (at
     least one row each), on the calling thread: every pass of a row kernel over one block runs
     while the block is in cache. Returns the number of blocks; block k covers rows
-    [k * per, (k + 1) * per), per = rows_per_block(width)."""
-    per = rows_per_block(width)
+    [k * per, (k + 1) * per), per = rows_per_block(width, rows)."""
+    per = rows_per_block(width, rows)
     step = per * width
     for_blocks(lambda s, e: body(s // width, e // width), rows * width, step)
     return -(-rows // per)
 
 
-def rows_per_block(width):
-    return max(1, _ROW_BLOCK // max(width, 1))
+def rows_per_block(width, rows):
+    """Rows per block: at most _ROW_BLOCK elements, the rows shared evenly over the blocks
+    (1024 rows of 65: two blocks of 512, not 1008 and 16, each block costing as many calls)."""
+    per = max(1, _ROW_BLOCK // max(width, 1))
+    blocks = max(1, -(-rows // per))
+    return -(-rows // blocks) if rows else per
 
 
 def _row_max(x, offsets):
@@ -235,7 +239,7 @@ def softmax_rows(x, log=False):
     exp(x - max) * (1 / sum), or x - max - log(sum(exp(x - max)))."""
     out = np.empty_like(x)
     rows, n = x.shape
-    offsets = np.arange(0, min(rows, rows_per_block(n)) * n, n)
+    offsets = np.arange(0, min(rows, rows_per_block(n, rows)) * n, n)
     one = x.dtype.type(1)
 
     def block(r0, r1):
@@ -340,7 +344,7 @@ def layer_norm_rows(x, weight, bias, eps, keep=None):
     outer product (a BLAS rank-2 product) and two passes."""
     rows, n = x.shape
     y = np.empty_like(x)
-    per = min(rows, rows_per_block(n))
+    per = min(rows, rows_per_block(n, rows))
     scaler = _RowScaler(per, n, x.dtype)
     b = _tiled(bias, per, n)
     xc_all = np.empty_like(x) if keep is not None else None
@@ -375,7 +379,7 @@ def layer_norm_backward_rows(g, x, weight, eps, key=None):
     order (the same bits on any number of threads)."""
     rows, n = x.shape
     gx = np.empty_like(x)
-    per = rows_per_block(n)
+    per = rows_per_block(n, rows)
     nblocks = -(-rows // per)
     scaler = _RowScaler(min(rows, per), n, x.dtype)
     part_w = np.empty((nblocks, n), x.dtype) if weight is not None else None
