@@ -4,12 +4,16 @@ embedding's backward.
 
 PyTorch's CPU kernels compute these in float32 for float32 tensors; so do these, instead of a
 float64 detour. Elementwise kernels run in blocks that stay in the CPU cache (each NumPy call
-is one pass over its operands; a block of 32K floats keeps all the passes of a polynomial in
-L2 instead of main memory, about 3x faster on a 0.5M-element tensor), through
-_parallel.for_blocks; row kernels take blocks of whole rows (about 32K elements each) the same
+is one pass over its operands; a block of 32K-64K floats keeps all the passes of a polynomial
+in L2 instead of main memory, about 3x faster on a 0.5M-element tensor), through
+_parallel.for_blocks; row kernels take blocks of whole rows (about 64K elements each) the same
 way. These blocks are light, so they run on the calling thread (_parallel.py says why); a
 block's results never depend on the thread that computes it either way, so the bits are the
 same at any thread count (tests/test_parallel_blocks.py).
+
+GELU and layer_norm keep what their backward needs from the forward (_KEPT), and the row
+kernels use BLAS for row sums and for outer products (_outer_into): with one NumPy call per
+pass, fewer passes is what makes a kernel faster.
 """
 import math
 import weakref
