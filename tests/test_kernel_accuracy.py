@@ -228,3 +228,77 @@ def test_float32_kernels_keep_the_input_memory_layout(op):
         g, = T.autograd.grad(y, t, T.ones(3, 4, 5).permute(2, 0, 1))
         strides.append((y.stride(), g.stride(), fn(T.tensor(x)[:, ::2]).stride()))
     assert strides[1] == strides[0]
+
+
+def test_gelu_backward_without_the_forwards_kept_denominators_within_ulps():
+    # a pack hook that copies the saved input hands the backward another array: it then
+    # recomputes 1 / Phi(x) instead of reading the forward's (the same tolerances)
+    x, g = _inputs()
+    x64 = torch.from_numpy(x).double().requires_grad_()
+    g64, = torch.autograd.grad(torch.nn.functional.gelu(x64), x64, torch.from_numpy(g).double())
+    ulp_g = np.spacing(np.abs(g))
+    grads = []
+    for copy in (False, True):
+        ex = ember.tensor(x, requires_grad=True)
+        if copy:
+            with ember.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+                ey = ember.nn.functional.gelu(ex)
+        else:
+            ey = ember.nn.functional.gelu(ex)
+        eg, = ember.autograd.grad(ey, ex, ember.tensor(g))
+        assert _ulps(eg.numpy(), g64.numpy(), ulp_g) <= 4
+        grads.append(eg.numpy())
+    assert _ulps(grads[0], grads[1], ulp_g) <= 2
+
+
+def test_gelu_keeps_its_denominators_only_while_the_input_lives_and_grad_is_on():
+    from ember import _fast_kernels
+    before = len(_fast_kernels._KEPT)
+    x = ember.randn(1000, requires_grad=True)
+    with ember.no_grad():
+        ember.nn.functional.gelu(x)
+    assert len(_fast_kernels._KEPT) == before
+    h = x * 2
+    y = ember.nn.functional.gelu(h)
+    assert len(_fast_kernels._KEPT) == before + 1
+    y.sum().backward()
+    t = torch.tensor(x.detach().numpy(), requires_grad=True)
+    torch.nn.functional.gelu(t * 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+    del h, y        # the graph (and so h's array) is freed: the entry goes with it
+    assert len(_fast_kernels._KEPT) == before
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_backward_with_and_without_the_forwards_kept_statistics(affine):
+    # the forward keeps its centred rows and deviations for the backward of the same input;
+    # a pack hook that copies the saved input makes the backward recompute them: both match
+    # torch (float32 tolerance), and the entry goes when the graph is freed
+    from ember import _fast_kernels
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((6, 50, 96)) * 3 + 5).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    w, b = rng.standard_normal(96).astype(np.float32), rng.standard_normal(96).astype(np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    tw, tb = (torch.tensor(a, requires_grad=True) for a in (w, b)) if affine else (None, None)
+    ty = torch.nn.functional.layer_norm(tx, (96,), tw, tb)
+    want = torch.autograd.grad(ty, [tx] + ([tw, tb] if affine else []), torch.tensor(g))
+    before = len(_fast_kernels._KEPT)
+    for copy in (False, True):
+        ex = ember.tensor(x, requires_grad=True)
+        ew, eb = (ember.tensor(a, requires_grad=True) for a in (w, b)) if affine else (None, None)
+        if copy:
+            with ember.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+                ey = ember.nn.functional.layer_norm(ex, (96,), ew, eb)
+        else:
+            ey = ember.nn.functional.layer_norm(ex, (96,), ew, eb)
+            assert len(_fast_kernels._KEPT) == before + 1
+        np.testing.assert_allclose(ey.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+        for _ in range(2):      # the second backward (retain_graph) recomputes them
+            got = ember.autograd.grad(ey, [ex] + ([ew, eb] if affine else []),
+                                      ember.tensor(g), retain_graph=True)
+            for e, t in zip(got, want):
+                np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-4, atol=1e-4)
+            assert len(_fast_kernels._KEPT) == before + copy   # (unread: kept while x lives)
+        del ey, ex, got
+        assert len(_fast_kernels._KEPT) == before

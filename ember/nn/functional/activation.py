@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D, _fast_kernels
+from ..._tensor import Tensor
+from ...autograd import grad_mode
 from ...ops.registry import primitive
 from ...ops import reduction as R
 from ...ops import pointwise as P
@@ -183,7 +185,8 @@ def _gelu_forward(xp, self, *, approximate):
         inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
         return (0.5 * self * (1 + xp.tanh(inner))).astype(self.dtype)
     if xp is np and self.dtype == np.float32:       # (half precision arrives as float32)
-        return _fast_kernels.gelu_f32(self)
+        # (with grad on, the kernel keeps 1 / Phi(x) for its backward)
+        return _fast_kernels.gelu_f32(self, keep=grad_mode.state.enabled)
     cdf = 0.5 * (1 + _special().erf(xp, self * (1 / math.sqrt(2.0))))
     return (self * cdf).astype(self.dtype)
 
@@ -194,6 +197,11 @@ def _gelu_derivative(ctx, g):
         t = ((x + x * x * x * _GELU_C) * _SQRT_2_OVER_PI).tanh()
         inner_grad = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
         return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner_grad)
+    if _softmax.backward_records_nothing() and g._dtype is x._dtype is D.float32 and \
+            g._data.__class__ is x._data.__class__ is np.ndarray and g.shape == x.shape:
+        # the float32 kernel straight on the arrays (the op call below runs the same one)
+        return Tensor._make(_fast_kernels.gelu_backward_f32(g._data, x._data), D.float32,
+                            g._device)
     return _gelu_backward(g, x)
 
 

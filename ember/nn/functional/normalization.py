@@ -129,9 +129,11 @@ def _native_batch_norm(input, running_mean, running_var, weight, bias, training,
 def _layer_norm(xp, self, weight, bias, *, axes, eps):
     if _layer_norm_fast(xp, self, weight, bias):
         n = math.prod(self.shape[axes[0]:])
+        # (with grad on, the kernel keeps its centred rows and deviations for the backward)
         y = _fast_kernels.layer_norm_rows(
             self.reshape(-1, n), None if weight is None else weight.reshape(-1),
-            None if bias is None else bias.reshape(-1), eps)
+            None if bias is None else bias.reshape(-1), eps,
+            keep=self if grad_mode.state.enabled else None)
         return y.reshape(self.shape)
     y = _normalize_array(xp, self, axes, eps)
     if weight is not None:
@@ -151,7 +153,7 @@ def _(ctx, g):
         n = math.prod(x.shape[ctx.axes[0]:])
         gx, gw, gb = _fast_kernels.layer_norm_backward_rows(
             g._data.reshape(-1, n), x._data.reshape(-1, n),
-            None if w is None else w._data.reshape(-1), ctx.eps)
+            None if w is None else w._data.reshape(-1), ctx.eps, key=x._data)
         needs = ctx.needs_input_grad
         # (reshaped only where the shape differs: a fresh array, not a view, becomes .grad
         # without a copy)
