@@ -20,7 +20,6 @@ import weakref
 
 import numpy as np
 
-from . import _allocator  # noqa: F401  (keeps freed heap memory for the next step's arrays)
 from ._parallel import BLOCK, for_blocks, scratch
 from ._threads import call_single_threaded
 

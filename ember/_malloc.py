@@ -10,7 +10,8 @@ up to 32 MiB come from the heap (M_MMAP_THRESHOLD, glibc's own ceiling for its a
 threshold) and up to 64 MiB of free heap is kept (M_TRIM_THRESHOLD): the peak memory stays
 what it was (freed memory is reused, not given back between steps).
 
-EMBER_NO_MALLOPT=1 in the environment leaves glibc's settings as they are.
+EMBER_NO_MALLOPT=1 in the environment leaves glibc's settings as they are, and so do glibc's own
+MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ when the user set them.
 """
 import ctypes
 import os
@@ -24,7 +25,8 @@ TRIM_THRESHOLD = 64 << 20
 
 def keep_freed_memory():
     """Apply the settings above; False where they do not apply (not glibc, or opted out)."""
-    if os.environ.get("EMBER_NO_MALLOPT") or platform.libc_ver()[0] != "glibc":
+    if os.environ.get("EMBER_NO_MALLOPT") or platform.libc_ver()[0] != "glibc" or any(
+            v in os.environ for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
         return False
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt

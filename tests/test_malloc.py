@@ -47,6 +47,11 @@ def test_the_setting_can_be_left_off():
 
 def test_keep_freed_memory_reports_whether_it_applied(monkeypatch):
     from ember import _malloc
+    for name in ("EMBER_NO_MALLOPT", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"):
+        monkeypatch.delenv(name, raising=False)
     assert _malloc.keep_freed_memory() is True
     monkeypatch.setenv("EMBER_NO_MALLOPT", "1")
+    assert _malloc.keep_freed_memory() is False
+    monkeypatch.delenv("EMBER_NO_MALLOPT")
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "1000000")    # (the user's own glibc setting)
     assert _malloc.keep_freed_memory() is False
