@@ -305,7 +305,8 @@ def _pow_scalar(xp, self, *, exponent):
         return xp.logical_or(self, not exponent)
     if _is_int_array(self):
         return _int_pow(xp, self, _cast_like(exponent, self))
-    if exponent in (3, -2, -0.5) and (self.dtype.kind == "f" or self.dtype == ml_dtypes.bfloat16):
+    if exponent in (3, -2, -0.5) and (self.dtype.kind == "f" or self.dtype == ml_dtypes.bfloat16) \
+            and not getattr(self, "_ember_sparse", False):     # (sparse values: their own pow)
         return _pow_special(xp, self, exponent)
     return xp.power(self, _cast_like(exponent, self))
 
