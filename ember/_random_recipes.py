@@ -13,6 +13,8 @@ import math
 import numpy as np
 import ml_dtypes
 
+from ._dtype import as_complex32 as _as_complex32, as_complex64 as _as_complex64
+
 # draws of up to this many words are served from a block of words drawn ahead (_generator.py);
 # the recipes take a Python-level path for them
 SMALL = 64
@@ -782,10 +784,31 @@ def normal_tensors(gen, shape, dtype, mean, std):
     z * std + mean in the output dtype (not fused). With a number std (tensor mean):
     normal_(0, std), then + mean."""
     npd = _np_dtype(dtype)
+    if npd.kind == "c" or npd.names:
+        return _normal_tensors_complex(gen, shape, npd, mean, std)
     mean = np.asarray(mean).astype(npd)
     if np.ndim(std) == 0:
         return (normal(gen, shape, dtype, 0.0, float(std)) + mean).astype(npd)
     return (normal(gen, shape, dtype) * np.asarray(std).astype(npd) + mean).astype(npd)
+
+
+def _normal_tensors_complex(gen, shape, npd, mean, std):
+    """normal_tensors with a complex mean (std is real): the complex normal_(0, std) for a
+    number std, else normal_(0, 1) times std; then + mean, each step rounded to the dtype
+    (complex32's in complex64, rounded back to float16 pairs)."""
+    half = bool(npd.names)
+    wide = np.complex64 if half else npd
+
+    def rounded(a):
+        return _as_complex64(_as_complex32(a)) if half else a.astype(wide)
+    scalar_std = np.ndim(std) == 0
+    z = normal_complex(gen, shape, npd, 0.0, float(std) if scalar_std else 1.0)
+    z = _as_complex64(z) if half else z
+    if not scalar_std:
+        z = rounded(z * np.asarray(std).astype(np.float32 if half else z.real.dtype))
+    mean = np.asarray(mean)
+    z = rounded(z + (_as_complex64(mean) if mean.dtype.names else mean.astype(wide)))
+    return _as_complex32(z) if half else z
 
 
 # ----------------------------------------------------------------------------- other distributions
@@ -1110,20 +1133,25 @@ def von_mises(gen, loc, kappa):
 
 # ----------------------------------------------------------------------------- complex dtypes
 def _real_of(npd):
-    return np.float64 if np.dtype(npd) == np.complex128 else np.float32
+    """The dtype of a complex dtype's parts (complex32 is a structured pair of float16)."""
+    npd = np.dtype(npd)
+    if npd.names:
+        return np.float16
+    return np.float64 if npd == np.complex128 else np.float32
 
 
 def uniform_complex(gen, shape, dtype):
-    """torch.rand for complex64/complex128: uniform_ over the 2n real numbers (real, imag
-    interleaved)."""
+    """torch.rand for complex32/complex64/complex128: uniform_ over the 2n real numbers (real,
+    imag interleaved) in the parts' dtype."""
     real = _real_of(_np_dtype(dtype))
     flat = uniform(gen, (2 * _count(shape),), real)
     return flat.view(_np_dtype(dtype)).reshape(shape)
 
 
-def normal_complex(gen, shape, dtype):
-    """torch.randn for complex64/complex128: normal_(0, 1/sqrt(2)) over the 2n real numbers
-    (so the 16-wide path starts at 8 complex elements)."""
+def normal_complex(gen, shape, dtype, mean=0.0, std=1.0):
+    """torch.randn / normal_(mean, std) for complex32/complex64/complex128: normal_(mean,
+    std / sqrt(2)) over the 2n real numbers in the parts' dtype (so the 16-wide path starts
+    at 8 complex elements)."""
     real = _real_of(_np_dtype(dtype))
-    flat = normal(gen, (2 * _count(shape),), real, 0.0, 1 / math.sqrt(2))
+    flat = normal(gen, (2 * _count(shape),), real, mean, std / math.sqrt(2))
     return flat.view(_np_dtype(dtype)).reshape(shape)

@@ -288,6 +288,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
            device=None, requires_grad=False, layout=None, pin_memory=False):
     g = _gen(generator)
     if isinstance(std, Tensor):
+        if std._dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
@@ -312,11 +314,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = _sizes("normal", (size,))
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
-    data = R.normal(g, shape, dtype, mean, std)
+    data = (R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype, mean, std)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if input._dtype.is_complex:
+        raise _not_implemented("bernoulli_tensor_cpu_self_" if p is None else
+                               "bernoulli_scalar_cpu_", input._dtype)
     if input._dtype._category < 2 and p is None:
         raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
     probs = input._host() if p is None else np.full(input.shape, p)
@@ -332,6 +337,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if input._dtype._category != 2:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{scalar_type_name(input._dtype)}")
     probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -350,6 +358,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 def poisson(input, generator=None):
+    if input._dtype._category != 2:
+        raise _not_implemented("poisson_cpu", input._dtype)
     data = R.poisson(_gen(generator), input._host()).astype(input._dtype.np)
     return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
 
@@ -377,6 +387,13 @@ def _in_fill_order(self, array):
     return array.reshape(-1)[R.fill_order(self.shape, strides)]
 
 
+def _parts(a):
+    """A complex array's real and imaginary parts as a real array of shape a.shape + (2,)
+    over the same memory (for complex32, its float16 pairs), whatever a's strides."""
+    re = a["real"] if a.dtype.names else a.real
+    return np.lib.stride_tricks.as_strided(re, a.shape + (2,), a.strides + (re.itemsize,))
+
+
 def _random_fill(name, node, draw, inputs=1):
     """x.<name>_(...): fill x in place with draws from a distribution; a primitive so that
     the graph shows PyTorch's node (whose gradient is zero: the values do not depend on x).
@@ -388,8 +405,8 @@ def _random_fill(name, node, draw, inputs=1):
         device = _backend.of(xp)
         host = device.to_host(self)
         tensors = [device.to_host(t) if hasattr(t, "shape") else t for t in tensors]
-        if host.dtype.kind == "c":
-            real = host.view(host.real.dtype).reshape(host.shape + (2,))
+        if host.dtype.kind == "c" or host.dtype.names:   # complex (complex32: float16 pairs)
+            real = _parts(host)
             vals = _place(real, draw(gen, real, *tensors, *args)).view(host.dtype)
             return device.from_host(vals.reshape(host.shape))
         return device.from_host(_place(host, draw(gen, host, *tensors, *args)))
@@ -462,7 +479,8 @@ def _cpp_type_name(dtype):
 # (the C++ type names PyTorch's message prints)
 _CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
                    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+                   "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
 
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
