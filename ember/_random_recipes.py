@@ -4,9 +4,9 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos,
-whose bits are not the C library's). (The callers add their own: InverseGamma's pow,
-Wishart's matrix products.)
+Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's float64 cos is
+Intel MKL's vdCos, whose algorithm is not published). (The callers add their own: Wishart's
+matrix products; InverseGamma's pow is torch's, ember/_sleef_math.py.)
 """
 import math
 
@@ -1117,10 +1117,9 @@ def von_mises(gen, loc, kappa):
     done = np.zeros(shape, bool)
     while not done.all():
         u1, u2, u3 = uniform01_double(gen, 3 * n).reshape((3,) + shape)
-        # (torch's float64 log and acos here are its vectorised ones, which give NumPy's
-        # bits; its vectorised cos is not the C library's nor NumPy's: about 1 value in 500
-        # differs in the last bit, so float64 angles are torch's to a few ulp, float32 ones
-        # exactly)
+        # (torch's float64 log and acos here give NumPy's bits; its float64 cos is MKL's
+        # vdCos, not the C library's nor NumPy's nor SLEEF's: about 1 value in 500 differs in
+        # the last bit, so float64 angles are torch's to a few ulp, float32 ones exactly)
         z = np.cos(math.pi * u1)
         with np.errstate(all="ignore"):
             f = (1 + r * z) / (r + z)
