@@ -482,11 +482,18 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
 def randn_plain(gen, shape, npd):
     """torch.randn(*sizes) in the default float dtype: normal() with its checks skipped; a
     small float32/float64 draw takes the scalar sampler's Python floats straight."""
-    n = 1
-    for k in shape:
-        n *= k
+    if len(shape) == 1:
+        n = shape[0]
+    else:
+        n = 1
+        for k in shape:
+            n *= k
     if n >= 16 or not (npd is F32 or npd is F64):
         return normal(gen, shape, npd)
+    if n:                                # the quick way: the block's values as an array
+        out = gen.normal_array(n, _box_muller_rows, npd)
+        if out is not None:
+            return out if len(shape) == 1 else out.reshape(shape)
     z = normals_small(gen, n)
     if 0.0 in z:                         # (fma(z, 1, 0) turns -0 into +0)
         z = [v + 0.0 for v in z]
@@ -497,15 +504,18 @@ def randn_plain(gen, shape, npd):
 def _box_muller_rows(w):
     """The scalar sampler's pairs over rows of 4 words (two float64 uniforms u1, u2):
     r cos(2 pi u1), r sin(2 pi u1) with r = sqrt(-2 log1p(-u2)), flat in row order."""
-    u1 = (w[:, 0] & M21) << np.uint64(32)
-    u1 |= w[:, 1]
-    u2 = (w[:, 2] & M21) << np.uint64(32)
-    u2 |= w[:, 3]
-    u1 = u1.astype(np.float64) * 2.0 ** -53
-    u2 = u2.astype(np.float64) * 2.0 ** -53
-    r = np.sqrt(-2.0 * _log1p(-u2))
-    theta = 2.0 * np.pi * u1
-    return np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+    u = (w[:, 0::2] & M21) << np.uint64(32)          # (u1 and u2 together: columns 0, 1)
+    u |= w[:, 1::2]
+    u = u.astype(np.float64)
+    u *= 2.0 ** -53
+    r = _log1p(-u[:, 1])
+    r *= -2.0
+    np.sqrt(r, out=r)
+    theta = 2.0 * np.pi * u[:, 0]
+    out = np.empty((len(w), 2))
+    np.multiply(r, _cos(theta), out=out[:, 0])
+    np.multiply(r, _sin(theta), out=out[:, 1])
+    return out.reshape(-1)
 
 
 def normals_small(gen, n):

@@ -15,7 +15,7 @@ from .._device import CPU, _default_device, as_device
 from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
-                       _type_name)
+                       _type_name, empty_like)
 from .registry import primitive, check_inplace_allowed
 from .._printing import scalar_type_name
 from ..autograd import grad_mode
@@ -123,16 +123,35 @@ randn = _random_factory("randn", "normal_kernel_cpu", lambda g, shape, dtype: (
     R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype), R.randn_plain)
 
 
+def _fresh_like(input, dtype, device, memory_format):
+    """empty_like(input) as torch's *_like random ops start: laid out like input (its memory
+    order, preserve_format by default), so that the in-place draw fills it in that order."""
+    return empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+
+
+def _requiring_grad(out, requires_grad):
+    """The filled tensor as a fresh factory result: version 0 (torch's fill is internal to
+    the op; nothing else holds the tensor yet), requiring grad if asked."""
+    out._vc = None
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
               memory_format=None, layout=None, pin_memory=False):
-    return rand(input.shape, generator=generator, dtype=dtype or input._dtype,
-                device=device or input._device, requires_grad=requires_grad)
+    """empty_like(input).uniform_(0, 1), as torch does it (so a transposed input's result is
+    transposed and drawn in memory order)."""
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(uniform_(out, generator=generator), requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
                memory_format=None, layout=None, pin_memory=False):
-    return randn(input.shape, generator=generator, dtype=dtype or input._dtype,
-                 device=device or input._device, requires_grad=requires_grad)
+    """empty_like(input).normal_(0, 1): a non-contiguous layout takes the one-at-a-time
+    sampler, as normal_ does."""
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(normal_(out, generator=generator), requires_grad)
 
 
 _RANDINT_SIGNATURES = (
@@ -250,11 +269,11 @@ def _check_random_bounds(low, high, dtype):
 
 def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None,
                  requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    """empty_like(input).random_(low, high) (high alone: [0, high))."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), generator=generator,
-                   dtype=dtype or input._dtype, device=device or input._device,
-                   requires_grad=requires_grad)
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(random_(out, low, high, generator=generator), requires_grad)
 
 
 # the most elements randperm can number exactly in a floating dtype
