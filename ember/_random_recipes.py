@@ -455,7 +455,14 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     n = _count(shape)
     npd = _np_dtype(dtype)
     if n < 16 and std == 1 and (npd is F32 or npd is F64):
-        # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
+        # small draws: fma(z, 1, mean) is z + mean rounded once (z + 0.0 + mean: the same),
+        # from the block's values as an array, else in Python floats
+        out = gen.normal_array(n, _box_muller_rows, F64 if mean else npd) if n else None
+        if out is not None:
+            if mean:
+                out += float(mean)
+                out = out.astype(npd, copy=False)
+            return out.reshape(shape)
         z = normals_small(gen, n)
         mean = float(mean)
         return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)

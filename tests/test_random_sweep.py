@@ -80,6 +80,7 @@ FILLS = {
     "uniform_(-2, 3)": (FLOATS, lambda x: x.uniform_(-2, 3)),
     "normal_": (FLOATS, lambda x: x.normal_()),
     "normal_(0.5, 2)": (FLOATS, lambda x: x.normal_(0.5, 2)),
+    "normal_(-0.3)": (FLOATS, lambda x: x.normal_(-0.3)),
     "random_": (FLOATS + INTS, lambda x: x.random_()),
     "random_(100)": (FLOATS + INTS, lambda x: x.random_(100)),
     "random_(-5, 90)": (FLOATS + ["int64", "int32", "int16"], lambda x: x.random_(-5, 90)),
@@ -208,7 +209,7 @@ def test_long_sequences_of_small_draws():
     ember.manual_seed(11)
     for step in range(3000):
         k = rng.randint(1, 15)
-        pick = rng.randrange(9)
+        pick = rng.randrange(10)
         if pick == 0:
             call = (lambda L: L.rand(k))
         elif pick == 1:
@@ -219,6 +220,8 @@ def test_long_sequences_of_small_draws():
             call = (lambda L: L.randn(2, (k + 1) // 2))
         elif pick == 4:
             call = (lambda L: L.randn(k + 16))
+        elif pick == 5:
+            call = (lambda L: L.zeros(k).normal_(0.25))
         else:
             call = (lambda L: L.randn(k))
         check(call(ember), call(torch))
