@@ -230,3 +230,95 @@ def test_long_sequences_of_small_draws():
             # hand torch's state to ember and go on from there
             ember.set_rng_state(ember.from_numpy(torch.get_rng_state().numpy().copy()))
     check_state()
+
+
+# ----------------------------------------------------------------------------- nn's draws
+NN_DRAWS = {
+    "dropout": lambda L, x: L.nn.functional.dropout(x, 0.3),
+    "dropout inplace": lambda L, x: L.nn.functional.dropout(x, 0.3, inplace=True),
+    "alpha_dropout": lambda L, x: L.nn.functional.alpha_dropout(x, 0.3, True),
+    "feature_alpha_dropout": lambda L, x: L.nn.functional.feature_alpha_dropout(
+        x.unsqueeze(-1), 0.3, True),
+    "dropout1d": lambda L, x: L.nn.functional.dropout1d(x.reshape(1, -1, 1), 0.4),
+    "dropout2d": lambda L, x: L.nn.functional.dropout2d(x.unsqueeze(-1).unsqueeze(-1), 0.4),
+    "rrelu": lambda L, x: L.nn.functional.rrelu(x - 1.5, training=True),
+    "Dropout module": lambda L, x: L.nn.Dropout(0.25)(x),
+}
+NN_CASES = [(name, dtype, n, layout) for name in NN_DRAWS for dtype in FLOATS
+            for n in [1, 15, 16, 17, 1000, 100003] for layout in LAYOUTS
+            if not (name == "rrelu" and dtype in ("float16", "bfloat16"))
+            and not (name in ("dropout1d",) and layout != "contiguous")]
+
+
+@pytest.mark.parametrize("name,dtype,n,layout", NN_CASES)
+def test_nn_draws(name, dtype, n, layout):
+    """Dropout's noise is bernoulli_ on empty_like(input) (its layout), feature dropout's on a
+    contiguous (N, C, 1, ...) tensor; half types divide by 1 - p in float32."""
+    check(*both(lambda L: NN_DRAWS[name](L, target(L, layout, n, dtype) + 1), 2))
+    check_state()
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 100003])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_rrelu_bfloat16(n, layout):
+    """rrelu's slopes are torch's draws, but ember rounds a slope to bfloat16 before the
+    product where torch multiplies by the float32 slope (ember's rrelu primitive keeps one
+    noise tensor for both passes): a bfloat16 ulp on ~1 element in 1e5 (measured 1 of 100003)."""
+    ours, theirs = both(lambda L: L.nn.functional.rrelu(target(L, layout, n, "bfloat16") - 0.5,
+                                                        training=True), 2)
+    check_state()
+    a, b = bits(ours).astype(np.int64), bits(theirs).astype(np.int64)
+    assert a.shape == b.shape and np.abs(a - b).max(initial=0) <= 1
+    assert np.count_nonzero(a != b) <= max(1, n // 20000)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_rrelu_half_training_refused_as_torch(layout):
+    messages = []
+    for L in (torch, ember):
+        L.manual_seed(0)
+        with pytest.raises(NotImplementedError) as info:
+            L.nn.functional.rrelu(target(L, layout, 5, "float16"), training=True)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    check_state()
+
+
+INITS = ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+         "kaiming_normal_", "trunc_normal_", "sparse_"]
+
+
+@pytest.mark.parametrize("init", INITS)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(15, 1), (16, 1), (17, 3), (1000, 20), (3, 7, 5, 5)])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_nn_init(init, dtype, shape, layout):
+    if init == "sparse_" and len(shape) != 2:
+        shape = (shape[0], shape[1] * shape[2])
+
+    def run(L):
+        dt = getattr(L, dtype)
+        w = L.zeros(shape, dtype=dt) if layout == "contiguous" else \
+            L.zeros(shape[::-1], dtype=dt).permute(*range(len(shape) - 1, -1, -1))
+        args = (0.3,) if init == "sparse_" else ()
+        getattr(L.nn.init, init)(w, *args)
+        return w
+    check(*both(run, 9))
+    check_state()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_gumbel_softmax_draws(dtype, layout):
+    """gumbel_softmax's noise is exponential_ on a contiguous tensor whatever logits' layout
+    (bit for bit, and the stream); the softmax after it is ember's arithmetic (torch's float32
+    log is MKL's vsLn, its softmax sums in its own order): within a few ulp."""
+    def run(L):
+        logits = target(L, layout, 1000, dtype).reshape(2, -1) if layout == "contiguous" \
+            else target(L, layout, 1000, dtype)
+        return L.nn.functional.gumbel_softmax(logits + 0.5, tau=0.7)
+    ours, theirs = both(run, 1)
+    check_state()
+    a, b = np.asarray(ours.detach().double()._data), theirs.detach().double().numpy()
+    assert a.shape == b.shape
+    assert np.allclose(a, b, rtol=16 * np.finfo(dtype).eps, atol=16 * np.finfo(dtype).tiny)
