@@ -32,7 +32,7 @@ def bits(t):
             t = t.to(torch.uint8)
         a = t.detach().contiguous().numpy()
     else:
-        a = np.ascontiguousarray(np.asarray(t.detach()._data))
+        a = np.array(np.asarray(t.detach()._data), copy=True, order="C")
         if a.dtype == ml_dtypes.bfloat16:
             a = a.view(np.int16)
         elif a.dtype == np.bool_:
