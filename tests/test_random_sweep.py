@@ -322,3 +322,44 @@ def test_gumbel_softmax_draws(dtype, layout):
     a, b = np.asarray(ours.detach().double()._data), theirs.detach().double().numpy()
     assert a.shape == b.shape
     assert np.allclose(a, b, rtol=16 * np.finfo(dtype).eps, atol=16 * np.finfo(dtype).tiny)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(15, 1), (17, 3), (3, 17), (100, 20)])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_nn_init_orthogonal(dtype, shape, layout):
+    """orthogonal_: torch's normal_ draws (the stream exactly), then a QR factorisation that
+    is LAPACK's arithmetic on both sides (values to a few ulp)."""
+    def run(L):
+        dt = getattr(L, dtype)
+        w = L.zeros(shape, dtype=dt) if layout == "contiguous" else \
+            L.zeros(shape[::-1], dtype=dt).t()
+        return L.nn.init.orthogonal_(w)
+    ours, theirs = both(run, 5)
+    check_state()
+    eps = np.finfo(dtype).eps
+    assert np.allclose(np.asarray(ours._data), theirs.numpy(), rtol=0, atol=64 * eps)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 1000003])
+@pytest.mark.parametrize("replacement", [False, True])
+def test_multinomial_many_categories(n, replacement):
+    def run(L):
+        w = L.linspace(0.1, 3, n, dtype=L.float64)
+        return L.multinomial(w, min(n, 5), replacement)
+    check(*both(run, 8))
+    check_state()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_poisson_and_bernoulli_of_strided_inputs(layout, n, dtype):
+    def run(L):
+        rates = target(L, layout, n, dtype)
+        rates.copy_(L.linspace(0, 25, rates.numel(), dtype=rates.dtype).reshape(rates.shape))
+        return L.poisson(rates), L.bernoulli(rates / 25)
+    (a, b), (c, d) = both(run, 2)
+    check(a, c)
+    check(b, d)
+    check_state()
