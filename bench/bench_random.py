@@ -10,10 +10,14 @@ float32 randn of 16+ values is bit-exact and misses its target (~8x torch's CPU 
 vectorised logf/sincosf take 16 fused multiply-adds, each one AVX instruction there and four
 NumPy passes here (widen, multiply, add, round back), besides ~40 plain passes.
 Small draws are served from a block of words converted once per twist block (_generator.py).
-The machine is shared: read the numbers with `uptime` (wall-clock medians).
+The machine is shared: read the numbers with `uptime` (wall-clock medians; the last table is
+CPU time, which the other jobs disturb less).
 """
 import os
+import statistics
 import sys
+import time
+import timeit
 
 sys.path.insert(0, os.path.dirname(__file__))
 import common  # noqa: E402
@@ -81,6 +85,30 @@ def op_rows():
     return [(name, median_time(e), median_time(t), target) for name, e, t, target in cases]
 
 
+def cpu_time_pairs(e, t, rounds=21, number=5000):
+    """Per-call CPU time (time.process_time: the other jobs of a shared machine count less
+    than in wall-clock time), ember and torch measured in alternating rounds; the medians."""
+    es, ts = [], []
+    for _ in range(rounds):
+        es.append(timeit.Timer(e, timer=time.process_time).timeit(number) / number)
+        ts.append(timeit.Timer(t, timer=time.process_time).timeit(number) / number)
+    return statistics.median(es), statistics.median(ts)
+
+
+def small_cpu_rows():
+    cases = [
+        ("ember.rand(3)", lambda: ember.rand(3), lambda: torch.rand(3), 1.5),
+        ("ember.randn(3)", lambda: ember.randn(3), lambda: torch.randn(3), 1.5),
+        ("ember.randn(3, float64)", lambda: ember.randn(3, dtype=ember.float64),
+         lambda: torch.randn(3, dtype=torch.float64), None),
+        ("ember.randint(0, 10, (3,))", lambda: ember.randint(0, 10, (3,)),
+         lambda: torch.randint(0, 10, (3,)), 1.5),
+        ("empty(3).normal_()", lambda: ember.empty(3).normal_(),
+         lambda: torch.empty(3).normal_(), None),
+    ]
+    return [(name, *cpu_time_pairs(e, t), target) for name, e, t, target in cases]
+
+
 if __name__ == "__main__":
     torch.set_num_threads(1)        # ember draws on one thread; torch's sampling is serial too
     g, tg = Generator(), torch.Generator()
@@ -88,3 +116,4 @@ if __name__ == "__main__":
     tg.manual_seed(0)
     report(recipe_rows(g, tg), "random recipes (ember._random_recipes) vs torch ops")
     report(op_rows(), "random ops vs torch")
+    report(small_cpu_rows(), "small draws, CPU time per call (medians of alternating rounds)")

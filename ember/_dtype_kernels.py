@@ -83,8 +83,10 @@ _ERRORS = {("_fft_c2c", D.complex32): RuntimeError("MKL FFT doesn't support tens
 _FLOAT8_PRODUCTS = ("mm", "addmm")
 
 # complex32 ops that run on the float16 pairs themselves (they copy or convert elements
-# without arithmetic, or handle complex32 on their own)
-_COMPLEX32_DIRECT = {"_to_copy", "clone", "view_as_real", "view_as_real_copy"}
+# without arithmetic, or handle complex32 on their own: the random fills draw into the
+# float16 parts in memory order, ops/random.py)
+_COMPLEX32_DIRECT = {"_to_copy", "clone", "view_as_real", "view_as_real_copy", "uniform_",
+                     "normal_"}
 
 
 def _addcmul_complex32(xp, self, tensor1, tensor2, *, value):

@@ -89,7 +89,9 @@ class Generator:
         self._used = 0                 # how many of the due words were taken
         self._due_list = None          # the same as Python ints, made on demand
         self._due_floats = None        # and as float32 uniforms (rand's small draws)
-        self._due_normals = {}         # and as normal pairs, by where the pairs start
+        self._due_normals = {}         # and as normal pairs, by where the pairs start (and
+                                       # as arrays, by that and the dtype)
+        self._last_normals = None      # the arrays normal_array used last (_normal_values)
 
     def _torch_state(self):
         """(key, left, next) as torch would hold them now."""
@@ -276,6 +278,48 @@ class Generator:
         self._used = used + k
         i = (used - start) // 2
         return values[i:i + 2 * pairs]
+
+    def normal_array(self, n, transform, npd):
+        """The scalar normal sampler's next n values (0 < n, the cached normal first) plus 0.0
+        (fma(z, 1, 0) turns -0 into +0), as a new float32 or float64 array, from the due
+        words' pairs (normal_pairs' values, converted once per block, alignment and dtype);
+        the last sine is cached when the pairs leave one over. None when the pairs run past
+        the due words (nothing is taken then). (Quick for randn's small draws: the cached
+        normal is most often the value just before the pairs taken, so one slice serves.)"""
+        cached = self._normal
+        k = n if cached is None else n - 1          # values taken from new pairs
+        used = self._used
+        end = used + ((k + 1) >> 1 << 2)
+        if end > len(self._due):
+            return None
+        start = used & 3
+        last = self._last_normals
+        if last is None or last[0] != start or last[1] is not npd:
+            last = self._normal_values(start, npd, transform)
+        self._used = end
+        i = (used - start) >> 1
+        _, _, values, raw = last
+        self._normal = raw[i + k] if k & 1 else None
+        if cached is None:
+            return values[i:i + n].copy()
+        if i and raw[i - 1] is cached:              # (the sine cached by the call before)
+            return values[i - 1:i + k].copy()
+        out = np.empty(n, npd)
+        out[0] = cached + 0.0
+        out[1:] = values[i:i + k]
+        return out
+
+    def _normal_values(self, start, npd, transform):
+        """(start, npd, values, raw): the due words' normal pairs from word `start` on, as
+        Python floats (raw, shared with normal_pairs) and plus 0.0 as an array of npd."""
+        m = (len(self._due) - start) >> 2
+        both = transform(self._due[start:start + 4 * m].reshape(m, 4))
+        raw = self._due_normals.get(start)
+        if raw is None:
+            raw = self._due_normals[start] = both.tolist()
+        both += 0.0
+        self._last_normals = last = (start, npd, both.astype(npd, copy=False), raw)
+        return last
 
     def random(self):
         """One 32-bit word."""

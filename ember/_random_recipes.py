@@ -4,14 +4,16 @@ tests/test_random_streams.py). Each function takes an ember._generator.Generator
 NumPy array in the logical (C) order of the output (for a strided output, place it with
 fill_order); each docstring says which words it uses and how.
 
-Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's vectorised cos,
-whose bits are not the C library's). (The callers add their own: InverseGamma's pow,
-Wishart's matrix products.)
+Exact except: von_mises in float64 (stream right, values to ~1e-14: torch's float64 cos is
+Intel MKL's vdCos, whose algorithm is not published). (The callers add their own: Wishart's
+matrix products; InverseGamma's pow is torch's, ember/_sleef_math.py.)
 """
 import math
 
 import numpy as np
 import ml_dtypes
+
+from ._dtype import as_complex32 as _as_complex32, as_complex64 as _as_complex64
 
 # draws of up to this many words are served from a block of words drawn ahead (_generator.py);
 # the recipes take a Python-level path for them
@@ -453,7 +455,14 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
     n = _count(shape)
     npd = _np_dtype(dtype)
     if n < 16 and std == 1 and (npd is F32 or npd is F64):
-        # small draws: fma(z, 1, mean) is z + mean rounded once, here in Python floats
+        # small draws: fma(z, 1, mean) is z + mean rounded once (z + 0.0 + mean: the same),
+        # from the block's values as an array, else in Python floats
+        out = gen.normal_array(n, _box_muller_rows, F64 if mean else npd) if n else None
+        if out is not None:
+            if mean:
+                out += float(mean)
+                out = out.astype(npd, copy=False)
+            return out.reshape(shape)
         z = normals_small(gen, n)
         mean = float(mean)
         return np.array([v + mean for v in z], np.float64).astype(npd).reshape(shape)
@@ -480,11 +489,18 @@ def normal(gen, shape, dtype, mean=0.0, std=1.0, contiguous=True):
 def randn_plain(gen, shape, npd):
     """torch.randn(*sizes) in the default float dtype: normal() with its checks skipped; a
     small float32/float64 draw takes the scalar sampler's Python floats straight."""
-    n = 1
-    for k in shape:
-        n *= k
+    if len(shape) == 1:
+        n = shape[0]
+    else:
+        n = 1
+        for k in shape:
+            n *= k
     if n >= 16 or not (npd is F32 or npd is F64):
         return normal(gen, shape, npd)
+    if n:                                # the quick way: the block's values as an array
+        out = gen.normal_array(n, _box_muller_rows, npd)
+        if out is not None:
+            return out if len(shape) == 1 else out.reshape(shape)
     z = normals_small(gen, n)
     if 0.0 in z:                         # (fma(z, 1, 0) turns -0 into +0)
         z = [v + 0.0 for v in z]
@@ -495,15 +511,18 @@ def randn_plain(gen, shape, npd):
 def _box_muller_rows(w):
     """The scalar sampler's pairs over rows of 4 words (two float64 uniforms u1, u2):
     r cos(2 pi u1), r sin(2 pi u1) with r = sqrt(-2 log1p(-u2)), flat in row order."""
-    u1 = (w[:, 0] & M21) << np.uint64(32)
-    u1 |= w[:, 1]
-    u2 = (w[:, 2] & M21) << np.uint64(32)
-    u2 |= w[:, 3]
-    u1 = u1.astype(np.float64) * 2.0 ** -53
-    u2 = u2.astype(np.float64) * 2.0 ** -53
-    r = np.sqrt(-2.0 * _log1p(-u2))
-    theta = 2.0 * np.pi * u1
-    return np.stack([r * _cos(theta), r * _sin(theta)], 1).reshape(-1)
+    u = (w[:, 0::2] & M21) << np.uint64(32)          # (u1 and u2 together: columns 0, 1)
+    u |= w[:, 1::2]
+    u = u.astype(np.float64)
+    u *= 2.0 ** -53
+    r = _log1p(-u[:, 1])
+    r *= -2.0
+    np.sqrt(r, out=r)
+    theta = 2.0 * np.pi * u[:, 0]
+    out = np.empty((len(w), 2))
+    np.multiply(r, _cos(theta), out=out[:, 0])
+    np.multiply(r, _sin(theta), out=out[:, 1])
+    return out.reshape(-1)
 
 
 def normals_small(gen, n):
@@ -782,10 +801,31 @@ def normal_tensors(gen, shape, dtype, mean, std):
     z * std + mean in the output dtype (not fused). With a number std (tensor mean):
     normal_(0, std), then + mean."""
     npd = _np_dtype(dtype)
+    if npd.kind == "c" or npd.names:
+        return _normal_tensors_complex(gen, shape, npd, mean, std)
     mean = np.asarray(mean).astype(npd)
     if np.ndim(std) == 0:
         return (normal(gen, shape, dtype, 0.0, float(std)) + mean).astype(npd)
     return (normal(gen, shape, dtype) * np.asarray(std).astype(npd) + mean).astype(npd)
+
+
+def _normal_tensors_complex(gen, shape, npd, mean, std):
+    """normal_tensors with a complex mean (std is real): the complex normal_(0, std) for a
+    number std, else normal_(0, 1) times std; then + mean, each step rounded to the dtype
+    (complex32's in complex64, rounded back to float16 pairs)."""
+    half = bool(npd.names)
+    wide = np.complex64 if half else npd
+
+    def rounded(a):
+        return _as_complex64(_as_complex32(a)) if half else a.astype(wide)
+    scalar_std = np.ndim(std) == 0
+    z = normal_complex(gen, shape, npd, 0.0, float(std) if scalar_std else 1.0)
+    z = _as_complex64(z) if half else z
+    if not scalar_std:
+        z = rounded(z * np.asarray(std).astype(np.float32 if half else z.real.dtype))
+    mean = np.asarray(mean)
+    z = rounded(z + (_as_complex64(mean) if mean.dtype.names else mean.astype(wide)))
+    return _as_complex32(z) if half else z
 
 
 # ----------------------------------------------------------------------------- other distributions
@@ -1094,10 +1134,9 @@ def von_mises(gen, loc, kappa):
     done = np.zeros(shape, bool)
     while not done.all():
         u1, u2, u3 = uniform01_double(gen, 3 * n).reshape((3,) + shape)
-        # (torch's float64 log and acos here are its vectorised ones, which give NumPy's
-        # bits; its vectorised cos is not the C library's nor NumPy's: about 1 value in 500
-        # differs in the last bit, so float64 angles are torch's to a few ulp, float32 ones
-        # exactly)
+        # (torch's float64 log and acos here give NumPy's bits; its float64 cos is MKL's
+        # vdCos, not the C library's nor NumPy's nor SLEEF's: about 1 value in 500 differs in
+        # the last bit, so float64 angles are torch's to a few ulp, float32 ones exactly)
         z = np.cos(math.pi * u1)
         with np.errstate(all="ignore"):
             f = (1 + r * z) / (r + z)
@@ -1110,20 +1149,25 @@ def von_mises(gen, loc, kappa):
 
 # ----------------------------------------------------------------------------- complex dtypes
 def _real_of(npd):
-    return np.float64 if np.dtype(npd) == np.complex128 else np.float32
+    """The dtype of a complex dtype's parts (complex32 is a structured pair of float16)."""
+    npd = np.dtype(npd)
+    if npd.names:
+        return np.float16
+    return np.float64 if npd == np.complex128 else np.float32
 
 
 def uniform_complex(gen, shape, dtype):
-    """torch.rand for complex64/complex128: uniform_ over the 2n real numbers (real, imag
-    interleaved)."""
+    """torch.rand for complex32/complex64/complex128: uniform_ over the 2n real numbers (real,
+    imag interleaved) in the parts' dtype."""
     real = _real_of(_np_dtype(dtype))
     flat = uniform(gen, (2 * _count(shape),), real)
     return flat.view(_np_dtype(dtype)).reshape(shape)
 
 
-def normal_complex(gen, shape, dtype):
-    """torch.randn for complex64/complex128: normal_(0, 1/sqrt(2)) over the 2n real numbers
-    (so the 16-wide path starts at 8 complex elements)."""
+def normal_complex(gen, shape, dtype, mean=0.0, std=1.0):
+    """torch.randn / normal_(mean, std) for complex32/complex64/complex128: normal_(mean,
+    std / sqrt(2)) over the 2n real numbers in the parts' dtype (so the 16-wide path starts
+    at 8 complex elements)."""
     real = _real_of(_np_dtype(dtype))
-    flat = normal(gen, (2 * _count(shape),), real, 0.0, 1 / math.sqrt(2))
+    flat = normal(gen, (2 * _count(shape),), real, mean, std / math.sqrt(2))
     return flat.view(_np_dtype(dtype)).reshape(shape)

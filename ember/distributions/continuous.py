@@ -365,10 +365,11 @@ class Cauchy(_LocationScale):
                           device=self.loc.device)
 
     def rsample(self, sample_shape=ember.Size()):
-        # the standard Cauchy by its inverse CDF, tan(pi (u - 1/2))
+        # the standard Cauchy from cauchy_ (torch's draw: one float64 uniform per element,
+        # whatever the dtype), then shifted and scaled
         shape = self._extended_shape(sample_shape)
-        u = ember.rand(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + ember.tan(math.pi * (u - 0.5)) * self.scale
+        eps = ember.empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()
+        return self.loc + eps * self.scale
 
     def log_prob(self, value):
         if self._validate_args:

@@ -4,7 +4,10 @@ import math
 import numbers
 import weakref
 
+import numpy as np
+
 import ember
+from .. import _sleef_math
 from . import constraints
 from .distribution import broadcast_all, sum_rightmost
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
@@ -424,6 +427,19 @@ class AffineTransform(Transform):
     inverse_shape = forward_shape
 
 
+def _as_torch_vector_pow(y, x, exponent):
+    """torch's x.pow(tensor) on the CPU is SLEEF's vectorised pow, whose float32/float64 bits
+    differ from NumPy's power for a few values in a hundred: y (the fresh result of
+    x.pow(exponent), on the graph as PowBackward1) gets torch's values in place, so that
+    InverseGamma's samples are torch's (ember._sleef_math)."""
+    dtype = y._dtype
+    if dtype in (ember.float32, ember.float64) and x._dtype is dtype and \
+            exponent._dtype is dtype and isinstance(y._data, np.ndarray) and \
+            isinstance(x._data, np.ndarray) and x._data.flags.c_contiguous and \
+            y._data.flags.c_contiguous and y._data.flags.writeable:
+        y._data[...] = _sleef_math.pow_tensor(x._data, exponent._data)
+
+
 class PowerTransform(Transform):
     """y = x ** exponent on the positive reals."""
     domain = constraints.positive
@@ -449,7 +465,9 @@ class PowerTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        return x.pow(self.exponent)
+        y = x.pow(self.exponent)
+        _as_torch_vector_pow(y, x, self.exponent)
+        return y
 
     def _inverse(self, y):
         return y.pow(1 / self.exponent)

@@ -4,6 +4,7 @@ bernoulli, multinomial, poisson, binomial and the in-place random fills (uniform
 words into values as torch does (ember/_random_recipes.py), so a seeded program draws torch's
 numbers."""
 import builtins
+import inspect
 import math
 import warnings
 
@@ -15,7 +16,7 @@ from .._device import CPU, _default_device, as_device
 from .._generator import Generator, default_generator
 from .._tensor import Tensor
 from .creation import (_check_sizes, _finish, _on_device, _random_factory_error, _sizes, _is_size,
-                       _type_name)
+                       _type_name, empty_like)
 from .registry import primitive, check_inplace_allowed
 from .._printing import scalar_type_name
 from ..autograd import grad_mode
@@ -84,16 +85,20 @@ def _random_factory(fname, kernel, sample, small):
     """rand/randn: floating or complex dtypes only (a complex sample draws both parts).
     small(gen, shape): the plain call's quick path (sizes as ints, nothing else given, the
     default float dtype and the CPU), whose Python overhead matters for small draws."""
-    def make(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-        if size is None and generator is None and dtype is None and device is None and \
-                not requires_grad and args and _default_device[0] is CPU:
+    def make(*args, **options):
+        # (no keyword arguments: the quick path; a function with keyword-only defaults costs
+        # ~0.1 us more per call, a third of a small draw's budget)
+        if not options and args and _default_device[0] is CPU:
             for a in args:
                 if a.__class__ is not int or a < 0:
                     break
             else:
                 dtype = D.get_default_dtype()
                 return Tensor._make(small(default_generator, args, dtype.np), dtype)
+        return full(*args, **options)
+
+    def full(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
         if size is not None:
             if args:
                 got = ", ".join([type(a).__name__ for a in args] +
@@ -113,7 +118,8 @@ def _random_factory(fname, kernel, sample, small):
         device = as_device(device)
         data = sample(_gen(generator), shape, dtype)
         return _finish(_on_device(data, device), dtype, device, requires_grad)
-    make.__name__ = fname
+    make.__name__ = full.__name__ = make.__qualname__ = full.__qualname__ = fname
+    make.__signature__ = inspect.signature(full)
     return make
 
 
@@ -123,16 +129,35 @@ randn = _random_factory("randn", "normal_kernel_cpu", lambda g, shape, dtype: (
     R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype), R.randn_plain)
 
 
+def _fresh_like(input, dtype, device, memory_format):
+    """empty_like(input) as torch's *_like random ops start: laid out like input (its memory
+    order, preserve_format by default), so that the in-place draw fills it in that order."""
+    return empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+
+
+def _requiring_grad(out, requires_grad):
+    """The filled tensor as a fresh factory result: version 0 (torch's fill is internal to
+    the op; nothing else holds the tensor yet), requiring grad if asked."""
+    out._vc = None
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
               memory_format=None, layout=None, pin_memory=False):
-    return rand(input.shape, generator=generator, dtype=dtype or input._dtype,
-                device=device or input._device, requires_grad=requires_grad)
+    """empty_like(input).uniform_(0, 1), as torch does it (so a transposed input's result is
+    transposed and drawn in memory order)."""
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(uniform_(out, generator=generator), requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
                memory_format=None, layout=None, pin_memory=False):
-    return randn(input.shape, generator=generator, dtype=dtype or input._dtype,
-                 device=device or input._device, requires_grad=requires_grad)
+    """empty_like(input).normal_(0, 1): a non-contiguous layout takes the one-at-a-time
+    sampler, as normal_ does."""
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(normal_(out, generator=generator), requires_grad)
 
 
 _RANDINT_SIGNATURES = (
@@ -250,11 +275,11 @@ def _check_random_bounds(low, high, dtype):
 
 def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None,
                  requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    """empty_like(input).random_(low, high) (high alone: [0, high))."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), generator=generator,
-                   dtype=dtype or input._dtype, device=device or input._device,
-                   requires_grad=requires_grad)
+    out = _fresh_like(input, dtype, device, memory_format)
+    return _requiring_grad(random_(out, low, high, generator=generator), requires_grad)
 
 
 # the most elements randperm can number exactly in a floating dtype
@@ -288,6 +313,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
            device=None, requires_grad=False, layout=None, pin_memory=False):
     g = _gen(generator)
     if isinstance(std, Tensor):
+        if std._dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
@@ -312,11 +339,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = _sizes("normal", (size,))
     dtype = dtype or D.get_default_dtype()
     device = as_device(device)
-    data = R.normal(g, shape, dtype, mean, std)
+    data = (R.normal_complex if dtype.is_complex else R.normal)(g, shape, dtype, mean, std)
     return _finish(_on_device(data, device), dtype, device, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if input._dtype.is_complex:
+        raise _not_implemented("bernoulli_tensor_cpu_self_" if p is None else
+                               "bernoulli_scalar_cpu_", input._dtype)
     if input._dtype._category < 2 and p is None:
         raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
     probs = input._host() if p is None else np.full(input.shape, p)
@@ -332,6 +362,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if input._dtype._category != 2:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{scalar_type_name(input._dtype)}")
     probs = input._host().astype(np.float64)    # (drawn by the CPU generator, on the host)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -350,6 +383,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 def poisson(input, generator=None):
+    if input._dtype._category != 2:
+        raise _not_implemented("poisson_cpu", input._dtype)
     data = R.poisson(_gen(generator), input._host()).astype(input._dtype.np)
     return Tensor._make(_on_device(data, input._device), input._dtype, input._device)
 
@@ -377,6 +412,13 @@ def _in_fill_order(self, array):
     return array.reshape(-1)[R.fill_order(self.shape, strides)]
 
 
+def _parts(a):
+    """A complex array's real and imaginary parts as a real array of shape a.shape + (2,)
+    over the same memory (for complex32, its float16 pairs), whatever a's strides."""
+    re = a["real"] if a.dtype.names else a.real
+    return np.lib.stride_tricks.as_strided(re, a.shape + (2,), a.strides + (re.itemsize,))
+
+
 def _random_fill(name, node, draw, inputs=1):
     """x.<name>_(...): fill x in place with draws from a distribution; a primitive so that
     the graph shows PyTorch's node (whose gradient is zero: the values do not depend on x).
@@ -388,8 +430,8 @@ def _random_fill(name, node, draw, inputs=1):
         device = _backend.of(xp)
         host = device.to_host(self)
         tensors = [device.to_host(t) if hasattr(t, "shape") else t for t in tensors]
-        if host.dtype.kind == "c":
-            real = host.view(host.real.dtype).reshape(host.shape + (2,))
+        if host.dtype.kind == "c" or host.dtype.names:   # complex (complex32: float16 pairs)
+            real = _parts(host)
             vals = _place(real, draw(gen, real, *tensors, *args)).view(host.dtype)
             return device.from_host(vals.reshape(host.shape))
         return device.from_host(_place(host, draw(gen, host, *tensors, *args)))
@@ -462,7 +504,8 @@ def _cpp_type_name(dtype):
 # (the C++ type names PyTorch's message prints)
 _CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
                    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+                   "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
 
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):

@@ -446,6 +446,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
+    if training and input._dtype.name == "float16":      # (torch's CPU kernel has no Half)
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     if training:
         slopes = _on_device(_rrelu_slopes(np.asarray(x), lower, upper), input)
     else:
@@ -514,7 +516,8 @@ def glu(input, dim=-1):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -empty_like(logits).exponential_().log()     # Gumbel(0, 1) noise
+    # Gumbel(0, 1) noise, drawn into a contiguous tensor whatever logits' layout (as torch)
+    gumbels = -empty_like(logits, memory_format="torch.contiguous_format").exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft

@@ -2,6 +2,8 @@
 import math
 import warnings
 
+import numpy as np
+
 from ...ops.creation import zeros
 from ...ops.random import bernoulli_mask
 from ._utils import _const, _on_device
@@ -14,12 +16,17 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep_mask(input, p, shape):
-    """torch's noise: bernoulli_(1 - p) on a fresh tensor of input's dtype, divided by
+def _keep_mask(input, p, shape, feature=False):
+    """torch's noise: bernoulli_(1 - p) on a fresh tensor of input's dtype (laid out like
+    input; a feature dropout's (N, C, 1, ...) noise is a plain contiguous one), divided by
     1 - p (in that dtype), as a constant tensor."""
     dt = input._dtype.np
-    mask = bernoulli_mask(shape, 1 - p, like=input._data).astype(dt)
-    mask /= dt.type(1 - p)
+    mask = bernoulli_mask(shape, 1 - p, like=None if feature else input._data)
+    if input._dtype._half:           # (torch divides the half types in float32, rounds once)
+        mask = (mask.astype(np.float32) / np.float32(1 - p)).astype(dt)
+    else:
+        mask = mask.astype(dt)
+        mask /= dt.type(1 - p)
     return _const(_on_device(mask, input), input)
 
 
@@ -49,7 +56,7 @@ def _feature_dropout(input, p, training, inplace, batched):
         input.shape[:1] + (1,) * (input.dim() - 1)
     if p == 1:
         return _drop_all(input, inplace)
-    mask = _keep_mask(input, p, shape)
+    mask = _keep_mask(input, p, shape, feature=True)
     return input.mul_(mask) if inplace else input * mask
 
 
@@ -111,7 +118,8 @@ def _alpha_dropout(input, p, training, inplace, feature):
     if p == 1:
         return _drop_all(input, inplace)
     shape = input.shape[:2] + (1,) * (input.dim() - 2) if feature else input.shape
-    keep = bernoulli_mask(shape, 1 - p, like=input._data).astype(input._dtype.np)
+    keep = bernoulli_mask(shape, 1 - p, like=None if feature else input._data) \
+        .astype(input._dtype.np)
     alpha = _SELU_SATURATION
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     scale = _const(_on_device(keep * input._dtype.np.type(a), input), input)
