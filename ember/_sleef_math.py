@@ -24,6 +24,7 @@ first split into one range per thread (ceil(n / threads) elements each), each wi
 import ctypes
 import ctypes.util
 import math
+import os
 
 import numpy as np
 
@@ -332,10 +333,31 @@ def _vector_mask(n, width):
     return mask
 
 
-def _split(fn_vec, fn_scalar, arrays, width):
+def _vector_bytes():
+    """The width of torch's CPU vectors here, as torch chooses its kernels: AVX-512 (64 bytes)
+    where the CPU has avx512f/bw/vl/dq, else AVX2 (32), unless ATEN_CPU_CAPABILITY asks for
+    less; 0 for "default" (no vector kernels: every element takes the scalar function).
+    (Only the AVX-512 case could be checked against torch on the machines we have.)"""
+    asked = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if asked == "default":
+        return 0
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    avx512 = all(f in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+    return 64 if avx512 and asked not in ("avx2",) else 32
+
+
+VECTOR_BYTES = _vector_bytes()
+
+
+def _split(fn_vec, fn_scalar, arrays, itemsize):
     n = arrays[0].size
     flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
-    mask = _vector_mask(n, width)
+    mask = _vector_mask(n, VECTOR_BYTES // itemsize) if VECTOR_BYTES else np.zeros(n, bool)
     out = np.empty(n, flat[0].dtype)
     if mask.any():
         out[mask] = fn_vec(*[a[mask] for a in flat])
@@ -351,4 +373,4 @@ def pow_tensor(x, y):
     ftype = F32 if x.dtype == np.float32 else F64
     x, y = x.astype(ftype), y.astype(ftype)
     return _split(lambda a, b: _pow_vector(a, b, ftype),
-                  lambda a, b: _pow_scalar(a, b, ftype), (x, y), 64 // np.dtype(ftype).itemsize)
+                  lambda a, b: _pow_scalar(a, b, ftype), (x, y), np.dtype(ftype).itemsize)
