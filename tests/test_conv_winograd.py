@@ -166,17 +166,21 @@ def test_inf_gradient_falls_back(calls):
     assert calls["forward"] == [True] and calls["backward"] == [False]
 
 
-def test_same_bits_at_one_and_two_threads(calls):
+# (the MNIST CNN's conv2: its forward takes 1-sample chunks at 1 thread and 5-sample chunks
+# at 2, which must not change the bits)
+@pytest.mark.parametrize("n,c,o,size,padding", [(24, 16, 16, 14, 1), (64, 32, 64, 26, 0)])
+def test_same_bits_at_one_and_two_threads(calls, n, c, o, size, padding):
     rng = np.random.default_rng(8)
-    x, w, b = _rand(rng, (24, 16, 14, 14), np.float32), _rand(rng, (16, 16, 3, 3), np.float32), \
-        _rand(rng, 16, np.float32)
-    g = _rand(rng, (24, 16, 14, 14), np.float32)
+    x, w, b = _rand(rng, (n, c, size, size), np.float32), _rand(rng, (o, c, 3, 3), np.float32), \
+        _rand(rng, o, np.float32)
+    out = size + 2 * padding - 2
+    g = _rand(rng, (n, o, out, out), np.float32)
     before = ember.get_num_threads()
     try:
         results = []
-        for n in (1, 2):
-            ember.set_num_threads(n)
-            results.append(_run(ember, x, w, b, g, 1))
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            results.append(_run(ember, x, w, b, g, padding))
     finally:
         ember.set_num_threads(before)
     for one, two in zip(*results):
