@@ -13,6 +13,9 @@ _np.seterr(all="ignore")
 # large temporaries reuse freed memory instead of faulting in fresh pages (see _malloc.py)
 from . import _malloc
 _malloc.keep_freed_memory()
+# OpenBLAS's idle threads sleep instead of spinning on the cores ember's threads need
+from . import _threads
+_threads.quiet_idle_blas_threads()
 
 from . import _dtype
 from ._dtype import (dtype, bool_ as bool, uint8, uint16, uint32, uint64, int8, int16, int32,

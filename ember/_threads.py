@@ -21,6 +21,7 @@ LSTM and convolution kernels), when the pool has more than one thread:
   a load average of 10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one
   thread, 101 ms on two): a fixed size limit is right for only one of these.
 """
+import ctypes
 import os
 import time
 
@@ -70,6 +71,47 @@ def get_num_threads():
         return len(os.sched_getaffinity(0))
     except AttributeError:                      # not on Linux
         return os.cpu_count() or 1
+
+
+THREAD_TIMEOUT = 4      # OPENBLAS_THREAD_TIMEOUT: idle BLAS threads spin 2**4 cycles, then sleep
+
+
+def quiet_idle_blas_threads():
+    """Make OpenBLAS's idle threads sleep at once instead of spinning.
+
+    After each threaded product OpenBLAS's threads spin for 2**28 cycles (~0.1 s) waiting for
+    the next one, on the cores that ember's own kernel threads (_parallel.py) need next: the
+    MNIST CNN step at 2 threads took 90 ms that way, 69 ms with a timeout of 2**4 cycles
+    (LSTM LM 39 -> 33 ms; 1 thread unchanged). OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once,
+    when it loads (with NumPy, usually before ember), so ember sets the variable, has each
+    loaded OpenBLAS read its environment again (openblas_read_env) and stops its thread
+    server (blas_thread_shutdown_, as OpenBLAS does in a forked child): the next threaded
+    product starts it again with the short timeout. Called once, from ember/__init__.py.
+    Left alone where the user set OPENBLAS_THREAD_TIMEOUT or GOTO_THREAD_TIMEOUT, where
+    EMBER_NO_BLAS_TIMEOUT is set, and where no OpenBLAS is loaded (other BLAS libraries,
+    other systems). True where it applied."""
+    if any(v in os.environ for v in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT",
+                                     "EMBER_NO_BLAS_TIMEOUT")):
+        return False
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
+    except OSError:
+        return False
+    libraries = []
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+            libraries.append((lib.openblas_read_env, lib.blas_thread_shutdown_))
+        except (OSError, AttributeError):
+            continue
+    if not libraries:
+        return False
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(THREAD_TIMEOUT)
+    for read_env, shutdown in libraries:
+        read_env()
+        shutdown()
+    return True
 
 
 def _blas_pools():
