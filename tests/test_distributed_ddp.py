@@ -82,10 +82,7 @@ def test_ddp_equals_single_process_and_torch_gloo(tmp_path):
     for k in single:
         np.testing.assert_allclose(ddp[k], single[k], rtol=1e-5, atol=1e-6)
     torch_out = tmp_path / "torch_ddp.npz"
-    result = subprocess.run([sys.executable, __file__, "torch-ddp", str(torch_out)],
-                            capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, PYTHONPATH=ROOT))
-    assert result.returncode == 0, result.stderr
+    _torch_reference("torch-ddp", str(torch_out))
     theirs = dict(np.load(torch_out))
     for k in theirs:
         np.testing.assert_allclose(ddp[k], theirs[k], rtol=1e-4, atol=1e-5)
@@ -103,15 +100,24 @@ def test_hooks_join_static_graph_futures_as_torch(tmp_path):
     _same_as_torch_gloo(tmp_path, "extras", rtol=1e-6, atol=1e-7)
 
 
+def _torch_reference(*args, attempts=3):
+    """Run this file's torch gloo side (the reference the ember run is compared with). torch's
+    gloo processes now and then abort while shutting down ("terminate called without an
+    active exception", seen once in a full CI run, never alone): that is torch's, not
+    ember's, so the reference alone is tried again (ember's runs never are)."""
+    for _ in range(attempts):
+        result = subprocess.run([sys.executable, __file__, *args], capture_output=True,
+                                text=True, timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
+        if result.returncode == 0:
+            return
+    assert result.returncode == 0, result.stderr
+
+
 def _same_as_torch_gloo(tmp_path, scenario, rtol, atol):
     """Run `scenario` in 2 ember processes and in 2 torch gloo processes; every rank's saved
     results must agree (strings exactly, numbers to rtol/atol)."""
     assert_all_ok(launch(2, scenario, str(tmp_path / "ember"), script=__file__), 2)
-    result = subprocess.run([sys.executable, __file__, f"torch-{scenario}",
-                             str(tmp_path / "torch")],
-                            capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, PYTHONPATH=ROOT))
-    assert result.returncode == 0, result.stderr
+    _torch_reference(f"torch-{scenario}", str(tmp_path / "torch"))
     for r in range(2):
         ours = dict(np.load(tmp_path / f"ember{r}.npz"))
         theirs = dict(np.load(tmp_path / f"torch{r}.npz"))
