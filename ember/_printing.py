@@ -341,27 +341,35 @@ def _sparse_repr(t):
     text += ",\n" + pad + "values=" + _inner_repr(host(coo.values), t._dtype,
                                                     len(pad) + len("values=") + len(_PREFIX))
     text += ",\n" + pad + f"size={tuple(coo.shape)}"
-    suffixes = [f"nnz={coo.nnz}"]
+    # (torch wraps a COO tensor's suffixes by their exact length, without the dense
+    # repr's two characters of margin)
+    return sparse_repr_tail(t, text, [f"nnz={coo.nnz}"], coo.nnz, "sparse_coo",
+                            len(pad) + len(f"size={tuple(coo.shape)}"))
+
+
+def sparse_repr_tail(t, text, suffixes, nnz, layout, line):
+    """End a sparse tensor's repr `text`: `suffixes` (its size and nnz), then its device, its
+    dtype where torch shows it, its layout and its grad, each added to the last line while
+    that stays within the line width (`line`: the last line's length as torch counts it),
+    else on a new line."""
+    pad = " " * len(_PREFIX)
     if t._device.type != "cpu":
         suffixes.insert(0, f"device='{t._device}'")
-    if coo.nnz == 0 and t._dtype.name != _dtypes.get_default_dtype().name or \
-            coo.nnz and t._dtype.name not in _default_dtype_names():
+    if nnz == 0 and t._dtype.name != _dtypes.get_default_dtype().name or \
+            nnz and t._dtype.name not in _default_dtype_names():
         suffixes.append(f"dtype=ember.{t._dtype.name}")
-    suffixes.append("layout=ember.sparse_coo")
+    suffixes.append(f"layout=ember.{layout}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    # (torch wraps a sparse tensor's suffixes by their exact length, without the dense
-    # repr's two characters of margin)
-    line_len = len(pad) + len(f"size={tuple(coo.shape)}")
     for suffix in suffixes:
-        if line_len + len(suffix) + 2 > _OPTS.linewidth:
+        if line + len(suffix) + 2 > _OPTS.linewidth:
             text += ",\n" + pad + suffix
-            line_len = len(pad) + len(suffix)
+            line = len(pad) + len(suffix)
         else:
             text += ", " + suffix
-            line_len += len(suffix) + 2
+            line += len(suffix) + 2
     return text + ")"
 
 

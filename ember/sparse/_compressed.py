@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._layout import sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, strided
-from .._printing import _PREFIX, _OPTS, _default_dtype_names, _inner_repr, scalar_type_name
+from .._printing import _PREFIX, _inner_repr, scalar_type_name, sparse_repr_tail
 from .._backend import backend as _backend
 from .._tensor import Tensor
 from ..ops import creation as _creation
@@ -736,23 +736,6 @@ def compressed_repr(t):
             ("values=", arrays.values, t._dtype)]):
         head = (_PREFIX if k == 0 else ",\n" + pad) + name
         text += head + _inner_repr(host(array), dtype, len(pad) + len(name) + len(pad))
-    suffixes = [f"size={tuple(arrays.shape)}", f"nnz={arrays.nnz}"]
-    if t._device.type != "cpu":
-        suffixes.insert(0, f"device='{t._device}'")
-    if arrays.nnz == 0 and t._dtype is not D.get_default_dtype() or \
-            arrays.nnz and t._dtype.name not in _default_dtype_names():
-        suffixes.append(f"dtype=ember.{t._dtype.name}")
-    suffixes.append(f"layout=ember.{arrays.layout[len('torch.'):]}")
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
-    line = len(text) - text.rfind("\n") + 1
-    for suffix in suffixes:
-        if line + len(suffix) + 2 > _OPTS.linewidth:
-            text += ",\n" + pad + suffix
-            line = len(pad) + len(suffix)
-        else:
-            text += ", " + suffix
-            line += len(suffix) + 2
-    return text + ")"
+    return sparse_repr_tail(t, text, [f"size={tuple(arrays.shape)}", f"nnz={arrays.nnz}"],
+                            arrays.nnz, arrays.layout[len("torch."):],
+                            len(text) - text.rfind("\n") + 1)
