@@ -533,21 +533,6 @@ def worker_buckets(T, dist, r, n, prefix):
     np.savez(f"{prefix}{r}.npz", **scenario_buckets(T, dist, r, n))
 
 
-def torch_buckets(prefix):
-    import torch.multiprocessing as mp
-    mp.spawn(_torch_buckets_rank, args=(prefix, free_port()), nprocs=2)
-
-
-def _torch_buckets_rank(rank, prefix, port):
-    import torch
-    import torch.distributed as tdist
-    import torch.distributed.algorithms.ddp_comm_hooks.default_hooks  # noqa: F401
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    tdist.init_process_group("gloo", rank=rank, world_size=2)
-    np.savez(f"{prefix}{rank}.npz", **scenario_buckets(torch, tdist, rank, 2))
-    tdist.destroy_process_group()
-
-
 def worker_rebuild(T, dist, r, n):
     """DDP without a hook: the buckets are rebuilt after the first step in the order the
     gradients came (a's first), later steps launch them in that order, and training gives
@@ -588,18 +573,21 @@ def worker_extras(T, dist, r, n, prefix):
     np.savez(f"{prefix}{r}.npz", **scenario_extras(T, dist, r, n))
 
 
-def torch_extras(prefix):
+def torch_scenario(name, prefix):
+    """scenario_<name> in 2 torch gloo processes, each saving its results to prefix<rank>.npz
+    (what _same_as_torch_gloo compares ember's worker_<name> with)."""
     import torch.multiprocessing as mp
-    mp.spawn(_torch_extras_rank, args=(prefix, free_port()), nprocs=2)
+    mp.spawn(_torch_scenario_rank, args=(name, prefix, free_port()), nprocs=2)
 
 
-def _torch_extras_rank(rank, prefix, port):
+def _torch_scenario_rank(rank, name, prefix, port):
     import torch
     import torch.distributed as tdist
     import torch.distributed.algorithms.ddp_comm_hooks.default_hooks  # noqa: F401
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     tdist.init_process_group("gloo", rank=rank, world_size=2)
-    np.savez(f"{prefix}{rank}.npz", **scenario_extras(torch, tdist, rank, 2))
+    scenario = globals()[f"scenario_{name}"]
+    np.savez(f"{prefix}{rank}.npz", **scenario(torch, tdist, rank, 2))
     tdist.destroy_process_group()
 
 
@@ -645,11 +633,8 @@ if __name__ == "__main__":
     if sys.argv[1] == "torch-ddp":
         torch_ddp(sys.argv[2])
         sys.exit(0)
-    if sys.argv[1] == "torch-extras":
-        torch_extras(sys.argv[2])
-        sys.exit(0)
-    if sys.argv[1] == "torch-buckets":
-        torch_buckets(sys.argv[2])
+    if sys.argv[1] in ("torch-extras", "torch-buckets"):
+        torch_scenario(sys.argv[1][len("torch-"):], sys.argv[2])
         sys.exit(0)
     import ember
     import ember.distributed as dist
