@@ -26,8 +26,8 @@ whole-array adds and subtracts. The extra row and column of tiles ("wide" positi
 computed and dropped (their gradients are zero). The batch runs in chunks of a few samples
 (everything a chunk touches stays within a core's L2 cache), each chunk's products one small
 GEMM per sample and position, on ember's threads (_nn_kernels.parallel_samples); the weight
-gradient sums each chunk in its own slot, added up in chunk order: the same bits at any thread
-count.
+gradient keeps each sample's products in its own slot, added up in sample order at the end:
+the same bits at any thread count and chunk size.
 
 Inputs with inf or NaN (or finite ones large enough that a transform overflows) can give NaN
 where the direct sum gives inf: every result is checked and None returned where it is not all
@@ -114,13 +114,16 @@ def _chunk(n, per_sample_bytes, budget=_CHUNK_BYTES):
     return max(1, min(budget // max(per_sample_bytes, 1), -(-n // 8)))
 
 
-# The forward's chunks on more than one thread take 4x the working set: each chunk is some 30
-# NumPy calls whatever its size, and two threads running one-sample chunks hand the GIL back
-# and forth at each (MNIST's conv2 forward at 2 threads: 14.3 ms with 2 MB chunks, 12.5 with
-# 4 MB, 11.6 with 8 MB; 1 thread 16.1 ms, 19.6 with 8 MB). Each sample's output is its own
-# products, so the bits do not depend on the chunking (the backward's weight-gradient sums
-# do: its chunks stay the same at every thread count).
-_THREADED_FORWARD_BYTES = 4 * _CHUNK_BYTES
+# Chunks on more than one thread take 4x the working set: each chunk is some 30 NumPy calls
+# whatever its size, and two threads running one-sample chunks hand the GIL back and forth at
+# each (MNIST's conv2 forward at 2 threads: 14.3 ms with 2 MB chunks, 12.5 with 4 MB, 11.6
+# with 8 MB; 1 thread 16.1 ms, 19.6 with 8 MB). Each sample's output (and each sample's part
+# of the weight gradient) is its own products, so the bits do not depend on the chunking.
+_THREADED_BYTES = 4 * _CHUNK_BYTES
+
+
+def _chunk_for_threads(n, per_sample):
+    return _chunk(n, per_sample, _THREADED_BYTES if get_num_threads() > 1 else _CHUNK_BYTES)
 
 
 def _weight_transform(w):
@@ -283,8 +286,7 @@ def forward(x, w, bias, padding):
     b = None if bias is None else bias.reshape(o, 1)
     y = np.empty((n, o) + geo.out, dtype=x.dtype)
     per_sample = (28 * c + 24 * o) * geo.plane * x.itemsize
-    step = _chunk(n, per_sample,
-                  _THREADED_FORWARD_BYTES if get_num_threads() > 1 else _CHUNK_BYTES)
+    step = _chunk_for_threads(n, per_sample)
     finite = [True] * -(-n // step)
 
     def chunk(s0, s1):
@@ -316,9 +318,10 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
     ut = u.transpose(0, 2, 1)[:, None]                            # 16, 1, C, O
     gi = np.empty(x.shape, dtype=x.dtype) if need_input else None
     per_sample = (28 * c + 24 * o) * geo.plane * x.itemsize
-    step = _chunk(n, per_sample)
-    sums = np.empty((-(-n // step), 16, 1, o, c), dtype=x.dtype)
-    finite = [True] * len(sums)
+    step = _chunk_for_threads(n, per_sample)
+    # each sample's dM V^T (16, O, C), summed over the samples in order at the end
+    slots = np.empty((16, n, o, c), dtype=x.dtype) if need_weight else None
+    finite = [True] * -(-n // step)
 
     def chunk(s0, s1):
         ns = s1 - s0
@@ -332,12 +335,8 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
             op()
         ok = True
         if need_weight:
-            slot = sums[s0 // step]
-            if ns == 1:
-                np.matmul(dm, v.transpose(0, 1, 3, 2), out=slot)
-            else:
-                slot[:, 0] = np.matmul(dm, v.transpose(0, 1, 3, 2)).sum(axis=1)
-            # (checked once summed: a non-finite partial makes the sum non-finite)
+            # (checked once summed: a non-finite product makes the sum non-finite)
+            np.matmul(dm, v.transpose(0, 1, 3, 2), out=slots[:, s0:s1])
         if need_input:
             np.matmul(ut, dm, out=v)        # dV, in V's buffer: 16, ns, C, R*S
             for op in adjoint_ops:
@@ -352,7 +351,7 @@ def backward(x, w, g, padding, need_input=True, need_weight=True):
         return None
     if not need_weight:
         return gi, None
-    du = (sums[0] if len(sums) == 1 else sums.sum(axis=0))[:, 0] * _DM_SIGNS[:, None, None]
+    du = slots.sum(axis=1) * _DM_SIGNS[:, None, None]
     gw = np.einsum("ik,ijoc,jl->ockl", _G, du.reshape(4, 4, o, c).astype(np.float64), _G,
                    optimize=True)
     gw = gw.astype(x.dtype)

@@ -166,8 +166,8 @@ def test_inf_gradient_falls_back(calls):
     assert calls["forward"] == [True] and calls["backward"] == [False]
 
 
-# (the MNIST CNN's conv2: its forward takes 1-sample chunks at 1 thread and 5-sample chunks
-# at 2, which must not change the bits)
+# (the MNIST CNN's conv2: its forward and backward take 1-sample chunks at 1 thread and
+# 5-sample chunks at 2, which must not change the bits)
 @pytest.mark.parametrize("n,c,o,size,padding", [(24, 16, 16, 14, 1), (64, 32, 64, 26, 0)])
 def test_same_bits_at_one_and_two_threads(calls, n, c, o, size, padding):
     rng = np.random.default_rng(8)
