@@ -211,6 +211,8 @@ def _addmm(xp, self, mat1, mat2, *, beta, alpha):
     if beta == 0:                      # self is ignored, even its nan/inf (as in PyTorch)
         return xp.broadcast_to(prod, prod.shape).astype(dtype, copy=False)
     scaled = self if beta == 1 else self * dtype.type(beta)
+    if prod.dtype == dtype:     # (prod is a fresh array: the bias goes into it, no new array)
+        return xp.add(prod, scaled, out=prod)
     return (prod + scaled).astype(dtype, copy=False)
 
 

@@ -56,7 +56,8 @@ def _linear_2d(input, weight, bias):
     wt = weight._make_view(w.T)             # (t's forward on a non-empty 2-D array)
     if recording and weight._requires_grad:
         _t._record((weight,), wt, {})
-    out = _product(np, input._data, w.T) + bias._data     # (addmm's, for beta = alpha = 1)
+    out = _product(np, input._data, w.T)
+    out += bias._data                       # (addmm's arithmetic, for beta = alpha = 1)
     result = Tensor._make(out, input._dtype)
     if recording and (input._requires_grad or wt._requires_grad or bias._requires_grad):
         _addmm._record((bias, input, wt), result, dict(_ADDMM_PARAMS))
