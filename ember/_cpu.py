@@ -1,20 +1,37 @@
 """What this machine's CPU can do, as PyTorch's CPU kernels ask it: some of their choices (the
-oneDNN convolution for half types, and so the memory format of its result) follow the CPU's
-instruction sets, so ember asks the same questions to give the same answers."""
+oneDNN convolution for half types, and so the memory format of its result; the code paths of
+MKL's sparse kernels, and so the rounding of their sums) follow the CPU's instruction sets or
+its vendor, so ember asks the same questions to give the same answers."""
 import functools
+
+
+@functools.lru_cache(maxsize=None)
+def _cpuinfo(*keys):
+    """The value of the first line of /proc/cpuinfo that starts with one of `keys` (empty where
+    /proc/cpuinfo is absent or has no such line)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(keys):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 @functools.lru_cache(maxsize=None)
 def _flags():
     """The CPU's feature flags as the kernel lists them (empty where /proc/cpuinfo is absent)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("flags", "Features")):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
+    return frozenset(_cpuinfo("flags", "Features").split())
+
+
+def mkl_fuses():
+    """Whether torch's MKL kernels (the sparse CSR/CSC/BSR products) take their Intel code
+    paths here, which sum with fused multiply-adds. MKL dispatches its optimised paths on the
+    CPU's vendor, not only on its instruction sets: on an AMD CPU (AVX-512 and FMA or not) it
+    takes other paths, which round each product before adding it and group the sums their own
+    way (ember/sparse/_compressed.py). True on an Intel CPU ("GenuineIntel"), else False."""
+    return _cpuinfo("vendor_id") == "GenuineIntel"
 
 
 def onednn_takes(dtype_name):

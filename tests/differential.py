@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 import ember
+from ember._cpu import mkl_fuses
 
 
 def catch(fn, *args, **kwargs):
@@ -114,3 +115,19 @@ def leaf_grads(T, fn, *shapes_or_values, dtype="float64", seed=0):
     loss = (out * weight).sum()
     (loss.real if loss.is_complex() else loss).backward()
     return out, grad_fn_name(out), [x.grad for x in leaves]
+
+
+def mkl_mv_atol(*products):
+    """The tolerance for float32 sparse CSR/CSC matrix @ vector products against torch's, each
+    given as (matrix, vector) NumPy arrays: 0 (bit for bit) on an Intel CPU. Elsewhere torch's
+    MKL takes other code paths (MKL dispatches on the CPU vendor, see ember/_cpu.py), which
+    group each row's sum by rules of their own (sequential, or 4 lanes, as the thread count
+    and the rows' lengths decide), and ember sums each row in order: the two differ by their
+    roundings, about eps * sum(|terms|) of a row (at most 1.3 times that in trials on an AMD
+    EPYC, where the sums' own last places can be 30+ ulps away after cancellation). So: 4
+    times that, at the scale of the largest row sum of |terms| among the products."""
+    if mkl_fuses():
+        return 0
+    scale = max(float((np.abs(m.astype(np.float64)) @ np.abs(v.astype(np.float64))).max())
+                for m, v in products)
+    return 4 * float(np.finfo(np.float32).eps) * scale

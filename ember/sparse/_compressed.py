@@ -10,10 +10,15 @@ with a dense matrix where torch has a kernel for it.
 
 A product goes through the COO kernel (ember/sparse/_kernels.py) on the matrix's elements in
 row order (`coo()`, made once and kept, so the product's cached plan is found again), which
-sums each output row in torch's order. Gradients reach the values of a matrix made from them
-(node SparseCompressedTensorBackward0) through to_dense, values() and the products, as
-torch's do. Only 2-D matrices without batch or dense dimensions are supported. Written with
-the array module of the arrays, so CuPy arrays work the same.
+sums each output row in torch's order. torch's kernels for these layouts are MKL's, whose
+rounding depends on the CPU's vendor (ember/_cpu.py: mkl_fuses): on an Intel CPU they fuse
+each multiply-add (and sum a float32 row @ vector in 16 lanes, and blocks as _block_product
+says); elsewhere they round each product before adding it, each row in order (a row @ vector
+in an order of MKL's choosing, not reproduced: ember's is the same to rounding). Gradients
+reach the values of a matrix made from them (node SparseCompressedTensorBackward0) through
+to_dense, values() and the products, as torch's do. Only 2-D matrices without batch or dense
+dimensions are supported. Written with the array module of the arrays, so CuPy arrays work
+the same.
 """
 import warnings
 
@@ -23,11 +28,12 @@ from .. import _dtype as D
 from .._layout import sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, strided
 from .._printing import _PREFIX, _inner_repr, scalar_type_name, sparse_repr_tail
 from .._backend import backend as _backend
+from .._cpu import mkl_fuses
 from .._tensor import Tensor
 from ..ops import creation as _creation
 from ..ops.registry import primitive
 from ._coo import COOArrays, SparseArrays, _TORCH_NAMES, _ZERO_PRESERVING, invariants_checked
-from ._kernels import scatter_fma, xp_of
+from ._kernels import RowPlan, fma_rows, scatter_fma, xp_of
 
 LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 # torch's names of the layouts in its messages
@@ -129,8 +135,9 @@ class CompressedArrays(SparseArrays):
             self._coo = (COOArrays(xp.stack([rows, cols]), None, self.shape, True), order)
         pattern, order = self._coo
         flat = self.values.reshape(-1)
+        # (mkl: torch multiplies a compressed matrix with MKL's kernels, see COOArrays)
         return COOArrays(pattern.indices, flat if order is None else flat[order], self.shape,
-                         True, pattern.origin)
+                         True, pattern.origin, mkl=True)
 
     def to_dense(self):
         xp = self.xp
@@ -200,7 +207,7 @@ class CompressedArrays(SparseArrays):
         if name == "matmul" and method == "__call__" and len(inputs) == 2:
             if inputs[0] is self and getattr(inputs[1], "ndim", 2) == 1:
                 _check_mv(self)             # (matrix @ vector: torch.mv's kernel)
-                if self.layout in (sparse_csr, sparse_csc) and \
+                if self.layout in (sparse_csr, sparse_csc) and mkl_fuses() and \
                         self.dtype == np.float32 and inputs[1].dtype == np.float32:
                     return _lanes_mv(self, inputs[1])
             if inputs[0] is self and self.layout is sparse_bsr and self.blocksize != (1, 1):
@@ -223,30 +230,84 @@ class CompressedArrays(SparseArrays):
 
 
 def _block_product(arrays, dense):
-    """BSR @ dense as torch's CPU kernel rounds it (for blocks larger than 1x1; those sum as
-    CSR does): each block row times the dense rows it meets is summed on its own (its first
-    product rounded, then one fused multiply-add per further column of the block), and each
-    output row adds those partial sums, block by block, in storage order. (A vector operand
-    is summed in another order by torch's kernel: the same to rounding.)"""
+    """BSR @ dense as torch's CPU kernel (MKL's) rounds it, for blocks larger than 1x1 (those
+    sum as CSR does). On an Intel CPU, each block row times the dense rows it meets is summed
+    on its own (its first product rounded, then one fused multiply-add per further column of
+    the block), and each output row adds those partial sums, block by block, in storage order.
+    Elsewhere MKL rounds each product, and sums the blocks of 2, 3, 4 and 8 columns likewise
+    (their partial sums as _MKL_BLOCK_TREES says), while for other sizes it adds each product
+    straight into its output row, in the order of the elements (CSR's sum over the blocks'
+    elements). (A vector operand is summed in another order by torch's kernel: the same to
+    rounding.)"""
     xp = arrays.xp
     dtype = np.result_type(arrays.values.dtype, dense.dtype)
     values = arrays.values.astype(dtype, copy=False)
     flat = dense.astype(dtype, copy=False).reshape(dense.shape[0], -1)
     r, c = arrays.blocksize
     nnz = values.shape[0]
-    # float32 sums step in float64 (the FMA's exact product), as the kernels do
-    wide = np.float64 if dtype.kind == "f" and dtype.itemsize >= 4 else dtype
+    out = xp.zeros((arrays.shape[0], flat.shape[1]), dtype=dtype)
     first_col = arrays.plain.astype(np.int64) * c
-    partial = values[:, :, :1] * flat[first_col][:, None, :]
-    for j in range(1, c):
-        step = values[:, :, j:j + 1].astype(wide) * flat[first_col + j][:, None, :].astype(wide)
-        partial = (partial.astype(wide) + step).astype(dtype)
+    if mkl_fuses():
+        # (float32 sums step in float64, the FMA's exact product, as the kernels do)
+        wide = np.float64 if dtype.kind == "f" and dtype.itemsize >= 4 else dtype
+        partial = values[:, :, :1] * flat[first_col][:, None, :]
+        for j in range(1, c):
+            step = values[:, :, j:j + 1].astype(wide) * \
+                flat[first_col + j][:, None, :].astype(wide)
+            partial = (partial.astype(wide) + step).astype(dtype)
+    elif c in _MKL_BLOCK_TREES:
+        # each block's column j times the dense row it meets, (nnz, r, width), rounded
+        products = [values[:, :, j:j + 1] * flat[first_col + j][:, None, :] for j in range(c)]
+        partial = _partial_sums(products, c, flat.shape[1], dtype)
+    else:
+        rows, cols = arrays.elements()
+        fma_rows(out, RowPlan(rows, out.shape[0], cols), values.reshape(-1), flat, fused=False)
+        return out.reshape(-1) if dense.ndim == 1 else out
     block_rows = xp.repeat(xp.arange(arrays.compressed.shape[0] - 1, dtype=np.int64),
                            xp.diff(arrays.compressed))
     rows = (block_rows[:, None] * r + xp.arange(r)[None, :]).reshape(-1)
-    out = xp.zeros((arrays.shape[0], flat.shape[1]), dtype=dtype)
-    scatter_fma(out, rows, xp.ones(nnz * r, dtype=dtype), partial.reshape(nnz * r, -1))
+    scatter_fma(out, rows, xp.ones(nnz * r, dtype=dtype), partial.reshape(nnz * r, out.shape[1]))
     return out.reshape(-1) if dense.ndim == 1 else out
+
+
+# How MKL sums a block's products on a CPU other than Intel's (each product rounded, then each
+# add), for the block sizes it has kernels of its own for: a tree, whose tuples add their parts
+# left to right and whose ints are the products of those columns of the block. Blocks of 2 and
+# 3 columns add them in order; those of 4 and 8 in pairs, the output's columns a vector
+# register (16 bytes) at a time, and the columns left over (fewer than a register's worth)
+# take the second tree.
+_MKL_BLOCK_TREES = {
+    2: ((0, 1), (0, 1)),
+    3: ((0, 1, 2), (0, 1, 2)),
+    4: (((0, 1), (2, 3)), ((0, 2), (1, 3))),
+    8: ((((0, 1), (2, 3)), ((4, 5), 6), 7), (((0, 4), (2, 6)), ((1, 5), (3, 7)))),
+}
+
+
+def _tree_sum(tree, products):
+    """The products summed as `tree` says (each add rounded in their dtype)."""
+    if isinstance(tree, int):
+        return products[tree]
+    parts = [_tree_sum(part, products) for part in tree]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
+
+def _partial_sums(products, c, width, dtype):
+    """Each block row's partial sum of its `c` products (each (nnz, r, width), rounded), as
+    MKL adds them on a CPU other than Intel's (see _MKL_BLOCK_TREES)."""
+    full_tree, rest_tree = _MKL_BLOCK_TREES[c]
+    per_register = max(1, 16 // dtype.itemsize)
+    full = width - width % per_register
+    if full == width:
+        return _tree_sum(full_tree, products)
+    if full == 0:
+        return _tree_sum(rest_tree, products)
+    return xp_of(products[0]).concatenate(
+        [_tree_sum(full_tree, [p[..., :full] for p in products]),
+         _tree_sum(rest_tree, [p[..., full:] for p in products])], axis=-1)
 
 
 # torch's float32 CSR @ vector kernel sums each row in this many lanes (one vector register)
@@ -254,9 +315,10 @@ _LANES = 16
 
 
 def _lanes_mv(arrays, vector):
-    """A float32 CSR or CSC matrix @ vector as torch's CPU kernel rounds it: a row's k-th
-    entry goes to lane k % 16, each lane a chain of fused multiply-adds in entry order, and
-    the 16 lanes are added by halves (lane i + lane i + 8, then + 4, + 2, + 1)."""
+    """A float32 CSR or CSC matrix @ vector as torch's CPU kernel (MKL's, on an Intel CPU)
+    rounds it: a row's k-th entry goes to lane k % 16, each lane a chain of fused
+    multiply-adds in entry order, and the 16 lanes are added by halves (lane i + lane i + 8,
+    then + 4, + 2, + 1)."""
     xp = arrays.xp
     coo = arrays.coo()
     rows, cols = coo.indices[0], coo.indices[1]

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import of as _backend_of
+from .._cpu import mkl_fuses
 from .._device import as_device
 from .._layout import not_supported
 from .._tensor import Tensor
@@ -67,18 +68,22 @@ class SparseArrays:
 class COOArrays(SparseArrays):
     """A COO tensor's arrays; the `_data` of a sparse ember Tensor (see the module doc)."""
     # origin: (the index array this pattern's rows are taken from, which of its rows each
-    # sparse dim is): a transpose keeps its parent's, so both find the same cached plans
-    __slots__ = ("indices", "values", "shape", "coalesced", "origin")
+    # sparse dim is): a transpose keeps its parent's, so both find the same cached plans.
+    # mkl: these are the elements of a compressed matrix (CompressedArrays.coo()), which torch
+    # multiplies with MKL's sparse kernels, not its own COO kernel: their sums round as the CPU's
+    # vendor has MKL round them (see fma_product); a transpose keeps it too
+    __slots__ = ("indices", "values", "shape", "coalesced", "origin", "mkl")
     _ember_sparse = True            # (what the few sparse-aware places of ember test)
     __array_priority__ = 2000       # NumPy defers to us for `array + coo`
 
-    def __init__(self, indices, values, shape, coalesced=False, origin=None):
+    def __init__(self, indices, values, shape, coalesced=False, origin=None, mkl=False):
         made[0] = True
         self.indices = indices
         self.values = values
         self.shape = tuple(shape)
         self.coalesced = coalesced
         self.origin = origin if origin is not None else (indices, tuple(range(indices.shape[0])))
+        self.mkl = mkl
 
     # ------------------------------------------------------------------ what an array has
     @property
@@ -104,7 +109,8 @@ class COOArrays(SparseArrays):
     def with_values(self, values, coalesced=None):
         """The same pattern with other values."""
         return COOArrays(self.indices, values, self.shape,
-                         self.coalesced if coalesced is None else coalesced, self.origin)
+                         self.coalesced if coalesced is None else coalesced, self.origin,
+                         self.mkl)
 
     def astype(self, dtype, copy=True, **_):
         return self.with_values(self.values.astype(dtype, copy=copy))
@@ -247,11 +253,13 @@ class COOArrays(SparseArrays):
 
     def fma_product(self, out, coef, dense, out_dim=0):
         """out += (this matrix with values `coef`) @ dense, in torch's rounding (out_dim 0);
-        out_dim 1: out += self.T @ dense, entry by entry likewise."""
+        out_dim 1: out += self.T @ dense, entry by entry likewise. torch's COO kernel fuses
+        each step's multiply-add, and so do MKL's kernels for a compressed matrix on an Intel
+        CPU; elsewhere MKL rounds each product before adding it (_cpu.mkl_fuses)."""
         if self.nnz == 0:
             return out
         plan = self.plan(out_dim)
-        return fma_rows(out, plan, coef, dense)
+        return fma_rows(out, plan, coef, dense, fused=not self.mkl or mkl_fuses())
 
     def permute(self, dims):
         """The tensor with its dims reordered (sparse dims only, as torch permits)."""
@@ -264,7 +272,7 @@ class COOArrays(SparseArrays):
         shape = tuple(self.shape[d] for d in dims)
         base, rows = self.origin
         return COOArrays(self.indices[list(dims[:k])], self.values, shape, False,
-                         (base, tuple(rows[d] for d in dims[:k])))
+                         (base, tuple(rows[d] for d in dims[:k])), self.mkl)
 
 
 def rebuild_sparse(indices, values, shape, coalesced, device, requires_grad):

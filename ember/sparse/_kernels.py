@@ -11,7 +11,8 @@ groups of a few hundred, each group's rounds in turn, so that the sums being add
 cache; the products are formed a block at a time for the same reason. They are formed in
 float64, exact for float32 operands, and each round rounds its sums once to the output dtype
 (a float64 product rounds twice, which can differ from an FMA in the last bit; float16 and
-bfloat16 round the product and then the sum in their own dtype, as torch does).
+bfloat16 round the product and then the sum in their own dtype, as torch does). Unfused, the
+products are rounded to the output's dtype first (MKL's kernels on a CPU other than Intel's).
 
 The order of a pattern (a `RowPlan`) depends only on the index array, so it is made once and
 kept in a cache keyed on that array (a weak reference: it goes with the array). The entries'
@@ -129,16 +130,19 @@ _BLOCK = 1 << 16
 _GROUP = 1 << 14
 
 
-def fma_rows(out, plan, values, dense):
+def fma_rows(out, plan, values, dense, fused=True):
     """out[row of entry k] += values[k] * (dense[cols[k]] for a product plan, else dense[k])
     for every entry, each output row's sums in entry order, one rounding per step (see the
-    module doc); `values` (and `dense` without cols) in entry order."""
+    module doc); `values` (and `dense` without cols) in entry order. Not `fused`: each product
+    is rounded to the output's dtype before it is added (two roundings per step, as MKL's
+    kernels sum on a CPU other than Intel's, see _cpu.mkl_fuses)."""
     xp = xp_of(out)
     if plan.nnz == 0:
         return out
     # float32/float64 products in float64 (the FMA's exact product, for float32); torch's
     # float16 and bfloat16 kernels round the product, then the sum, in their dtype
-    wide = np.float64 if out.dtype.kind == "f" and out.dtype.itemsize >= 4 else out.dtype
+    wide = np.float64 if fused and out.dtype.kind == "f" and out.dtype.itemsize >= 4 \
+        else out.dtype
     layout = plan.layout(max(1, math.prod(dense.shape[1:])))
     at = layout.order if layout.cols is None else layout.cols
     if dense.shape[0] < at.shape[0]:
