@@ -14,8 +14,9 @@ LSTM and convolution kernels), when the pool has more than one thread:
   2.9 ms vs 78 us), while on a quiet one the gain is a few microseconds;
 - larger products run on the pool's threads or on one, whichever has been faster here for
   products of about that size (one record per power of two of multiply-adds). The choice
-  follows the machine's load: each record keeps a running time per multiply-add for both
-  ways, and the way not taken is tried again now and then (once in 4 calls, then, each
+  follows the machine's load: each record keeps a time per multiply-add for both ways (see
+  _Record.note: a faster call lowers it at once, a slower one raises it by at most a
+  quarter), and the way not taken is tried again now and then (once in 4 calls, then, each
   time it loses, half as often, down to once in 512). On a quiet machine a second thread
   speeds large products up; under load it can double them (measured on a 2-core machine at
   a load average of 10: (36864x288)@(288x64), a small CNN's convolution, 56 ms on one
@@ -32,6 +33,7 @@ _requested = None       # the value last given to set_num_threads
 SINGLE_THREAD_PRODUCT = 1 << 23     # multiply-adds; larger products may use the pool's threads
 BLAS_SPLITS_FROM = 1 << 18          # smaller products OpenBLAS runs on one thread anyway
 _PROBE_FIRST, _PROBE_MAX = 4, 512   # calls before the way not taken is tried again
+_SLOWER_STEP = 1.25                 # the most one slower call raises a record's time
 _pools = None           # [(get_num_threads, set_num_threads)] of the loaded BLAS libraries
 
 
@@ -176,8 +178,8 @@ def call_product(fn, a, b, size=None):
 
 
 class _Record:
-    """Time per multiply-add of one size class on one thread and on the pool's threads
-    (running means), and when to try the slower way again."""
+    """Time per multiply-add of one size class on one thread and on the pool's threads,
+    and when to try the slower way again."""
     __slots__ = ("one", "many", "wait", "interval", "probing")
 
     def __init__(self):
@@ -195,8 +197,14 @@ class _Record:
         return not best if self.probing else best
 
     def note(self, many, seconds):
+        # A faster call is the new time at once; a slower one raises it by at most a quarter
+        # per call. A product on two threads stalls whenever either core is taken for a
+        # moment (on a shared virtual machine, often), and with a running mean one such
+        # call made the pool's threads lose for hundreds of calls (the GPT step at 2
+        # threads, its products timed in the step: 67 ms a step with the mean, 52 ms with
+        # this). A lasting slowdown (a busy machine) still shows within a few calls.
         old = self.many if many else self.one
-        new = seconds if old is None else 0.5 * old + 0.5 * seconds
+        new = seconds if old is None or seconds <= old else min(seconds, old * _SLOWER_STEP)
         if many:
             self.many = new
         else:

@@ -75,6 +75,22 @@ def test_the_choice_follows_a_change_of_speed(pool):
     assert seen[-10:] == [1] * 10
 
 
+def test_one_slow_call_does_not_flip_the_choice(pool):
+    # a product on two threads that stalls once (the other core taken for a moment) leaves
+    # the pool's threads the faster way; a lasting slowdown flips it within a few calls
+    fake = pool(2, {1: 1.0, 2: 0.5})
+    _run(fake, 10)
+    fake.cost = {1: 1.0, 2: 20.0}
+    _run(fake, 1)
+    fake.cost = {1: 1.0, 2: 0.5}
+    fake.seen = []
+    seen = _run(fake, 10)
+    assert seen.count(2) >= 8
+    fake.cost = {1: 1.0, 2: 2.0}
+    fake.seen = []
+    assert _run(fake, 10)[-6:].count(1) >= 5      # (one of them may be a probe of 2)
+
+
 def test_small_products_run_on_one_thread_and_one_thread_pools_are_left_alone(pool):
     fake = pool(2, {1: 1.0, 2: 0.5})
     assert _run(fake, 3, size=_threads.SINGLE_THREAD_PRODUCT - 1) == [1, 1, 1]
