@@ -1,6 +1,8 @@
 """F.interpolate for every input dtype against PyTorch: which dtypes each mode/rank/layout refuses
 (and in whose words), uint8 results (torch's fixed-point kernel), half-precision results bit
 for bit, float results, and gradients."""
+import zlib
+
 import numpy as np
 import pytest
 
@@ -127,11 +129,18 @@ def test_half_values_exact(dtype, mode, d, case, channels, channels_last, align_
     # is adaptive average pooling's, which is not exact in half precision yet.)
     if mode in ("nearest", "nearest-exact", "area"):
         align_corners = None
-    data = RNG.standard_normal((2, channels) + SPATIAL[d]) * 10
+    # (each case its own data, whatever ran before it: with the shared RNG a subset of the
+    # tests, `-k linear`, drew data where a small bfloat16 trilinear case was 1 ulp off)
+    seed = zlib.crc32(f"{dtype}-{mode}-{d}-{case}-{channels}-{channels_last}-"
+                      f"{align_corners}".encode())
+    data = np.random.default_rng(seed).standard_normal((2, channels) + SPATIAL[d]) * 10
     # Nearest and the small cases are bit for bit. In the larger linear/cubic cases about one
     # output in 5000 still differs by one unit in the last place (an order of summation or a
     # fused multiply-add of torch's compiled kernels not reproduced exactly), hence one ulp.
-    exact = mode.startswith("nearest") or case == 0
+    # bfloat16 trilinear on channels-last input is also one ulp off in about 1 output in 300
+    # (torch's vectorised channels-last kernel; seen with 5 channels)
+    exact = mode.startswith("nearest") or case == 0 and not (
+        dtype == "bfloat16" and mode == "trilinear" and channels_last)
     ulp = 2.0 ** (-10 if dtype == "float16" else -7)
     same(_interp(data, dtype, channels_last, mode=mode, align_corners=align_corners,
                  **HALF_CASES[d][case]), rtol=0 if exact else ulp, atol=0 if exact else 1e-3)
