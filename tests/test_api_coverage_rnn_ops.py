@@ -91,6 +91,20 @@ def test_recurrence_errors():
     same(f)
 
 
+@pytest.mark.parametrize("op", list(GATES))
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_empty_sequence_is_refused(op, batch_first, dtype):
+    # a sequence of length 0: torch's RNN check, for the float32 LSTM's one-node path too
+    def f(T):
+        x = T.zeros((3, 0, 4) if batch_first else (0, 3, 4), dtype=getattr(T, dtype))
+        h = T.zeros(1, 3, 6, dtype=x.dtype)
+        w = [T.zeros(GATES[op] * 6, 4, dtype=x.dtype), T.zeros(GATES[op] * 6, 6, dtype=x.dtype)]
+        return catch(getattr(T, op), x, (h, h) if op == "lstm" else h, w, False, 1, 0.0,
+                     False, False, batch_first)
+    assert "larger than 0" in str(same(f))
+
+
 @pytest.mark.parametrize("op", ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_cells_values_and_gradients(op, bias):

@@ -77,6 +77,8 @@ def _recurrence(mode, x, h0, c0, params, has_biases, num_layers, dropout, train,
     weights = _layer_weights(list(params), has_biases, num_layers, directions, projections)
     if batch_first and batch_sizes is None:
         x = x.transpose(0, 1)
+    if batch_sizes is None and x.shape[0] == 0:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     h_n, c_n = [], []
     for layer in range(num_layers):
         outs = []
