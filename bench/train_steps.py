@@ -1,6 +1,7 @@
 """The headline benchmark: one training step of the networks people train, ember vs torch.
 
     python bench/train_steps.py [--threads 1,2] [--models gpt,lstm,cnn,mlp] [--steps N]
+                                [--rounds R]
 
 Networks (bench/models.py, written as their public programs write them): a char-level GPT
 (nanoGPT/minGPT), the word_language_model LSTM, the pytorch/examples MNIST CNN, a tiny MLP.
@@ -12,6 +13,12 @@ process loads: the same weights, the same batch. Printed: median step time after
 ember/torch, each process's peak RSS (ru_maxrss: the whole process, imports included), and
 the first losses of both (eval-mode loss before training, then the first training steps'
 losses for the networks without dropout), which should agree to ~1e-6.
+
+--rounds R (default 1) runs the pair of processes R times in turn (torch, ember, torch, ...)
+and prints the medians over the rounds: each time, the median of the rounds' step times, and
+the ratio as the median of the rounds' own ratios, with their range. On a shared machine
+whose speed drifts by tens of percent within minutes, a ratio taken from two processes that
+ran side by side in time is the one that means something.
 """
 import json
 import os
@@ -92,24 +99,31 @@ def main():
     threads = [int(t) for t in str(common.arg_value("--threads", "1,2")).split(",")]
     names = str(common.arg_value("--models", ",".join(models.TRAIN_MODELS))).split(",")
     steps = common.arg_value("--steps", 20)
+    rounds = common.arg_value("--rounds", 1)
     print("one training step, median of", steps, "steps after", WARMUP, "warmup; each library "
-          "in its own process")
+          "in its own process" + (f"; medians of {rounds} rounds" if rounds > 1 else ""))
     print(f"{'network':<58}{'thr':>4}{'torch':>11}{'ember':>11}{'e/t':>7}"
-          f"{'RSS torch':>11}{'RSS ember':>11}  first losses agree")
+          f"{'RSS torch':>11}{'RSS ember':>11}  first losses agree"
+          + ("  (e/t of the rounds)" if rounds > 1 else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             label, _ = models.TRAIN_MODELS[name]
             weights = os.path.join(tmp, name + ".npz")
             for n in threads:
-                t = run_worker("torch", name, n, weights, steps)
-                e = run_worker("ember", name, n, weights, steps)
+                pairs = [(run_worker("torch", name, n, weights, steps),
+                          run_worker("ember", name, n, weights, steps)) for _ in range(rounds)]
+                t, e = pairs[0]
                 diff = max(abs(a - b) / max(abs(a), 1e-12)
                            for a, b in zip(t["losses"], e["losses"]))
                 agree = f"{'yes' if diff <= 1e-6 else 'NO'} (rel {diff:.1e}, " \
                         f"{len(t['losses'])} losses)"
-                print(f"{label:<58}{n:>4}{t['median'] * 1e3:>9.2f}ms{e['median'] * 1e3:>9.2f}ms"
-                      f"{e['median'] / t['median']:>6.2f}x{t['peak_mib']:>8.0f}MiB"
-                      f"{e['peak_mib']:>8.0f}MiB  {agree}", flush=True)
+                ratios = sorted(e["median"] / t["median"] for t, e in pairs)
+                t_ms, e_ms = (statistics.median(p[k]["median"] for p in pairs) * 1e3
+                              for k in (0, 1))
+                spread = f"  ({ratios[0]:.2f}-{ratios[-1]:.2f}x)" if rounds > 1 else ""
+                print(f"{label:<58}{n:>4}{t_ms:>9.2f}ms{e_ms:>9.2f}ms"
+                      f"{statistics.median(ratios):>6.2f}x{t['peak_mib']:>8.0f}MiB"
+                      f"{e['peak_mib']:>8.0f}MiB  {agree}{spread}", flush=True)
 
 
 if __name__ == "__main__":
