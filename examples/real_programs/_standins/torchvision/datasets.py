@@ -41,6 +41,9 @@ class MNIST(_ArrayDataset):
             blob = 255 * np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / 18.0)
             images[i] = np.clip(blob + rng.randint(0, 40, size=(28, 28)), 0, 255).astype(np.uint8)
         super().__init__(images, labels, transform, target_transform)
+        # torchvision's attributes: the images as a uint8 tensor (N, 28, 28), the labels as int64
+        self.data = torch.from_numpy(images)
+        self.targets = torch.from_numpy(labels.astype(np.int64))
 
 
 class FakeData(_ArrayDataset):
