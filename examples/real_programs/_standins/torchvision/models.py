@@ -1,4 +1,6 @@
-"""A stand-in for torchvision.models.resnet18 (siamese_network builds one): the ResNet-18 layout
+"""Stand-ins for torchvision.models.resnet18 (siamese_network) and vgg16 (fast_neural_style).
+
+resnet18: the ResNet-18 layout
 with torchvision's module names (conv1, bn1, layer1..4 of two BasicBlocks, avgpool, fc), so that
 state_dicts carry the same keys; its own initialisation, as the runs sync their weights anyway."""
 import torch
@@ -49,3 +51,49 @@ def resnet18(weights=None, num_classes=1000):
     if weights is not None:
         raise ValueError("the stand-in torchvision has no pretrained weights")
     return ResNet(num_classes)
+
+
+class _Weights:
+    """A stand-in for a torchvision weights enum member: no file is downloaded, the model keeps
+    its own initialisation (the runs sync their weights)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"VGG16_Weights.{self.name}"
+
+
+class VGG16_Weights:
+    IMAGENET1K_V1 = _Weights("IMAGENET1K_V1")
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG(nn.Module):
+    """torchvision's VGG-16 `features` (13 3x3 convolutions with in-place ReLUs, 5 max pools; the
+    same indices), then average pooling and the classifier."""
+
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        layers, channels = [], 3
+        for v in (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
+                  512, 512, 512, "M"):
+            if v == "M":
+                layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+            else:
+                layers += [nn.Conv2d(channels, v, kernel_size=3, padding=1), nn.ReLU(inplace=True)]
+                channels = v
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
+        self.classifier = nn.Sequential(nn.Linear(512 * 7 * 7, 4096), nn.ReLU(True), nn.Dropout(),
+                                        nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(),
+                                        nn.Linear(4096, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+def vgg16(weights=None, num_classes=1000):
+    if weights is not None and not isinstance(weights, _Weights):
+        raise ValueError(f"unknown weights {weights!r}")
+    return VGG(num_classes)
