@@ -4,4 +4,4 @@ Not torchvision: synthetic, deterministic data sets (NumPy-generated, so a torch
 run see the same pixels) and the handful of transforms the programs use. ``torch`` here is
 whichever library the harness made ``torch`` mean.
 """
-from . import datasets, transforms, utils  # noqa: F401
+from . import datasets, models, transforms, utils  # noqa: F401

@@ -41,6 +41,9 @@ class MNIST(_ArrayDataset):
             blob = 255 * np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / 18.0)
             images[i] = np.clip(blob + rng.randint(0, 40, size=(28, 28)), 0, 255).astype(np.uint8)
         super().__init__(images, labels, transform, target_transform)
+        # torchvision's attributes: the images as a uint8 tensor (N, 28, 28), the labels as int64
+        self.data = torch.from_numpy(images)
+        self.targets = torch.from_numpy(labels.astype(np.int64))
 
 
 class FakeData(_ArrayDataset):
@@ -68,3 +71,30 @@ class CIFAR10(_ArrayDataset):
             y, x = rng.randint(0, 16, size=2)
             images[i, y:y + 16, x:x + 16, c % 3] = 120 + 12 * c
         super().__init__(images, labels, transform, target_transform)
+
+
+class ImageFolder(torch.utils.data.Dataset):
+    """Image files under root/<class>/ (classes and files in sorted order, as torchvision sorts
+    them), read with PIL as RGB; items are (transform(image), class index)."""
+
+    def __init__(self, root, transform=None, target_transform=None):
+        from PIL import Image
+        self._open = lambda path: Image.open(path).convert("RGB")
+        self.classes = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+        self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
+        self.samples = [(os.path.join(root, c, f), self.class_to_idx[c]) for c in self.classes
+                        for f in sorted(os.listdir(os.path.join(root, c)))]
+        self.targets = [t for _, t in self.samples]
+        self.transform, self.target_transform = transform, target_transform
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, index):
+        path, target = self.samples[index]
+        image = self._open(path)
+        if self.transform is not None:
+            image = self.transform(image)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return image, target

@@ -1,5 +1,6 @@
 """Stand-ins for the torchvision.transforms the programs use; images are NumPy uint8 arrays
-(HxW or HxWxC), as the stand-in data sets hand them out."""
+(HxW or HxWxC), as the stand-in data sets hand them out, or PIL images (super_resolution reads
+its own image files)."""
 import numpy as np
 import torch
 
@@ -78,3 +79,41 @@ class RandomCrop:
         i = torch.randint(0, h - th + 1, size=(1,)).item()
         j = torch.randint(0, w - tw + 1, size=(1,)).item()
         return a[i:i + th, j:j + tw]
+
+
+class CenterCrop:
+    """The central size x size part (top and left rounded as torchvision rounds them); the image
+    must be at least that large (torchvision would pad it)."""
+
+    def __init__(self, size):
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+
+    def __call__(self, image):
+        th, tw = self.size
+        if hasattr(image, "crop"):           # a PIL image
+            w, h = image.size
+        else:
+            h, w = np.asarray(image).shape[:2]
+        top, left = int(round((h - th) / 2.0)), int(round((w - tw) / 2.0))
+        if hasattr(image, "crop"):
+            return image.crop((left, top, left + tw, top + th))
+        return np.asarray(image)[top:top + th, left:left + tw]
+
+
+class Resize:
+    """PIL images only: an int size makes the smaller edge that long (the aspect ratio kept, the
+    longer edge truncated as torchvision truncates it), bilinear as torchvision's default."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def __call__(self, image):
+        from PIL import Image
+        w, h = image.size
+        if isinstance(self.size, int):
+            short, long = (w, h) if w <= h else (h, w)
+            new_long = int(self.size * long / short)
+            size = (self.size, new_long) if w <= h else (new_long, self.size)
+        else:
+            size = (self.size[1], self.size[0])
+        return image.resize(size, Image.BILINEAR)
