@@ -6,15 +6,13 @@ import string
 
 from .. import _dtype as D, _threads
 from .._tensor import Tensor
-from ..autograd import grad_mode as _grad_mode
-from . import hooks as _hooks
 from . import views as V
 from ._linalg_common import _tname, _check_batches_broadcast, _with_out, _warn_once
 from ._pointwise_common import unsupported, CPP_NAMES as _CPP_NAMES, _out, CPP_NAMES
 from ._utils import wrap_dim
 from .indexing import _scalar_name
 from .hooks import autocast_entry
-from .registry import primitive
+from .registry import backward_records_nothing, primitive
 import warnings
 from .creation import eye
 from .linalg_solvers import inverse
@@ -240,8 +238,7 @@ def _array_grads(grad, mat1, mat2, needs):
     backward records nothing (no create_graph, no profiler, autocast or forward AD): the same
     products as the op calls above (so the same bits and layouts: the second laid out as
     mat2, see _grad_of_second), without their Python op calls. None where not applicable."""
-    if _grad_mode.state.enabled or _hooks.profiling or _hooks.dual_levels or \
-            _hooks.autocast_regions[0]:
+    if not backward_records_nothing():
         return None
     dtype = grad._dtype
     if dtype._category != 2 or grad._data.__class__ is not np.ndarray or \

@@ -209,6 +209,13 @@ def _fit_grad(g, shape, np_dtype):
     return g
 
 
+def backward_records_nothing():
+    """Whether an op called now by a backward would record nothing (no create_graph, no
+    profiler, forward AD or autocast region): the backward may then run its kernel straight on
+    the arrays, without the op call's cost (the same kernel, so the same bits)."""
+    return not (_state.enabled or _profiling or _fw_levels or _amp_regions[0])
+
+
 def _sum_to_shape(g, shape):
     """sum_to_size(g, shape) on g's array by the sum op's forward: a fresh tensor, no graph."""
     have = g._data.shape

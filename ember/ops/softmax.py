@@ -5,11 +5,9 @@ import numpy as np
 
 from .. import _fast_kernels
 from .._tensor import Tensor
-from ..autograd import grad_mode as _grad_mode
-from . import hooks as _hooks
 from ._utils import wrap_dim
 from .reduction import _acc_np, _tname, _parsed
-from .registry import primitive
+from .registry import backward_records_nothing, primitive
 
 
 def _shifted(xp, x, dim):
@@ -48,14 +46,6 @@ def _shifted_rows(xp, rows):
 def _row_sums(xp, rows):
     # each row's sum as a column: einsum's one pass is ~3x faster than add.reduce on short rows
     return xp.einsum("ij->i", rows)[:, None]
-
-
-def backward_records_nothing():
-    """Whether a backward's own op call would record nothing (no create_graph, no profiler,
-    forward AD or autocast region): the backward may then run its kernel on the arrays,
-    without the op call's ~15 us (the same kernel, so the same bits)."""
-    return not (_grad_mode.state.enabled or _hooks.profiling or _hooks.dual_levels or
-                _hooks.autocast_regions[0])
 
 
 def _rows_backward_on_arrays(grad, output, dim, log):
