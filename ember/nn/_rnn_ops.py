@@ -10,7 +10,7 @@ The arithmetic of a step is nn.modules.rnn's `_step`, so the modules and these o
 from .. import _dtype as D
 from ..ops.joining import cat, stack
 from .functional import dropout as _dropout
-from .modules.rnn import _step
+from .modules.rnn import _step, check_not_empty
 from ._rnn_layer import lstm_layer
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell",
@@ -77,8 +77,8 @@ def _recurrence(mode, x, h0, c0, params, has_biases, num_layers, dropout, train,
     weights = _layer_weights(list(params), has_biases, num_layers, directions, projections)
     if batch_first and batch_sizes is None:
         x = x.transpose(0, 1)
-    if batch_sizes is None and x.shape[0] == 0:
-        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    if batch_sizes is None:
+        check_not_empty(x)
     h_n, c_n = [], []
     for layer in range(num_layers):
         outs = []

@@ -203,8 +203,8 @@ class RNNBase(Module):
     def _run(self, x, h0, c0, batch_sizes=None):
         """All layers; x is (L, N, in) or packed data (with batch_sizes, a list); h0/c0 are
         (layers*directions, N, size)."""
-        if batch_sizes is None and x.shape[0] == 0:
-            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        if batch_sizes is None:
+            check_not_empty(x)
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -222,6 +222,13 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, stack(h_n, 0), (stack(c_n, 0) if c0 is not None else None)
+
+
+def check_not_empty(x):
+    """torch's error for a padded sequence (L, N, in) of length 0, for the modules and the
+    functional ops (torch.lstm, ...) alike."""
+    if x.shape[0] == 0:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
 
 def _step(mode, x_proj, h, c, w_hh, b_hh, w_hr=None):
