@@ -3,6 +3,7 @@ oneDNN convolution for half types, and so the memory format of its result; the c
 MKL's sparse kernels, and so the rounding of their sums) follow the CPU's instruction sets or
 its vendor, so ember asks the same questions to give the same answers."""
 import functools
+import os
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,3 +44,15 @@ def onednn_takes(dtype_name):
     if dtype_name == "float16":
         return "avx512_fp16" in flags or "amx_fp16" in flags
     return False
+
+
+def aten_vector_bytes():
+    """The width of torch's CPU vectors here, as torch chooses its kernels: AVX-512 (64 bytes)
+    where the CPU has avx512f/bw/vl/dq, else AVX2 (32), unless ATEN_CPU_CAPABILITY asks for
+    less; 0 for "default" (no vector kernels: every element takes the scalar function).
+    (Only the AVX-512 case could be checked against torch on the machines we have.)"""
+    asked = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if asked == "default":
+        return 0
+    avx512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= _flags()
+    return 64 if avx512 and asked not in ("avx2",) else 32

@@ -24,10 +24,10 @@ first split into one range per thread (ceil(n / threads) elements each), each wi
 import ctypes
 import ctypes.util
 import math
-import os
 
 import numpy as np
 
+from ._cpu import aten_vector_bytes
 from ._random_recipes import fma32, fma64
 from ._threads import get_num_threads
 
@@ -333,25 +333,7 @@ def _vector_mask(n, width):
     return mask
 
 
-def _vector_bytes():
-    """The width of torch's CPU vectors here, as torch chooses its kernels: AVX-512 (64 bytes)
-    where the CPU has avx512f/bw/vl/dq, else AVX2 (32), unless ATEN_CPU_CAPABILITY asks for
-    less; 0 for "default" (no vector kernels: every element takes the scalar function).
-    (Only the AVX-512 case could be checked against torch on the machines we have.)"""
-    asked = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
-    if asked == "default":
-        return 0
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f
-                          if line.startswith("flags")), [])
-    except OSError:
-        flags = []
-    avx512 = all(f in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
-    return 64 if avx512 and asked not in ("avx2",) else 32
-
-
-VECTOR_BYTES = _vector_bytes()
+VECTOR_BYTES = aten_vector_bytes()     # (the width of torch's CPU vectors here)
 
 
 def _split(fn_vec, fn_scalar, arrays, itemsize):
